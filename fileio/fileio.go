@@ -1,0 +1,602 @@
+package fileio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/gcsblob" // registers gs:// on gocloud's default URL mux
+	"gocloud.dev/blob/memblob"
+	"gocloud.dev/blob/s3blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/paimon-go/paimon/fileio/internal/localblob"
+)
+
+// FileIO reads and writes the files below one root location. It is safe for
+// concurrent use. It mirrors Java Paimon's org.apache.paimon.fs.FileIO.
+//
+// A FileIO returned by [Open] owns a gocloud.dev/blob bucket; [FileIO.Sub]
+// views share it, along with the request counters, and [FileIO.Close] on any
+// of them closes it for all.
+type FileIO struct {
+	s      *store
+	prefix string // key prefix of the root: "" or ending in "/"
+	err    error  // set by Sub for an invalid prefix; returned by every method
+}
+
+// store is the state shared by a FileIO and its Sub views.
+type store struct {
+	bucket  *blob.Bucket
+	scheme  string
+	urlRoot string // scheme://host[/local/dir], without a trailing '/'
+	query   string // raw URL query, kept for URL()
+	retry   retryPolicy
+	stats   counters
+	// deleteHeads is set for s3, whose Delete is a HEAD plus a DELETE.
+	deleteHeads bool
+	closed      atomic.Bool
+}
+
+// location returns the full location of key for error messages, without the
+// URL query.
+func (s *store) location(key string) string {
+	if s.urlRoot == "file://" {
+		return "file:///" + key
+	}
+	if key == "" {
+		return s.urlRoot
+	}
+	return s.urlRoot + "/" + key
+}
+
+// FileInfo describes one entry of a listing.
+type FileInfo struct {
+	// Path is relative to the FileIO root, '/'-separated, without a trailing
+	// '/' even for directories; it can be passed back to the FileIO.
+	Path string
+	// Size is the file size in bytes; 0 for directories.
+	Size int64
+	// ModTime is the last modification time; zero for directories.
+	ModTime time.Time
+	// IsDir marks a directory (a common prefix of files on object stores).
+	IsDir bool
+}
+
+// Open opens the FileIO rooted at rawURL; see the package documentation for
+// the supported forms. Nothing is read or written, so a missing local
+// directory or an unreachable bucket shows up on first use. The returned
+// FileIO should be closed with Close.
+//
+// Errors wrap ErrInvalidURL for an empty, malformed or unsupported URL, and
+// the driver's error if the bucket cannot be opened (e.g. bad s3 parameters).
+func Open(ctx context.Context, rawURL string) (*FileIO, error) {
+	if rawURL == "" {
+		return nil, fmt.Errorf("fileio: open %q: %w: empty", rawURL, ErrInvalidURL)
+	}
+	if !strings.Contains(rawURL, "://") && !strings.HasPrefix(rawURL, "file:") {
+		abs, err := filepath.Abs(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("fileio: open %q: %w: %w", rawURL, ErrInvalidURL, err)
+		}
+		return openLocal(abs), nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("fileio: open %q: %w: %w", rawURL, ErrInvalidURL, err)
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("fileio: open %q: %w: %s", rawURL, ErrInvalidURL, why)
+	}
+	prefix, err := cleanDir(u.Path)
+	if err != nil {
+		return nil, bad("bad path")
+	}
+	s := &store{scheme: u.Scheme, query: u.RawQuery, retry: remoteRetry()}
+	switch u.Scheme {
+	case "file":
+		if u.Host != "" && u.Host != "localhost" {
+			return nil, bad("file URLs must have an empty host")
+		}
+		if u.RawQuery != "" {
+			return nil, bad("file URLs take no query parameters")
+		}
+		if !strings.HasPrefix(u.Path, "/") {
+			return nil, bad("file URLs need an absolute path")
+		}
+		return openLocal(filepath.FromSlash(u.Path)), nil
+	case "mem":
+		if u.Host != "" || u.RawQuery != "" {
+			return nil, bad("mem URLs take no host or query")
+		}
+		s.bucket, s.urlRoot, s.retry = memblob.OpenBucket(nil), "mem://", noRetry()
+	case "s3", "gs":
+		if u.Host == "" {
+			return nil, bad("missing bucket name")
+		}
+		bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
+		if u.Scheme == "s3" {
+			s.bucket, err = (&s3blob.URLOpener{}).OpenBucketURL(ctx, bu)
+			s.deleteHeads = true
+		} else {
+			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fileio: open %q: %w", rawURL, err)
+		}
+		s.urlRoot = u.Scheme + "://" + u.Host
+	default:
+		return nil, bad("unsupported scheme " + u.Scheme)
+	}
+	return &FileIO{s: s, prefix: prefix}, nil
+}
+
+// openLocal returns the FileIO of the local directory dir (absolute).
+func openLocal(dir string) *FileIO {
+	dir = filepath.Clean(dir)
+	s := &store{
+		scheme:  "file",
+		bucket:  localblob.OpenBucket(dir),
+		urlRoot: "file://" + strings.TrimSuffix(filepath.ToSlash(dir), "/"),
+		retry:   noRetry(),
+	}
+	return &FileIO{s: s}
+}
+
+// cleanDir validates a directory argument ("" for the root, a single trailing
+// '/' and, for URL paths, a leading '/' tolerated) and returns it as a key
+// prefix: "" or ending in '/'.
+func cleanDir(dir string) (string, error) {
+	dir = strings.TrimPrefix(strings.TrimSuffix(dir, "/"), "/")
+	if dir == "" {
+		return "", nil
+	}
+	if err := checkPath(dir); err != nil {
+		return "", err
+	}
+	return dir + "/", nil
+}
+
+// checkPath validates a file path relative to the root.
+func checkPath(p string) error {
+	if p == "" || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
+		return ErrInvalidPath
+	}
+	for elem := range strings.SplitSeq(p, "/") {
+		if elem == "" || elem == "." || elem == ".." {
+			return ErrInvalidPath
+		}
+	}
+	return nil
+}
+
+// key returns the bucket key of the file path p, validating it.
+func (f *FileIO) key(op, p string) (string, error) {
+	if err := f.check(op, p); err != nil {
+		return "", err
+	}
+	if err := checkPath(p); err != nil {
+		return "", fmt.Errorf("fileio: %s %q: %w", op, p, err)
+	}
+	return f.prefix + p, nil
+}
+
+// dirKey returns the listing prefix ("" or ending in '/') of directory dir.
+func (f *FileIO) dirKey(op, dir string) (string, error) {
+	if err := f.check(op, dir); err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(dir, "/") {
+		return "", fmt.Errorf("fileio: %s %q: %w", op, dir, ErrInvalidPath)
+	}
+	d, err := cleanDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("fileio: %s %q: %w", op, dir, err)
+	}
+	return f.prefix + d, nil
+}
+
+// check returns the error every call on f fails with, if any.
+func (f *FileIO) check(op, p string) error {
+	if f.err != nil {
+		return f.err
+	}
+	if f.s.closed.Load() {
+		return fmt.Errorf("fileio: %s %s: %w", op, f.s.location(f.prefix+p), ErrClosed)
+	}
+	return nil
+}
+
+// Sub returns a view of f rooted at the directory prefix below f's root: its
+// paths are relative to root/prefix. It shares f's bucket, counters and
+// Close. An invalid prefix (see the package documentation) gives a view whose
+// every method fails with ErrInvalidPath.
+func (f *FileIO) Sub(prefix string) *FileIO {
+	if f.err != nil {
+		return f
+	}
+	d, err := cleanDir(prefix)
+	if err != nil || strings.HasPrefix(prefix, "/") {
+		return &FileIO{s: f.s, prefix: f.prefix, err: fmt.Errorf("fileio: sub %q: %w", prefix, ErrInvalidPath)}
+	}
+	return &FileIO{s: f.s, prefix: f.prefix + d}
+}
+
+// URL returns the URL of f's root, e.g. "file:///tmp/wh/db.db/t" or
+// "s3://bucket/wh/t?endpoint=...". Opening it gives a FileIO on the same files
+// (except for mem://, which is private to one FileIO).
+func (f *FileIO) URL() string {
+	u := f.s.location(strings.TrimSuffix(f.prefix, "/"))
+	if f.s.query != "" {
+		u += "?" + f.s.query
+	}
+	return u
+}
+
+// Stats returns the number of store requests made so far through f's bucket,
+// i.e. by the FileIO returned from Open and all its Sub views.
+func (f *FileIO) Stats() Stats { return f.s.stats.snapshot() }
+
+// Close closes the underlying bucket, for f and every view sharing it. Later
+// calls fail with ErrClosed; closing twice returns nil.
+func (f *FileIO) Close() error {
+	if f.s.closed.Swap(true) {
+		return nil
+	}
+	if err := f.s.bucket.Close(); err != nil {
+		return fmt.Errorf("fileio: close %s: %w", f.s.urlRoot, err)
+	}
+	return nil
+}
+
+// ReadFile returns the whole content of the file at path.
+//
+// Errors: ErrNotExist if there is no such file.
+func (f *FileIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	key, err := f.key("read", path)
+	if err != nil {
+		return nil, err
+	}
+	var data []byte
+	err = f.s.do(ctx, opGet, func() error {
+		r, err := f.s.bucket.NewReader(ctx, key, nil)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		buf := bytes.NewBuffer(make([]byte, 0, r.Size()+bytes.MinRead))
+		if _, err := buf.ReadFrom(r); err != nil {
+			return err
+		}
+		data = buf.Bytes()
+		return nil
+	})
+	return data, f.wrapErr("read", key, err)
+}
+
+// NewRangeReader returns a reader of length bytes of the file at path,
+// starting at offset; length -1 reads to the end of the file. A range that
+// extends past the end of the file is cut short there, and one that starts at
+// or past the end reads as empty, on every store. The caller must close the
+// reader. Errors while reading the body are not retried.
+//
+// Errors: ErrNotExist if there is no such file; ErrInvalidRange if offset < 0.
+func (f *FileIO) NewRangeReader(ctx context.Context, path string, offset, length int64) (io.ReadCloser, error) {
+	key, err := f.key("read", path)
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 {
+		return nil, fmt.Errorf("fileio: read %s at offset %d: %w", f.s.location(key), offset, ErrInvalidRange)
+	}
+	r, _, err := f.rangeReader(ctx, key, offset, length)
+	return r, f.wrapErr("read", key, err)
+}
+
+// rangeReader opens a ranged read with retries, and returns the reader and
+// the file size. A range starting past the end gives an empty reader: S3 and
+// GCS answer such ranges with an error (HTTP 416), so after an error other
+// than not-found the size is checked with a HEAD. A zero length is a HEAD.
+func (f *FileIO) rangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, int64, error) {
+	if length == 0 {
+		attrs, err := f.attributes(ctx, key)
+		if err != nil {
+			return nil, 0, err
+		}
+		return io.NopCloser(bytes.NewReader(nil)), attrs.Size, nil
+	}
+	var (
+		rc   io.ReadCloser
+		size int64
+	)
+	err := f.s.do(ctx, opGet, func() error {
+		var err error
+		rc, size, err = f.openRange(ctx, key, offset, length)
+		return err
+	})
+	return rc, size, err
+}
+
+// openRange is one attempt of rangeReader (length != 0), without retries.
+func (f *FileIO) openRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, int64, error) {
+	r, err := f.s.bucket.NewRangeReader(ctx, key, offset, length, nil)
+	if err == nil {
+		return r, r.Size(), nil
+	}
+	if gcerrors.Code(err) == gcerrors.NotFound || (offset == 0 && length < 0) || ctx.Err() != nil {
+		return nil, 0, err
+	}
+	f.s.stats.add(opHead)
+	attrs, aerr := f.s.bucket.Attributes(ctx, key)
+	switch {
+	case aerr != nil && gcerrors.Code(aerr) == gcerrors.NotFound:
+		return nil, 0, aerr
+	case aerr == nil && offset >= attrs.Size:
+		return io.NopCloser(bytes.NewReader(nil)), attrs.Size, nil
+	}
+	return nil, 0, err
+}
+
+// writerOptions are the options of every write: no content sniffing, a fixed
+// content type.
+func writerOptions(ifNotExist bool) *blob.WriterOptions {
+	return &blob.WriterOptions{
+		ContentType:                 "application/octet-stream",
+		DisableContentTypeDetection: true,
+		IfNotExist:                  ifNotExist,
+	}
+}
+
+// WriteFile writes data as the whole content of the file at path, replacing
+// any existing file. Readers see the old content or the new, never a mix or a
+// partial file.
+func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error {
+	key, err := f.key("write", path)
+	if err != nil {
+		return err
+	}
+	err = f.s.do(ctx, opPut, func() error {
+		return f.s.bucket.WriteAll(ctx, key, data, writerOptions(false))
+	})
+	return f.wrapErr("write", key, err)
+}
+
+// CreateIfAbsent writes data as the file at path only if no file exists
+// there; of several callers racing for the same path, in one process or many,
+// exactly one succeeds. This is the snapshot commit primitive (Java
+// FileIO.tryToWriteAtomic).
+//
+// If an attempt failed in a way that leaves it unknown whether the object was
+// written (a lost response, or S3's 409 ConditionalRequestConflict), the next
+// attempt's "exists" answer is checked by reading the object back: if it
+// holds exactly data, the earlier attempt won and CreateIfAbsent returns nil.
+// Callers must therefore make concurrent writers' data differ (a snapshot
+// does: it names its commit user and identifier).
+//
+// Errors: ErrExist if the path is taken.
+func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) error {
+	key, err := f.key("create", path)
+	if err != nil {
+		return err
+	}
+	exists := func(err error) bool {
+		c := gcerrors.Code(err)
+		return c == gcerrors.FailedPrecondition || c == gcerrors.AlreadyExists
+	}
+	ambiguous := false
+	for attempt := 1; ; attempt++ {
+		f.s.stats.add(opPut)
+		err = f.s.bucket.WriteAll(ctx, key, data, writerOptions(true))
+		if err == nil {
+			return nil
+		}
+		if exists(err) {
+			if ambiguous && f.holds(ctx, key, data) {
+				return nil
+			}
+			return fmt.Errorf("fileio: create %s: %w", f.s.location(key), ErrExist)
+		}
+		if attempt >= f.s.retry.attempts || !transient(ctx, err) {
+			return f.wrapErr("create", key, err)
+		}
+		ambiguous = true
+		if f.s.retry.wait(ctx, attempt) != nil {
+			return f.wrapErr("create", key, err)
+		}
+	}
+}
+
+// holds reports whether the object key exists with exactly data as content.
+func (f *FileIO) holds(ctx context.Context, key string, data []byte) bool {
+	var got []byte
+	err := f.s.do(ctx, opGet, func() error {
+		var err error
+		got, err = f.s.bucket.ReadAll(ctx, key)
+		return err
+	})
+	return err == nil && bytes.Equal(got, data)
+}
+
+// Create returns a writer for the file at path. The file appears, complete,
+// when Close returns nil, replacing any existing file; until then neither the
+// data nor a partial file is visible. To abandon the write, cancel ctx (or call
+// the writer's Abort method, see [Aborter]) and then Close. Create is not
+// retried: its data cannot be replayed.
+func (f *FileIO) Create(ctx context.Context, path string) (io.WriteCloser, error) {
+	key, err := f.key("write", path)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	w, err := f.s.bucket.NewWriter(wctx, key, writerOptions(false))
+	if err != nil {
+		cancel()
+		f.s.stats.add(opPut)
+		return nil, f.wrapErr("write", key, err)
+	}
+	return &writer{f: f, key: key, w: w, cancel: cancel}, nil
+}
+
+// Aborter is implemented by the writer Create returns. Abort discards the
+// data written so far; the file is left as it was before Create. Abort after
+// Close, or Close after Abort, does nothing and returns nil.
+type Aborter interface {
+	Abort() error
+}
+
+type writer struct {
+	f      *FileIO
+	key    string
+	w      *blob.Writer
+	cancel context.CancelFunc
+	done   atomic.Bool
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil {
+		err = w.f.wrapErr("write", w.key, err)
+	}
+	return n, err
+}
+
+func (w *writer) Close() error {
+	if w.done.Swap(true) {
+		return nil
+	}
+	w.f.s.stats.add(opPut)
+	err := w.w.Close()
+	w.cancel()
+	return w.f.wrapErr("write", w.key, err)
+}
+
+func (w *writer) Abort() error {
+	if w.done.Swap(true) {
+		return nil
+	}
+	w.cancel()
+	_ = w.w.Close() // fails with context.Canceled and publishes nothing
+	return nil
+}
+
+// attributes returns the attributes of the file key with retries.
+func (f *FileIO) attributes(ctx context.Context, key string) (*blob.Attributes, error) {
+	var attrs *blob.Attributes
+	err := f.s.do(ctx, opHead, func() error {
+		var err error
+		attrs, err = f.s.bucket.Attributes(ctx, key)
+		return err
+	})
+	return attrs, err
+}
+
+// Exists reports whether a file exists at path. Directories are not files:
+// Exists of a directory reports false.
+func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
+	key, err := f.key("stat", path)
+	if err != nil {
+		return false, err
+	}
+	_, err = f.attributes(ctx, key)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return false, nil
+	}
+	return err == nil, f.wrapErr("stat", key, err)
+}
+
+// Size returns the size in bytes of the file at path.
+//
+// Errors: ErrNotExist if there is no such file.
+func (f *FileIO) Size(ctx context.Context, path string) (int64, error) {
+	key, err := f.key("stat", path)
+	if err != nil {
+		return 0, err
+	}
+	attrs, err := f.attributes(ctx, key)
+	if err != nil {
+		return 0, f.wrapErr("stat", key, err)
+	}
+	return attrs.Size, nil
+}
+
+// Delete removes the file at path. On S3 this is a HEAD (to detect a missing
+// file) and a DELETE, counted as both in Stats.
+//
+// Errors: ErrNotExist if there is no such file.
+func (f *FileIO) Delete(ctx context.Context, path string) error {
+	key, err := f.key("delete", path)
+	if err != nil {
+		return err
+	}
+	err = f.s.do(ctx, opDelete, func() error {
+		if f.s.deleteHeads {
+			f.s.stats.add(opHead)
+		}
+		return f.s.bucket.Delete(ctx, key)
+	})
+	return f.wrapErr("delete", key, err)
+}
+
+// List returns the entries directly inside directory dir ("" for the root),
+// sorted by path: files, and subdirectories (IsDir) that contain files. A
+// missing directory has no entries. Paths are relative to f's root, e.g.
+// List(ctx, "snapshot") returns "snapshot/snapshot-1", ...
+func (f *FileIO) List(ctx context.Context, dir string) ([]FileInfo, error) {
+	prefix, err := f.dirKey("list", dir)
+	if err != nil {
+		return nil, err
+	}
+	return f.list(ctx, prefix, "/")
+}
+
+// ListRecursive returns every file below directory dir ("" for the root), at
+// any depth, sorted by path; directories themselves are not listed.
+func (f *FileIO) ListRecursive(ctx context.Context, dir string) ([]FileInfo, error) {
+	prefix, err := f.dirKey("list", dir)
+	if err != nil {
+		return nil, err
+	}
+	return f.list(ctx, prefix, "")
+}
+
+// listPageSize is the page size of listings, S3's maximum.
+const listPageSize = 1000
+
+func (f *FileIO) list(ctx context.Context, prefix, delim string) ([]FileInfo, error) {
+	var out []FileInfo
+	opts := &blob.ListOptions{Prefix: prefix, Delimiter: delim}
+	token := blob.FirstPageToken
+	for len(token) > 0 {
+		var page []*blob.ListObject
+		var next []byte
+		err := f.s.do(ctx, opList, func() error {
+			var err error
+			page, next, err = f.s.bucket.ListPage(ctx, token, listPageSize, opts)
+			return err
+		})
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, f.wrapErr("list", prefix, err)
+		}
+		for _, o := range page {
+			rel := strings.TrimSuffix(strings.TrimPrefix(o.Key, f.prefix), "/")
+			if rel == "" || !o.IsDir && strings.HasSuffix(o.Key, "/") {
+				continue // directory marker objects written by other tools
+			}
+			out = append(out, FileInfo{Path: rel, Size: o.Size, ModTime: o.ModTime, IsDir: o.IsDir})
+		}
+		token = next
+	}
+	return out, nil
+}

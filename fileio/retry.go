@@ -1,0 +1,76 @@
+package fileio
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"gocloud.dev/gcerrors"
+)
+
+// retryPolicy bounds the retries of transient store errors: at most attempts
+// tries in total, sleeping a jittered delay of base*2^(n-1), capped at max,
+// before try n+1.
+type retryPolicy struct {
+	attempts int
+	base     time.Duration
+	max      time.Duration
+}
+
+// remoteRetry returns the policy for S3 and GCS: 4 attempts, 50 ms doubling
+// to at most 1 s.
+func remoteRetry() retryPolicy {
+	return retryPolicy{attempts: 4, base: 50 * time.Millisecond, max: time.Second}
+}
+
+// noRetry returns the policy for local and memory stores: a single attempt.
+func noRetry() retryPolicy { return retryPolicy{attempts: 1} }
+
+// transient reports whether err, returned while ctx was in use, is worth
+// retrying: an unclassified or server-side error, or a timeout of the request
+// itself rather than of ctx.
+func transient(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.Unknown, gcerrors.Internal, gcerrors.ResourceExhausted, gcerrors.DeadlineExceeded:
+		return true
+	}
+	return false
+}
+
+// wait sleeps before the attempt after attempt (1-based), or returns
+// ctx.Err() if ctx ends first.
+func (p retryPolicy) wait(ctx context.Context, attempt int) error {
+	d := p.base << (attempt - 1)
+	if d > p.max || d <= 0 {
+		d = p.max
+	}
+	if d > 1 {
+		d = d/2 + rand.N(d/2) // full jitter over the upper half
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// do runs fn, counting one request of kind k per attempt, and retries it
+// while it fails transiently and attempts remain.
+func (s *store) do(ctx context.Context, k opKind, fn func() error) error {
+	for attempt := 1; ; attempt++ {
+		s.stats.add(k)
+		err := fn()
+		if err == nil || attempt >= s.retry.attempts || !transient(ctx, err) {
+			return err
+		}
+		if s.retry.wait(ctx, attempt) != nil {
+			return err
+		}
+	}
+}

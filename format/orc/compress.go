@@ -1,0 +1,158 @@
+package orc
+
+import (
+	"bytes"
+	"compress/flate"
+	"io"
+
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// maxBlockSize bounds PostScript.compressionBlockSize. The chunk header
+// stores a 23-bit length, so real writers stay far below this; the bound
+// keeps a corrupt postscript from making us allocate gigabytes.
+const maxBlockSize = 64 << 20
+
+// codec undoes the generic compression of ORC streams (spec section
+// "Compression"): every stream, footer and stripe footer is a sequence of
+// chunks, each with a 3-byte little-endian header holding
+// compressedLength*2 + isOriginal. Files without compression store streams
+// directly.
+type codec struct {
+	kind      uint64
+	blockSize int
+	zstd      *zstd.Decoder
+}
+
+func newCodec(kind, blockSize uint64) (*codec, error) {
+	c := &codec{kind: kind}
+	switch kind {
+	case compressionNone:
+		return c, nil
+	case compressionZlib, compressionSnappy, compressionLZ4, compressionZstd:
+	case compressionLZO:
+		return nil, unsupportedf("LZO compression")
+	default:
+		return nil, unsupportedf("compression kind %d", kind)
+	}
+	if blockSize == 0 {
+		blockSize = 256 << 10 // the ORC default when the field is absent
+	}
+	if blockSize > maxBlockSize {
+		return nil, corruptf("postscript: compression block size %d exceeds %d", blockSize, maxBlockSize)
+	}
+	c.blockSize = int(blockSize)
+	if kind == compressionZstd {
+		d, err := zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxMemory(blockSize),
+			zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, unsupportedf("zstd decoder: %v", err)
+		}
+		c.zstd = d
+	}
+	return c, nil
+}
+
+// decompress returns the decompressed bytes of a whole stream. what names
+// the stream in errors. For uncompressed files src itself is returned.
+func (c *codec) decompress(src []byte, what string) ([]byte, error) {
+	if c.kind == compressionNone {
+		return src, nil
+	}
+	out := make([]byte, 0, min(len(src)*2, 1<<20))
+	for len(src) > 0 {
+		if len(src) < 3 {
+			return nil, corruptf("%s: truncated compression chunk header", what)
+		}
+		h := int(src[0]) | int(src[1])<<8 | int(src[2])<<16
+		n := h >> 1
+		src = src[3:]
+		if n > len(src) {
+			return nil, corruptf("%s: compression chunk of %d bytes exceeds the %d bytes left", what, n, len(src))
+		}
+		chunk := src[:n]
+		src = src[n:]
+		if h&1 == 1 {
+			out = append(out, chunk...)
+			continue
+		}
+		var err error
+		if out, err = c.decompressChunk(out, chunk); err != nil {
+			return nil, corruptf("%s: %v", what, err)
+		}
+	}
+	return out, nil
+}
+
+// decompressChunk appends the decompressed chunk to out; a chunk may expand
+// to at most blockSize bytes.
+func (c *codec) decompressChunk(out, chunk []byte) ([]byte, error) {
+	switch c.kind {
+	case compressionZstd:
+		return c.zstd.DecodeAll(chunk, out)
+	case compressionSnappy:
+		n, err := snappy.DecodedLen(chunk)
+		if err != nil {
+			return nil, err
+		}
+		if n > c.blockSize {
+			return nil, corruptf("snappy chunk expands to %d bytes, more than the block size %d", n, c.blockSize)
+		}
+		start := len(out)
+		out = grow(out, n)
+		d, err := snappy.Decode(out[start:start+n], chunk)
+		if err != nil {
+			return nil, err
+		}
+		if len(d) != n {
+			return nil, corruptf("snappy chunk decoded to %d bytes, header said %d", len(d), n)
+		}
+		return out, nil
+	case compressionLZ4:
+		start := len(out)
+		out = grow(out, c.blockSize)
+		n, err := lz4.UncompressBlock(chunk, out[start:start+c.blockSize])
+		if err != nil {
+			return nil, err
+		}
+		return out[:start+n], nil
+	case compressionZlib:
+		r := flate.NewReader(bytes.NewReader(chunk))
+		defer r.Close()
+		w := appendWriter{b: out, limit: len(out) + c.blockSize}
+		if _, err := io.Copy(&w, r); err != nil {
+			return nil, err
+		}
+		return w.b, nil
+	}
+	return nil, unsupportedf("compression kind %d", c.kind)
+}
+
+// grow returns b with room for n more bytes; the new bytes are part of the
+// returned slice (len grows by n).
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		nb := make([]byte, len(b), 2*cap(b)+n)
+		copy(nb, b)
+		b = nb
+	}
+	return b[:len(b)+n]
+}
+
+// appendWriter appends to b and fails once b would grow beyond limit bytes.
+type appendWriter struct {
+	b     []byte
+	limit int
+}
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	if len(w.b)+len(p) > w.limit {
+		return 0, corruptf("zlib chunk expands beyond the compression block size")
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}

@@ -1,0 +1,319 @@
+package ocf
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Magic is the 4-byte signature that starts every Avro object container file.
+var Magic = [4]byte{'O', 'b', 'j', 1}
+
+// Codec names as written in the "avro.codec" header entry.
+const (
+	CodecNull      = "null"
+	CodecDeflate   = "deflate"
+	CodecSnappy    = "snappy"
+	CodecZstandard = "zstandard"
+)
+
+// ErrUnsupportedCodec reports a container whose codec is not one of null, deflate, snappy,
+// zstandard (Java can also write bzip2 and xz).
+var ErrUnsupportedCodec = errors.New("ocf: unsupported codec")
+
+// MaxBlockSize bounds the decompressed size of one data block (256 MiB). Java writes blocks of
+// about 64 KB; the bound only protects against corrupt or hostile input.
+const MaxBlockSize = 256 << 20
+
+// syncInterval is the uncompressed block size after which the writer starts a new block; it is
+// Java's DataFileConstants.DEFAULT_SYNC_INTERVAL.
+const syncInterval = 64000
+
+// File is a parsed container header plus a cursor over its data blocks.
+type File struct {
+	// Schema is the writer schema JSON from the "avro.schema" header entry.
+	Schema []byte
+	// Codec is the "avro.codec" header entry ("null" when absent).
+	Codec string
+	// Meta holds every header entry, including avro.schema and avro.codec.
+	Meta map[string][]byte
+
+	sync [16]byte
+	data []byte
+	pos  int
+	zstd *zstd.Decoder
+}
+
+// Open parses the container header of data. data must stay unchanged while blocks are read.
+func Open(data []byte) (*File, error) {
+	if len(data) < 4 || !bytes.Equal(data[:4], Magic[:]) {
+		return nil, fmt.Errorf("%w: missing Avro container magic", ErrCorrupt)
+	}
+	d := NewDecoder(data)
+	d.pos = 4
+	meta := map[string][]byte{}
+	for {
+		n := d.BlockCount(2)
+		if d.err != nil {
+			return nil, fmt.Errorf("header metadata: %w", d.err)
+		}
+		if n == 0 {
+			break
+		}
+		for i := 0; i < n; i++ {
+			k := d.String()
+			v := d.Bytes()
+			if d.err != nil {
+				return nil, fmt.Errorf("header metadata: %w", d.err)
+			}
+			meta[k] = v
+		}
+	}
+	sync := d.take(16)
+	if d.err != nil {
+		return nil, fmt.Errorf("header sync marker: %w", d.err)
+	}
+	f := &File{Meta: meta, data: data, pos: d.pos}
+	copy(f.sync[:], sync)
+	schema, ok := meta["avro.schema"]
+	if !ok {
+		return nil, fmt.Errorf("%w: header has no avro.schema", ErrCorrupt)
+	}
+	f.Schema = schema
+	f.Codec = CodecNull
+	if c, ok := meta["avro.codec"]; ok && len(c) > 0 {
+		f.Codec = string(c)
+	}
+	switch f.Codec {
+	case CodecNull, CodecDeflate, CodecSnappy, CodecZstandard:
+	default:
+		return nil, fmt.Errorf("%w: %q", ErrUnsupportedCodec, f.Codec)
+	}
+	return f, nil
+}
+
+// Close releases codec resources.
+func (f *File) Close() {
+	if f.zstd != nil {
+		f.zstd.Close()
+		f.zstd = nil
+	}
+}
+
+// Next returns the record count and the decompressed bytes of the next data block, or io.EOF
+// after the last block. The returned bytes are freshly allocated unless the codec is "null",
+// in which case they alias the file data.
+func (f *File) Next() (int64, []byte, error) {
+	if f.pos >= len(f.data) {
+		return 0, nil, io.EOF
+	}
+	d := NewDecoder(f.data)
+	d.pos = f.pos
+	count := d.Long()
+	size := d.Long()
+	if d.err != nil {
+		return 0, nil, fmt.Errorf("block header at offset %d: %w", f.pos, d.err)
+	}
+	if count < 0 || size < 0 || size > int64(d.Remaining()) {
+		return 0, nil, fmt.Errorf("%w: block at offset %d has count %d, size %d with %d bytes left",
+			ErrCorrupt, f.pos, count, size, d.Remaining())
+	}
+	raw := d.take(int(size))
+	sync := d.take(16)
+	if d.err != nil {
+		return 0, nil, fmt.Errorf("block at offset %d: %w", f.pos, d.err)
+	}
+	if !bytes.Equal(sync, f.sync[:]) {
+		return 0, nil, fmt.Errorf("%w: block at offset %d: sync marker mismatch", ErrCorrupt, f.pos)
+	}
+	f.pos = d.pos
+	block, err := f.decompress(raw)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: block at offset %d: %w", ErrCorrupt, f.pos, err)
+	}
+	// Every record of a non-trivial schema takes at least one byte; a larger count is corrupt.
+	if count > int64(len(block)) && len(block) > 0 {
+		return 0, nil, fmt.Errorf("%w: block claims %d records in %d bytes", ErrCorrupt, count, len(block))
+	}
+	return count, block, nil
+}
+
+func (f *File) decompress(raw []byte) ([]byte, error) {
+	switch f.Codec {
+	case CodecNull:
+		return raw, nil
+	case CodecDeflate:
+		r := flate.NewReader(bytes.NewReader(raw))
+		defer r.Close()
+		out, err := io.ReadAll(io.LimitReader(r, MaxBlockSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("deflate: %w", err)
+		}
+		if len(out) > MaxBlockSize {
+			return nil, fmt.Errorf("deflate block larger than %d bytes", MaxBlockSize)
+		}
+		return out, nil
+	case CodecSnappy:
+		if len(raw) < 4 {
+			return nil, errors.New("snappy block shorter than its checksum")
+		}
+		body, sum := raw[:len(raw)-4], binary.BigEndian.Uint32(raw[len(raw)-4:])
+		n, err := snappy.DecodedLen(body)
+		if err != nil {
+			return nil, fmt.Errorf("snappy: %w", err)
+		}
+		if n > MaxBlockSize {
+			return nil, fmt.Errorf("snappy block larger than %d bytes", MaxBlockSize)
+		}
+		out, err := snappy.Decode(make([]byte, n), body)
+		if err != nil {
+			return nil, fmt.Errorf("snappy: %w", err)
+		}
+		if crc32.ChecksumIEEE(out) != sum {
+			return nil, errors.New("snappy block checksum mismatch")
+		}
+		return out, nil
+	case CodecZstandard:
+		if f.zstd == nil {
+			dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
+				zstd.WithDecoderMaxMemory(MaxBlockSize), zstd.WithDecoderLowmem(true))
+			if err != nil {
+				return nil, fmt.Errorf("zstd: %w", err)
+			}
+			f.zstd = dec
+		}
+		out, err := f.zstd.DecodeAll(raw, nil)
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnsupportedCodec, f.Codec)
+}
+
+// Writer builds an Avro object container file in memory. Records are encoded by the caller into
+// Block (an Encoder) and terminated with EndRecord.
+type Writer struct {
+	// Block receives the encoding of the record being written.
+	Block Encoder
+
+	codec  string
+	level  int
+	sync   [16]byte
+	out    []byte
+	count  int64
+	zstd   *zstd.Encoder
+	closed bool
+}
+
+// NewWriter starts a container with the given writer schema JSON and codec. level is the codec's
+// compression level (zstd: zstd level, deflate: 0-9, ignored otherwise); a negative level selects
+// the codec default. The header is written as Java's DataFileWriter does: metadata entries
+// avro.schema then avro.codec, then a random 16-byte sync marker.
+func NewWriter(schema []byte, codec string, level int) (*Writer, error) {
+	w := &Writer{codec: codec, level: level}
+	switch codec {
+	case CodecNull, CodecDeflate, CodecSnappy:
+	case CodecZstandard:
+		if level < 0 {
+			level = 3
+		}
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
+			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		w.zstd = enc
+	default:
+		return nil, fmt.Errorf("%w: %q", ErrUnsupportedCodec, codec)
+	}
+	if _, err := rand.Read(w.sync[:]); err != nil {
+		return nil, fmt.Errorf("ocf: sync marker: %w", err)
+	}
+	e := Encoder{Buf: append([]byte(nil), Magic[:]...)}
+	e.Long(2)
+	e.String("avro.schema")
+	e.Bytes(schema)
+	e.String("avro.codec")
+	e.Bytes([]byte(codec))
+	e.Long(0)
+	e.Buf = append(e.Buf, w.sync[:]...)
+	w.out = e.Buf
+	return w, nil
+}
+
+// EndRecord marks the end of one record in Block and flushes the block when it is full.
+func (w *Writer) EndRecord() error {
+	w.count++
+	if len(w.Block.Buf) >= syncInterval {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *Writer) flush() error {
+	if w.count == 0 {
+		return nil
+	}
+	var data []byte
+	switch w.codec {
+	case CodecNull:
+		data = w.Block.Buf
+	case CodecDeflate:
+		var buf bytes.Buffer
+		level := w.level
+		if level < 0 || level > 9 {
+			level = flate.DefaultCompression
+		}
+		fw, err := flate.NewWriter(&buf, level)
+		if err != nil {
+			return fmt.Errorf("deflate: %w", err)
+		}
+		if _, err := fw.Write(w.Block.Buf); err != nil {
+			return fmt.Errorf("deflate: %w", err)
+		}
+		if err := fw.Close(); err != nil {
+			return fmt.Errorf("deflate: %w", err)
+		}
+		data = buf.Bytes()
+	case CodecSnappy:
+		data = snappy.Encode(nil, w.Block.Buf)
+		data = binary.BigEndian.AppendUint32(data, crc32.ChecksumIEEE(w.Block.Buf))
+	case CodecZstandard:
+		data = w.zstd.EncodeAll(w.Block.Buf, nil)
+	}
+	e := Encoder{Buf: w.out}
+	e.Long(w.count)
+	e.Long(int64(len(data)))
+	e.Buf = append(e.Buf, data...)
+	e.Buf = append(e.Buf, w.sync[:]...)
+	w.out = e.Buf
+	w.count = 0
+	w.Block.Buf = w.Block.Buf[:0]
+	return nil
+}
+
+// Finish flushes the last block and returns the complete file. The Writer must not be used
+// afterwards.
+func (w *Writer) Finish() ([]byte, error) {
+	if w.closed {
+		return nil, errors.New("ocf: writer already finished")
+	}
+	w.closed = true
+	err := w.flush()
+	if w.zstd != nil {
+		w.zstd.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w.out, nil
+}
