@@ -8,11 +8,15 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	gcaws "gocloud.dev/aws"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/gcsblob" // registers gs:// on gocloud's default URL mux
 	"gocloud.dev/blob/memblob"
@@ -123,11 +127,11 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 		if u.Host == "" {
 			return nil, bad("missing bucket name")
 		}
-		bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
 		if u.Scheme == "s3" {
-			s.bucket, err = (&s3blob.URLOpener{}).OpenBucketURL(ctx, bu)
+			s.bucket, err = openS3(ctx, u.Host, u.Query())
 			s.deleteHeads = true
 		} else {
+			bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
 			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
 		}
 		if err != nil {
@@ -138,6 +142,39 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 		return nil, bad("unsupported scheme " + u.Scheme)
 	}
 	return &FileIO{s: s, prefix: prefix}, nil
+}
+
+// openS3 opens an S3 bucket with an AWS SDK client configured from the URL
+// query: use_path_style and disable_https, and every parameter of
+// gocloud.dev/aws.V2ConfigFromURLParams (region, endpoint, profile, ...);
+// others are an error. Unlike s3blob's own URL opener, the client does not
+// retry by itself (so fileio's retries are the only ones and Stats counts
+// every request), and does not log a debug line for each ranged GET.
+func openS3(ctx context.Context, bucket string, q url.Values) (*blob.Bucket, error) {
+	var pathStyle, noHTTPS bool
+	for key, dst := range map[string]*bool{"use_path_style": &pathStyle, "disable_https": &noHTTPS} {
+		if v := q.Get(key); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s=%q", ErrInvalidURL, key, v)
+			}
+			*dst = b
+			q.Del(key)
+		}
+	}
+	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.UsePathStyle = pathStyle
+		o.EndpointOptions.DisableHTTPS = noHTTPS
+		o.Retryer = aws.NopRetryer{}
+		o.DisableLogOutputChecksumValidationSkipped = true
+	})
+	return s3blob.OpenBucket(ctx, client, bucket, &s3blob.Options{
+		RequestChecksumCalculation: cfg.RequestChecksumCalculation,
+	})
 }
 
 // openLocal returns the FileIO of the local directory dir (absolute).

@@ -2,10 +2,13 @@ package fileio
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
+	"net/http"
 	"time"
 
 	"gocloud.dev/gcerrors"
+	"google.golang.org/api/googleapi"
 )
 
 // retryPolicy bounds the retries of transient store errors: at most attempts
@@ -27,17 +30,38 @@ func remoteRetry() retryPolicy {
 func noRetry() retryPolicy { return retryPolicy{attempts: 1} }
 
 // transient reports whether err, returned while ctx was in use, is worth
-// retrying: an unclassified or server-side error, or a timeout of the request
-// itself rather than of ctx.
+// retrying. An HTTP answer is transient if its status is 5xx, 429 (throttled),
+// 408 (request timeout) or 409 (S3's ConditionalRequestConflict and
+// OperationAborted: a concurrent request on the same key). An error without
+// an HTTP status (a network failure) is transient if its gcerrors code is
+// Unknown, Internal, ResourceExhausted or DeadlineExceeded.
 func transient(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
+	}
+	if status, ok := httpStatus(err); ok {
+		return status >= 500 || status == http.StatusTooManyRequests ||
+			status == http.StatusRequestTimeout || status == http.StatusConflict
 	}
 	switch gcerrors.Code(err) {
 	case gcerrors.Unknown, gcerrors.Internal, gcerrors.ResourceExhausted, gcerrors.DeadlineExceeded:
 		return true
 	}
 	return false
+}
+
+// httpStatus returns the HTTP status of a response error from the AWS SDK
+// (smithy-go's ResponseError) or the Google API client.
+func httpStatus(err error) (int, bool) {
+	var re interface{ HTTPStatusCode() int }
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode(), true
+	}
+	var gerr *googleapi.Error
+	if errors.As(err, &gerr) {
+		return gerr.Code, true
+	}
+	return 0, false
 }
 
 // wait sleeps before the attempt after attempt (1-based), or returns

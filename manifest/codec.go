@@ -517,12 +517,12 @@ func eArray[V any](elem func(e *ocf.Encoder, v V, g *gen)) func(e *ocf.Encoder, 
 	}
 }
 
-// eNullCounts writes an array<["null","long"]>, -1 (or any negative value) meaning null.
+// eNullCounts writes an array<["null","long"]>, -1 meaning null.
 func eNullCounts(e *ocf.Encoder, v []int64, _ *gen) {
 	if len(v) > 0 {
 		e.Long(int64(len(v)))
 		for _, x := range v {
-			if x < 0 {
+			if x == -1 {
 				e.Null()
 			} else {
 				e.NonNull()

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"bytes"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
@@ -108,7 +110,7 @@ func (c *valueCol) compare(x, y *cell) int {
 	case c.cls == clsBool:
 		return cmpBool(c.boolOf(x), c.boolOf(y))
 	case c.cls == clsBytes || c.cls == clsLBytes || c.cls == clsFixed:
-		return compareBytes(c.bytesOf(x), c.bytesOf(y))
+		return bytes.Compare(c.bytesOf(x), c.bytesOf(y))
 	}
 	return 0
 }

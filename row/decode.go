@@ -15,7 +15,9 @@ const maxDepth = 64
 // Decode returns one Go value per field of b (nil for null), following the
 // Go value convention of package types. len(fields) must equal b.Arity()
 // (ErrSchema otherwise). Corrupt or truncated bytes give an error wrapping
-// ErrCorrupt; Decode never panics. Decoded strings and byte slices are copies.
+// ErrCorrupt (this includes a DECIMAL whose unscaled value has more digits
+// than its precision, which Java reads as null); Decode never panics.
+// Decoded strings and byte slices are copies.
 //
 // Decoding work is bounded by the row size: a row whose offsets make values
 // overlap so that decoding would produce more than about twice as many
@@ -220,7 +222,11 @@ func (d *decoder) value(sec []byte, slot int, t types.DataType, depth int) (any,
 	case types.KindDecimal:
 		x := binary.LittleEndian.Uint64(sec[slot:])
 		if t.Precision <= maxCompactDecimalPrecision {
-			return types.Decimal{Unscaled: big.NewInt(int64(x)), Precision: t.Precision, Scale: t.Scale}, nil
+			dec := types.Decimal{Unscaled: big.NewInt(int64(x)), Precision: t.Precision, Scale: t.Scale}
+			if err := checkDecimal(t, dec); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+			}
+			return dec, nil
 		}
 		b, err := varPart(sec, x)
 		if err != nil {

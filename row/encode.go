@@ -359,6 +359,16 @@ func checkDecimal(t types.DataType, d types.Decimal) error {
 	if t.Precision < 1 || t.Precision > 38 {
 		return fmt.Errorf("%w: DECIMAL precision %d", ErrUnsupported, t.Precision)
 	}
+	if t.Precision <= maxCompactDecimalPrecision && d.Unscaled.IsInt64() {
+		limit := int64(1)
+		for i := 0; i < t.Precision; i++ {
+			limit *= 10
+		}
+		if v := d.Unscaled.Int64(); v < limit && v > -limit {
+			return nil
+		}
+		return fmt.Errorf("%w: %s×10^-%d exceeds DECIMAL(%d, %d)", ErrValue, d.Unscaled, d.Scale, t.Precision, t.Scale)
+	}
 	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Precision)), nil)
 	if new(big.Int).Abs(d.Unscaled).Cmp(limit) >= 0 {
 		return fmt.Errorf("%w: %s×10^-%d exceeds DECIMAL(%d, %d)", ErrValue, d.Unscaled, d.Scale, t.Precision, t.Scale)

@@ -89,7 +89,7 @@ func expand[T any](vals []T, valid []bool) []T {
 }
 
 func builderMismatch(what string, b array.Builder) error {
-	return unsupportedf("%s: builder of type %s does not match the column", what, b.Type())
+	return mismatchf("%s: builder of type %s does not match the column", what, b.Type())
 }
 
 type boolColumn struct {
@@ -328,17 +328,19 @@ type timestampColumn struct {
 const orcEpoch = 1420070400
 
 // decodeNanos undoes the SECONDARY encoding of timestamps: the low 3 bits z
-// say that z+1 trailing decimal zeros were removed (z = 0: none).
+// say that z+1 trailing decimal zeros were removed (z = 0: none). The value
+// is taken as signed, as the C++ reader does: the Arrow C++ writer stores
+// negative nanoseconds for timestamps before 1970.
 func decodeNanos(v int64) (int64, bool) {
 	z := v & 7
-	n := int64(uint64(v) >> 3)
+	n := v >> 3
 	mul := int64(1)
 	if z != 0 {
 		for range z + 1 {
 			mul *= 10
 		}
 	}
-	if n >= 1e9/mul {
+	if n >= 1e9/mul || n <= -1e9/mul {
 		return 0, false
 	}
 	return n * mul, true
@@ -378,9 +380,12 @@ func (c *timestampColumn) next(b array.Builder, n int, parentNull []bool) error 
 			_, off := time.Unix(s, 0).In(c.loc).Zone()
 			s += int64(off)
 		}
+		if ns < 0 {
+			s, ns = s-1, ns+1e9
+		}
 		v, ok := scaleTimestamp(s, ns, unit)
 		if !ok {
-			return unsupportedf("%s: timestamp %d s out of range for unit %s", c.what, s, unit)
+			return outOfRangef("%s: timestamp %d s out of range for Arrow unit %s", c.what, s, unit)
 		}
 		vals[i] = arrow.Timestamp(v)
 	}
@@ -628,7 +633,7 @@ func (c *listColumn) next(b array.Builder, n int, parentNull []bool) error {
 			return err
 		}
 		if !bb.Type().(*arrow.MapType).ItemField().Nullable && bb.ItemBuilder().NullN() > 0 {
-			return unsupportedf("%s: null map value for a non-nullable Arrow item field", c.what)
+			return mismatchf("%s: null map value for a non-nullable Arrow item field", c.what)
 		}
 	case *array.ListBuilder:
 		bb.AppendValues(offsets, valid)

@@ -108,7 +108,7 @@ func (f *File) plan(opts ReadOptions) ([]*node, *arrow.Schema, error) {
 		return nodes, arrow.NewSchema(fs, nil), nil
 	}
 	if opts.Schema.NumFields() != len(nodes) {
-		return nil, nil, unsupportedf("requested schema has %d fields for %d selected columns", opts.Schema.NumFields(), len(nodes))
+		return nil, nil, mismatchf("requested schema has %d fields for %d selected columns", opts.Schema.NumFields(), len(nodes))
 	}
 	for i, n := range nodes {
 		if err := compatible(n, opts.Schema.Field(i).Type); err != nil {
@@ -121,7 +121,7 @@ func (f *File) plan(opts ReadOptions) ([]*node, *arrow.Schema, error) {
 // compatible reports whether column n can be decoded into Arrow type at.
 func compatible(n *node, at arrow.DataType) error {
 	bad := func() error {
-		return unsupportedf("column %d (%q, ORC %s) cannot be read as Arrow %s", n.id, n.name, kindName(n.t.kind), at)
+		return mismatchf("column %d (%q, ORC %s) cannot be read as Arrow %s", n.id, n.name, kindName(n.t.kind), at)
 	}
 	id := at.ID()
 	switch n.t.kind {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -189,7 +190,7 @@ func buildTimestamps(mem memory.Allocator, dt *arrow.TimestampType, vals []parqu
 	out := arrow.Int64Traits.CastFromBytes(data.Bytes())
 	var bitmap *memory.Buffer
 	nulls := 0
-	for i, ok := range valid {
+	for _, ok := range valid {
 		if !ok {
 			nulls++
 		}
@@ -222,7 +223,7 @@ func buildTimestamps(mem memory.Allocator, dt *arrow.TimestampType, vals []parqu
 		}
 		out[i] = ts
 	}
-	d := arrowNewData(dt, n, []*memory.Buffer{bitmap, data}, nil, nulls)
+	d := array.NewData(dt, n, []*memory.Buffer{bitmap, data}, nil, nulls, 0)
 	data.Release()
 	if bitmap != nil {
 		bitmap.Release()

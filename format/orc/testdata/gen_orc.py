@@ -9,7 +9,7 @@ import decimal
 import pyarrow as pa
 import pyarrow.orc as po
 
-N = 2500
+N = 1000
 
 
 def val(i):
@@ -77,15 +77,15 @@ def table():
 def main():
     t = table()
     variants = {
-        "types_zstd.orc": dict(compression="zstd", file_version="0.12", stripe_size=64 << 10,
+        "types_zstd.orc": dict(compression="zstd", file_version="0.12", stripe_size=1024,
                                dictionary_key_size_threshold=1.0),
         "types_zlib_v11.orc": dict(compression="zlib", file_version="0.11"),
-        "types_snappy.orc": dict(compression="snappy", compression_block_size=4096),
+        "types_snappy.orc": dict(compression="snappy"),
         "types_lz4.orc": dict(compression="lz4"),
-        "types_none.orc": dict(compression="uncompressed", stripe_size=32 << 10),
+        "types_none.orc": dict(compression="uncompressed", stripe_size=4096),
     }
     for name, opts in variants.items():
-        po.write_table(t, name, batch_size=512, **opts)
+        po.write_table(t, name, batch_size=200, **opts)
         f = po.ORCFile(name)
         back = f.read()
         for c in t.column_names:

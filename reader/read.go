@@ -1,0 +1,498 @@
+package reader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/deletionvector"
+	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/merge"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/types"
+)
+
+// System field ids and names of key-value data files (Java SpecialFields).
+const (
+	keyFieldIDOffset    = types.SystemFieldIDStart // _KEY_<f> id = offset + id of f
+	sequenceNumberID    = 2147483646
+	valueKindID         = 2147483645
+	keyFieldPrefix      = "_KEY_"
+	sequenceNumberField = merge.SequenceNumberColumn
+	valueKindField      = merge.ValueKindColumn
+)
+
+// Records plans nothing more: it reads every split of the plan in order and
+// yields the rows as Arrow record batches with schema
+// types.SchemaToArrow(p.Fields). The consumer owns each batch and must
+// Release it. Stopping early is allowed; on error the iterator yields
+// (nil, err) once and stops.
+func (p *Plan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, sp := range p.Splits {
+			for rec, err := range p.ReadSplit(ctx, sp) {
+				if !yield(rec, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// RecordReader returns the rows of every split as an array.RecordReader.
+// Errors end the stream and are returned by Err.
+func (p *Plan) RecordReader(ctx context.Context) array.RecordReader {
+	next, stop := iter.Pull2(p.Records(ctx))
+	return &recordReader{schema: types.SchemaToArrow(p.Fields), next: next, stop: stop, refs: 1}
+}
+
+// Schema returns the Arrow schema of the batches Records yields.
+func (p *Plan) ArrowSchema() *arrow.Schema { return types.SchemaToArrow(p.Fields) }
+
+// ReadSplit reads one split: append files are concatenated, primary-key
+// buckets are merged with the table's merge engine unless the split is raw
+// convertible. Deletion vectors are applied, the scan filter is applied to
+// the rows, and the output is projected to p.Fields.
+func (p *Plan) ReadSplit(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		sr, err := p.newSplitRead(ctx, sp)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		var src iter.Seq2[arrow.RecordBatch, error]
+		if !sp.PrimaryKey || sp.RawConvertible {
+			src = sr.raw(ctx)
+		} else {
+			src = sr.merged(ctx)
+		}
+		for rec, err := range src {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			out, err := sr.finish(rec)
+			rec.Release()
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if out == nil {
+				continue
+			}
+			if !yield(out, nil) {
+				return
+			}
+		}
+	}
+}
+
+// splitRead holds what reading one split needs.
+type splitRead struct {
+	plan      *Plan
+	sp        *Split
+	ts        *schema.TableSchema
+	valueCols []types.DataField // value columns read from files (read schema)
+	outIdx    []int             // positions of p.Fields within valueCols
+	filterIdx bool
+	mem       memory.Allocator
+}
+
+func (p *Plan) newSplitRead(ctx context.Context, sp *Split) (*splitRead, error) {
+	ts := p.Schema
+	if sp.table != p.table {
+		// a split of the fallback branch: read it with that branch's schema
+		var err error
+		ts, err = sp.table.schemas.Latest(ctx)
+		if err != nil {
+			return nil, err
+		}
+	}
+	sr := &splitRead{plan: p, sp: sp, ts: ts, mem: memory.DefaultAllocator}
+	// Primary-key merges need the full row (keys, sequence fields, aggregated
+	// columns); append reads need the projection plus the filter's fields.
+	if sp.PrimaryKey && !sp.RawConvertible {
+		sr.valueCols = ts.Fields
+	} else {
+		need := map[string]bool{}
+		for _, f := range p.Fields {
+			need[f.Name] = true
+		}
+		if p.filter != nil {
+			for _, i := range p.filter.Fields() {
+				if i < len(p.Schema.Fields) {
+					need[p.Schema.Fields[i].Name] = true
+				}
+			}
+		}
+		for _, f := range ts.Fields {
+			if need[f.Name] {
+				sr.valueCols = append(sr.valueCols, f)
+			}
+		}
+	}
+	for _, f := range p.Fields {
+		i, _, ok := types.FieldByName(sr.valueCols, f.Name)
+		if !ok {
+			return nil, fmt.Errorf("%w: column %q not in the schema of split %s", ErrInvalidScan, f.Name, sp.BucketPath)
+		}
+		sr.outIdx = append(sr.outIdx, i)
+	}
+	return sr, nil
+}
+
+// finish applies the row filter and the projection to a batch of value
+// columns. It returns nil when no row is left.
+func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	p := sr.plan
+	if p.filter != nil && rec.NumRows() > 0 {
+		filtered, err := filterRecord(rec, sr.valueCols, p.Schema.Fields, p.filter, sr.mem)
+		if err != nil {
+			return nil, err
+		}
+		if filtered == nil {
+			return nil, nil
+		}
+		defer filtered.Release()
+		rec = filtered
+	}
+	if rec.NumRows() == 0 {
+		return nil, nil
+	}
+	cols := make([]arrow.Array, len(sr.outIdx))
+	for i, j := range sr.outIdx {
+		cols[i] = rec.Column(j)
+	}
+	return array.NewRecordBatch(types.SchemaToArrow(p.Fields), cols, rec.NumRows()), nil
+}
+
+// raw reads the files one after another without merging: append tables and
+// raw-convertible primary-key buckets.
+func (sr *splitRead) raw(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for i := range sr.sp.Files {
+			f := &sr.sp.Files[i]
+			for rec, err := range sr.readFile(ctx, f, false) {
+				if !yield(rec, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// merged reads every sorted run of a primary-key bucket and merges them:
+// each level-0 file is a run of its own, each higher level is one run of
+// files ordered by key.
+func (sr *splitRead) merged(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		cfg, err := merge.NewConfig(sr.ts.Options, sr.ts.Fields, sr.ts.PrimaryKeys)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		thin, err := sr.ts.Options.DataFileThinMode()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		runsFiles, err := sr.sortedRuns()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		runs := make([]merge.Run, 0, len(runsFiles))
+		for _, files := range runsFiles {
+			runs = append(runs, merge.RunFromSeq(func(y func(arrow.RecordBatch, error) bool) {
+				for _, f := range files {
+					for rec, err := range sr.readFile(ctx, f, !thin) {
+						if !y(rec, err) || err != nil {
+							return
+						}
+					}
+				}
+			}))
+		}
+		inFields := sr.kvFields(!thin)
+		var keyCols []int
+		if thin {
+			for _, k := range sr.ts.TrimmedPrimaryKeys() {
+				i, _, _ := types.FieldByName(inFields, k)
+				keyCols = append(keyCols, i)
+			}
+		} else {
+			for i := range sr.ts.TrimmedPrimaryKeys() {
+				keyCols = append(keyCols, i)
+			}
+		}
+		opts := merge.Options{KeyColumns: keyCols, DropDeletes: true, BatchSize: sr.plan.cfg.batchSize}
+		for rec, err := range merge.Merge(ctx, cfg, types.SchemaToArrow(inFields), runs, opts) {
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// sortedRuns groups the split's files into sorted runs, oldest data last:
+// level 0 files one run each, then one run per higher level with its files
+// ordered by minimum key.
+func (sr *splitRead) sortedRuns() ([][]*manifest.DataFileMeta, error) {
+	keyTypes := row.FieldTypes(sr.ts.TrimmedPrimaryKeyFields())
+	byLevel := map[int32][]*manifest.DataFileMeta{}
+	var levels []int32
+	var runs [][]*manifest.DataFileMeta
+	for i := range sr.sp.Files {
+		f := &sr.sp.Files[i]
+		if f.Level == 0 {
+			runs = append(runs, []*manifest.DataFileMeta{f})
+			continue
+		}
+		if _, ok := byLevel[f.Level]; !ok {
+			levels = append(levels, f.Level)
+		}
+		byLevel[f.Level] = append(byLevel[f.Level], f)
+	}
+	slices.Sort(levels)
+	for _, lv := range levels {
+		files := byLevel[lv]
+		keys := make(map[*manifest.DataFileMeta][]any, len(files))
+		for _, f := range files {
+			br, err := row.Deserialize(f.MinKey)
+			if err != nil {
+				return nil, fmt.Errorf("reader: min key of %s: %w", f.FileName, err)
+			}
+			k, err := row.Decode(keyTypes, br)
+			if err != nil {
+				return nil, fmt.Errorf("reader: min key of %s: %w", f.FileName, err)
+			}
+			keys[f] = k
+		}
+		slices.SortStableFunc(files, func(a, b *manifest.DataFileMeta) int {
+			ka, kb := keys[a], keys[b]
+			for i, t := range keyTypes {
+				if c := types.Compare(t, ka[i], kb[i]); c != 0 {
+					return c
+				}
+			}
+			return 0
+		})
+		runs = append(runs, files)
+	}
+	return runs, nil
+}
+
+// kvFields returns the columns read from key-value files for a merge: the
+// _KEY_ columns (unless thin mode), _SEQUENCE_NUMBER, _VALUE_KIND and the
+// value columns, with the read schema's names and types.
+func (sr *splitRead) kvFields(withKeys bool) []types.DataField {
+	var out []types.DataField
+	if withKeys {
+		for _, k := range sr.ts.TrimmedPrimaryKeyFields() {
+			out = append(out, types.DataField{ID: keyFieldIDOffset + k.ID, Name: keyFieldPrefix + k.Name, Type: k.Type})
+		}
+	}
+	out = append(out,
+		types.DataField{ID: sequenceNumberID, Name: sequenceNumberField, Type: types.BigInt().NotNull()},
+		types.DataField{ID: valueKindID, Name: valueKindField, Type: types.TinyInt().NotNull()},
+	)
+	return append(out, sr.valueCols...)
+}
+
+// readFile reads one data file, evolves its columns to the read schema and
+// applies its deletion vector. With kv it returns the key-value layout
+// (kvFields), otherwise the value columns only.
+func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, withKeys bool) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		t := sr.sp.table
+		fileSchema, err := t.schema(ctx, f.SchemaID)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		kv := sr.sp.PrimaryKey && !sr.sp.RawConvertible
+		var target []types.DataField
+		if kv {
+			target = sr.kvFields(withKeys)
+		} else {
+			target = sr.valueCols
+		}
+		want, slot := evolve(target, fileSchema, sr.ts)
+		filePath := path.Join(sr.sp.BucketPath, f.FileName)
+		fm, err := formatFor(f.FileName)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		file, err := t.fio.Open(ctx, filePath)
+		if err != nil {
+			yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
+			return
+		}
+		defer file.Close()
+		var dv *deletionvector.DeletionVector
+		if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
+			dv, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
+			if err != nil {
+				yield(nil, fmt.Errorf("reader: deletion vector of %s: %w", filePath, err))
+				return
+			}
+		}
+		rd, err := fm.NewReader(ctx, file, filePath, want, format.ReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem})
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer rd.Close()
+		targetSchema := types.SchemaToArrow(target)
+		for {
+			b, err := rd.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			rec := assemble(targetSchema, target, slot, b.Record, sr.mem)
+			b.Record.Release()
+			if dv != nil {
+				filtered, err := applyDeletionVector(rec, b.FirstRow, dv, sr.mem)
+				rec.Release()
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				rec = filtered
+			}
+			if rec.NumRows() == 0 {
+				rec.Release()
+				continue
+			}
+			if !yield(rec, nil) {
+				rec.Release()
+				return
+			}
+		}
+	}
+}
+
+// evolve maps the target columns (read schema) onto a data file written with
+// fileSchema, matching by field id as Java's SchemaEvolutionUtil does. It
+// returns the fields to ask the file format for (file names, read types) and,
+// per target column, its index in that list or -1 when the file lacks the
+// column (it is then all null).
+func evolve(target []types.DataField, fileSchema, readSchema *schema.TableSchema) ([]types.DataField, []int) {
+	var want []types.DataField
+	slot := make([]int, len(target))
+	for i, f := range target {
+		name := f.Name
+		switch {
+		case f.ID == sequenceNumberID || f.ID == valueKindID:
+		case f.ID >= keyFieldIDOffset && f.ID < sequenceNumberID-16:
+			_, ff, ok := types.FieldByID(fileSchema.Fields, f.ID-keyFieldIDOffset)
+			if !ok {
+				slot[i] = -1
+				continue
+			}
+			name = keyFieldPrefix + ff.Name
+		default:
+			_, ff, ok := types.FieldByID(fileSchema.Fields, f.ID)
+			if !ok {
+				slot[i] = -1
+				continue
+			}
+			name = ff.Name
+		}
+		slot[i] = len(want)
+		want = append(want, types.DataField{ID: f.ID, Name: name, Type: f.Type, Description: f.Description})
+	}
+	return want, slot
+}
+
+// assemble builds a record with the target schema from a batch read with the
+// evolved field list: columns are taken by slot, missing ones are all null.
+func assemble(target *arrow.Schema, fields []types.DataField, slot []int, in arrow.RecordBatch, mem memory.Allocator) arrow.RecordBatch {
+	n := in.NumRows()
+	cols := make([]arrow.Array, len(fields))
+	for i := range fields {
+		if slot[i] >= 0 {
+			cols[i] = in.Column(slot[i])
+			cols[i].Retain()
+		} else {
+			cols[i] = array.MakeArrayOfNull(mem, target.Field(i).Type, int(n))
+		}
+	}
+	rec := array.NewRecordBatch(target, cols, n)
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}
+
+// formatFor returns the file format of a data file from its extension.
+func formatFor(name string) (format.Format, error) {
+	ext := name[strings.LastIndexByte(name, '.')+1:]
+	if f := lookupFormat(ext); f != nil {
+		return f, nil
+	}
+	return nil, fmt.Errorf("%w: data file %s (format %q)", format.ErrUnsupportedFormat, name, ext)
+}
+
+type recordReader struct {
+	schema *arrow.Schema
+	next   func() (arrow.RecordBatch, error, bool)
+	stop   func()
+	cur    arrow.RecordBatch
+	err    error
+	refs   int64
+}
+
+func (r *recordReader) Retain()                      { r.refs++ }
+func (r *recordReader) Release()                     { r.refs--; if r.refs == 0 { r.release() } }
+func (r *recordReader) Schema() *arrow.Schema        { return r.schema }
+func (r *recordReader) Err() error                   { return r.err }
+func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *recordReader) Record() arrow.RecordBatch    { return r.cur }
+
+func (r *recordReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil {
+		return false
+	}
+	rec, err, ok := r.next()
+	if !ok {
+		return false
+	}
+	if err != nil {
+		r.err = err
+		return false
+	}
+	r.cur = rec
+	return true
+}
+
+func (r *recordReader) release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.stop()
+}
+
+var _ = bytes.Compare

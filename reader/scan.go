@@ -1,0 +1,386 @@
+// Package reader plans and reads batch scans of a Paimon table: from a
+// snapshot to manifest lists, manifests, live data files, splits per
+// partition-bucket, and Arrow record batches.
+//
+// It mirrors Java Paimon's read path: org.apache.paimon.operation.
+// AbstractFileStoreScan (manifest reading, ADD/DELETE netting, partition and
+// statistics pruning), org.apache.paimon.table.source.snapshot.SnapshotReaderImpl
+// and MergeTreeSplitGenerator / AppendOnlySplitGenerator (splits),
+// org.apache.paimon.operation.RawFileSplitRead and MergeFileSplitRead
+// (reading), and FallbackReadFileStoreTable (scan.fallback-branch). See
+// docs/paimon-format.md section 15.
+//
+// # Errors
+//
+// Errors wrap ErrNoSnapshot (a requested snapshot, tag or time that does not
+// exist), ErrInvalidScan (contradictory or unknown options, unknown column
+// names), ErrUnsupported (a table feature this package does not read, e.g.
+// postpone buckets) and the sentinels of the packages below: manifest.ErrCorrupt,
+// format.ErrCorrupt, format.ErrUnsupportedFormat, fileio.ErrNotExist (a missing
+// data file), and so on. Every error names the file involved.
+package reader
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/predicate"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Sentinel errors of this package; test with errors.Is.
+var (
+	// ErrNoSnapshot: the snapshot, tag or timestamp asked for does not exist.
+	ErrNoSnapshot = errors.New("reader: no such snapshot")
+	// ErrInvalidScan: contradictory options or unknown columns.
+	ErrInvalidScan = errors.New("reader: invalid scan")
+	// ErrUnsupported: a table feature this reader does not handle.
+	ErrUnsupported = errors.New("reader: unsupported")
+)
+
+// Option configures a Scan.
+type Option func(*config)
+
+type config struct {
+	snapshotID  int64
+	timestamp   *time.Time
+	tag         string
+	branch      string
+	filter      predicate.Predicate
+	columns     []string
+	allLevels   bool
+	batchSize   int
+	parallelism int
+	noFallback  bool
+}
+
+// WithSnapshot reads snapshot id (time travel) instead of the latest one.
+// The snapshot is read with its own schema, as Java does.
+func WithSnapshot(id int64) Option { return func(c *config) { c.snapshotID = id } }
+
+// WithTimestamp reads the latest snapshot committed at or before t
+// (Java scan.timestamp-millis, SnapshotManager.earlierOrEqualTimeMills).
+func WithTimestamp(t time.Time) Option { return func(c *config) { c.timestamp = &t } }
+
+// WithTag reads the snapshot a tag points at (tag/tag-<name>).
+func WithTag(name string) Option { return func(c *config) { c.tag = name } }
+
+// WithBranch reads branch name (branch/branch-<name>) instead of main.
+func WithBranch(name string) Option { return func(c *config) { c.branch = name } }
+
+// WithFilter prunes partitions, manifests and files with p and filters the
+// rows returned. Field indexes of p refer to the fields of the schema being
+// read (Plan.Schema.Fields).
+func WithFilter(p predicate.Predicate) Option { return func(c *config) { c.filter = p } }
+
+// WithColumns projects the output to the named columns, in that order.
+func WithColumns(names ...string) Option { return func(c *config) { c.columns = names } }
+
+// WithAllLevels makes batch reads of deletion-vector and first-row tables
+// merge level-0 files too, instead of skipping them as Java's batch scan does.
+func WithAllLevels() Option { return func(c *config) { c.allLevels = true } }
+
+// WithBatchSize sets the maximum rows per output batch (default 4096).
+func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
+
+// WithParallelism sets how many manifests are read at once while planning
+// (default 8).
+func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// WithoutFallback ignores the table's scan.fallback-branch option.
+func WithoutFallback() Option { return func(c *config) { c.noFallback = true } }
+
+// Scan plans a batch read of one table. Build it with NewScan; it is cheap
+// and holds no state between calls.
+type Scan struct {
+	root *fileio.FileIO // the table root (main branch)
+	cfg  config
+}
+
+// NewScan returns a scan of the table rooted at fio (the directory holding
+// schema/, snapshot/, manifest/).
+func NewScan(fio *fileio.FileIO, opts ...Option) *Scan {
+	s := &Scan{root: fio}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	if s.cfg.batchSize <= 0 {
+		s.cfg.batchSize = 4096
+	}
+	if s.cfg.parallelism <= 0 {
+		s.cfg.parallelism = 8
+	}
+	return s
+}
+
+// Plan is the result of planning: the snapshot read, its schema, the
+// projected output fields, and the splits to read.
+type Plan struct {
+	// Snapshot is the snapshot read; nil for a table without snapshots
+	// (then Splits is empty).
+	Snapshot *snapshot.Snapshot
+	// Schema is the schema of the snapshot (its own schema on time travel).
+	Schema *schema.TableSchema
+	// Fields are the output columns, after projection.
+	Fields []types.DataField
+	// Splits are the units of reading, one per partition-bucket (and per
+	// branch, when a fallback branch contributes partitions).
+	Splits []*Split
+
+	table  *tableState
+	filter predicate.Predicate
+	cfg    config
+}
+
+// tableState is what reading needs about one branch of a table.
+type tableState struct {
+	fio     *fileio.FileIO
+	schemas *schema.Manager
+	mu      sync.Mutex
+	cache   map[int64]*schema.TableSchema
+}
+
+func (t *tableState) schema(ctx context.Context, id int64) (*schema.TableSchema, error) {
+	t.mu.Lock()
+	s, ok := t.cache[id]
+	t.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := t.schemas.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.cache[id] = s
+	t.mu.Unlock()
+	return s, nil
+}
+
+func newTableState(fio *fileio.FileIO) *tableState {
+	return &tableState{fio: fio, schemas: schema.NewManager(fio, ""), cache: map[int64]*schema.TableSchema{}}
+}
+
+// Plan picks the snapshot, reads its manifests and groups the live files
+// into splits.
+func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
+	fio := s.root
+	if s.cfg.branch != "" && s.cfg.branch != schema.MainBranch {
+		fio = s.root.Sub("branch/branch-" + s.cfg.branch)
+	}
+	main := newTableState(fio)
+	plan, err := s.planBranch(ctx, main, s.cfg.filter)
+	if err != nil {
+		return nil, err
+	}
+	fallback := ""
+	if plan.Schema != nil {
+		fallback = plan.Schema.Options.ScanFallbackBranch()
+	}
+	if fallback == "" || s.cfg.noFallback || s.cfg.snapshotID != 0 || s.cfg.tag != "" || s.cfg.timestamp != nil {
+		return plan, nil
+	}
+	// FallbackReadFileStoreTable: partitions missing from the main branch are
+	// read from the fallback branch.
+	fb := newTableState(s.root.Sub("branch/branch-" + fallback))
+	fbPlan, err := s.planBranch(ctx, fb, s.cfg.filter)
+	if err != nil {
+		return nil, fmt.Errorf("reader: fallback branch %q: %w", fallback, err)
+	}
+	have := map[string]bool{}
+	for _, sp := range plan.Splits {
+		have[string(sp.Partition)] = true
+	}
+	for _, sp := range fbPlan.Splits {
+		if !have[string(sp.Partition)] {
+			plan.Splits = append(plan.Splits, sp)
+		}
+	}
+	if plan.Snapshot == nil {
+		plan.Snapshot, plan.Schema, plan.Fields = fbPlan.Snapshot, fbPlan.Schema, fbPlan.Fields
+	}
+	return plan, nil
+}
+
+func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snapshot.Snapshot, error) {
+	switch {
+	case s.cfg.tag != "":
+		sn, err := snaps.Tag(ctx, s.cfg.tag)
+		if err != nil {
+			return nil, fmt.Errorf("%w: tag %q: %w", ErrNoSnapshot, s.cfg.tag, err)
+		}
+		return sn, nil
+	case s.cfg.snapshotID != 0:
+		sn, err := snaps.Get(ctx, s.cfg.snapshotID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: snapshot %d: %w", ErrNoSnapshot, s.cfg.snapshotID, err)
+		}
+		return sn, nil
+	case s.cfg.timestamp != nil:
+		sn, err := snaps.ByTimestamp(ctx, s.cfg.timestamp.UnixMilli())
+		if err != nil {
+			return nil, fmt.Errorf("%w: at or before %s: %w", ErrNoSnapshot, s.cfg.timestamp.Format(time.RFC3339Nano), err)
+		}
+		return sn, nil
+	default:
+		sn, err := snaps.Latest(ctx)
+		if errors.Is(err, snapshot.ErrNotFound) {
+			return nil, nil
+		}
+		return sn, err
+	}
+}
+
+func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.Predicate) (*Plan, error) {
+	snaps := snapshot.NewManager(t.fio)
+	sn, err := s.pickSnapshot(ctx, snaps)
+	if err != nil {
+		return nil, err
+	}
+	var ts *schema.TableSchema
+	if sn == nil {
+		ts, err = t.schemas.Latest(ctx)
+	} else {
+		ts, err = t.schema(ctx, sn.SchemaID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg}
+	if len(s.cfg.columns) > 0 {
+		plan.Fields, err = ts.Project(s.cfg.columns)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidScan, err)
+		}
+	} else {
+		plan.Fields = ts.Fields
+	}
+	if sn == nil {
+		return plan, nil
+	}
+	entries, err := s.readEntries(ctx, t, sn, ts, filter)
+	if err != nil {
+		return nil, err
+	}
+	dvs, err := readDeletionFiles(ctx, t.fio, sn)
+	if err != nil {
+		return nil, err
+	}
+	plan.Splits, err = buildSplits(ctx, t, ts, entries, dvs, filter, s.cfg.allLevels)
+	if err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// readEntries reads the base and delta manifest lists of sn, prunes
+// manifests by partition statistics, reads the rest in parallel and nets
+// ADD/DELETE entries into the live files.
+func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snapshot, ts *schema.TableSchema, filter predicate.Predicate) ([]manifest.Entry, error) {
+	var metas []manifest.FileMeta
+	for _, name := range []string{sn.BaseManifestList, sn.DeltaManifestList} {
+		if name == "" {
+			continue
+		}
+		m, err := manifest.ReadManifestList(ctx, t.fio, name)
+		if err != nil {
+			return nil, err
+		}
+		metas = append(metas, m...)
+	}
+	partFields := ts.PartitionFields()
+	partFilter := partitionFilter(filter, ts)
+	keep := make([]bool, len(metas))
+	for i, m := range metas {
+		keep[i] = true
+		if partFilter == nil || m.NumAddedFiles == 0 {
+			continue
+		}
+		st, err := decodeStats(partFields, nil, m.PartitionStats)
+		if err != nil {
+			continue // unreadable partition stats only disable pruning
+		}
+		keep[i] = partFilter.TestStats(m.NumAddedFiles+m.NumDeletedFiles, st.Min, st.Max, st.NullCounts)
+	}
+	results := make([][]manifest.Entry, len(metas))
+	errs := make([]error, len(metas))
+	sem := make(chan struct{}, s.cfg.parallelism)
+	var wg sync.WaitGroup
+	for i, m := range metas {
+		if !keep[i] {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i], errs[i] = manifest.ReadManifest(ctx, t.fio, m.FileName)
+		}()
+	}
+	wg.Wait()
+	var all []manifest.Entry
+	for i := range metas {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		all = append(all, results[i]...)
+	}
+	live, err := manifest.Net(all)
+	if err != nil {
+		return nil, err
+	}
+	return live, nil
+}
+
+// partitionFilter keeps the part of filter that only uses partition fields
+// (predicate.Pick), remapped to partition-field positions; nil when there is
+// none. It is weaker than filter, so it is only used for pruning.
+func partitionFilter(filter predicate.Predicate, ts *schema.TableSchema) predicate.Predicate {
+	if filter == nil || len(ts.PartitionKeys) == 0 {
+		return nil
+	}
+	pos := map[int]int{}
+	for i, name := range ts.PartitionKeys {
+		if idx, _, ok := types.FieldByName(ts.Fields, name); ok {
+			pos[idx] = i
+		}
+	}
+	p, ok := filter.Pick(func(i int) (int, bool) { j, ok := pos[i]; return j, ok })
+	if !ok {
+		return nil
+	}
+	return p
+}
+
+func decodeStats(fields []types.DataField, cols []string, st manifest.SimpleStats) (row.Stats, error) {
+	minRow, err := row.Deserialize(st.MinValues)
+	if err != nil {
+		return row.Stats{}, err
+	}
+	maxRow, err := row.Deserialize(st.MaxValues)
+	if err != nil {
+		return row.Stats{}, err
+	}
+	return row.DecodeStats(fields, cols, minRow, maxRow, st.NullCounts)
+}
+
+// sortSplits orders splits by partition bytes then bucket, for stable output.
+func sortSplits(splits []*Split) {
+	slices.SortStableFunc(splits, func(a, b *Split) int {
+		if c := cmp.Compare(string(a.Partition), string(b.Partition)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Bucket, b.Bucket)
+	})
+}

@@ -1,0 +1,252 @@
+package reader
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/predicate"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Split is the unit of reading: the live data files of one partition-bucket
+// of one branch (Java DataSplit).
+type Split struct {
+	// Partition is the serialized partition BinaryRow, as in manifests.
+	Partition []byte
+	// PartitionValues are the partition values as Go values, in
+	// partition-key order.
+	PartitionValues []any
+	// Bucket is the bucket number; TotalBuckets is the bucket option the
+	// files were written with (-1 for unaware and dynamic buckets).
+	Bucket, TotalBuckets int32
+	// BucketPath is the directory of the files, relative to the branch root
+	// (e.g. "f1=10/bucket-0").
+	BucketPath string
+	// Files are the data files to read. For primary-key tables they are
+	// ordered by level, then by sequence number.
+	Files []manifest.DataFileMeta
+	// DeletionFiles maps a data file name to its deletion vector.
+	DeletionFiles map[string]DeletionFile
+	// PrimaryKey reports that the files are key-value files of a
+	// primary-key table.
+	PrimaryKey bool
+	// RawConvertible reports that the files can be read without merging
+	// (MergeTreeSplitGenerator's rawConvertible): every file is above level
+	// 0 with no retract rows, and they share one level or the table reads
+	// with deletion vectors or first-row.
+	RawConvertible bool
+
+	table *tableState
+}
+
+// DeletionFile locates the deletion vector of one data file inside a
+// deletion-vector index file (Java DeletionFile).
+type DeletionFile struct {
+	// IndexFile is the index file name under index/.
+	IndexFile string
+	// Offset, Length locate the vector inside it (manifest.DeletionVectorMeta).
+	Offset, Length int32
+	// Cardinality is the number of deleted rows, -1 when unknown.
+	Cardinality int64
+}
+
+// RowCount returns the number of physical rows in the split's files, before
+// merging and deletion vectors.
+func (s *Split) RowCount() int64 {
+	var n int64
+	for _, f := range s.Files {
+		n += f.RowCount
+	}
+	return n
+}
+
+type bucketKey struct {
+	partition string
+	bucket    int32
+}
+
+// readDeletionFiles loads the deletion-vector entries of sn's index
+// manifest, keyed by partition-bucket and data file name.
+func readDeletionFiles(ctx context.Context, fio *fileio.FileIO, sn *snapshot.Snapshot) (map[bucketKey]map[string]DeletionFile, error) {
+	if sn.IndexManifest == nil || *sn.IndexManifest == "" {
+		return nil, nil
+	}
+	entries, err := manifest.ReadIndexManifest(ctx, fio, *sn.IndexManifest)
+	if err != nil {
+		return nil, err
+	}
+	out := map[bucketKey]map[string]DeletionFile{}
+	for _, e := range entries {
+		if e.Kind != manifest.Add || e.IndexFile.IndexType != manifest.IndexTypeDeletionVectors {
+			continue
+		}
+		k := bucketKey{string(e.Partition), e.Bucket}
+		m := out[k]
+		if m == nil {
+			m = map[string]DeletionFile{}
+			out[k] = m
+		}
+		for _, r := range e.IndexFile.DVRanges {
+			card := int64(-1)
+			if r.Cardinality != nil {
+				card = *r.Cardinality
+			}
+			m[r.DataFileName] = DeletionFile{IndexFile: e.IndexFile.FileName, Offset: r.Offset, Length: r.Length, Cardinality: card}
+		}
+	}
+	return out, nil
+}
+
+// buildSplits filters the live entries by partition and statistics and
+// groups them into one split per partition-bucket.
+func buildSplits(ctx context.Context, t *tableState, ts *schema.TableSchema, entries []manifest.Entry,
+	dvs map[bucketKey]map[string]DeletionFile, filter predicate.Predicate, allLevels bool) ([]*Split, error) {
+	pk := len(ts.PrimaryKeys) > 0
+	dvEnabled, err := ts.Options.DeletionVectorsEnabled()
+	if err != nil {
+		return nil, err
+	}
+	engine, err := ts.Options.MergeEngine()
+	if err != nil {
+		return nil, err
+	}
+	firstRow := engine == schema.MergeFirstRow
+	skipLevel0 := pk && !allLevels && (dvEnabled || firstRow)
+	legacy, err := ts.Options.PartitionLegacyName()
+	if err != nil {
+		return nil, err
+	}
+	pc := row.PartitionComputer{Fields: ts.PartitionFields(), DefaultName: ts.Options.PartitionDefaultName(), Legacy: legacy}
+	partTypes := row.FieldTypes(pc.Fields)
+	partFilter := partitionFilter(filter, ts)
+
+	splits := map[bucketKey]*Split{}
+	partCache := map[string][]any{}
+	partOK := map[string]bool{}
+	for _, e := range entries {
+		if e.Bucket == -2 {
+			continue // postpone-bucket files are invisible to batch reads until compacted (Java)
+		}
+		if skipLevel0 && e.File.Level == 0 {
+			continue
+		}
+		if e.File.ExternalPath != nil && *e.File.ExternalPath != "" {
+			return nil, fmt.Errorf("%w: data file %s lives at external path %s", ErrUnsupported, e.File.FileName, *e.File.ExternalPath)
+		}
+		pkey := string(e.Partition)
+		values, seen := partCache[pkey]
+		if !seen {
+			br, err := row.Deserialize(e.Partition)
+			if err != nil {
+				return nil, fmt.Errorf("reader: partition of %s: %w", e.File.FileName, err)
+			}
+			values, err = row.Decode(partTypes, br)
+			if err != nil {
+				return nil, fmt.Errorf("reader: partition of %s: %w", e.File.FileName, err)
+			}
+			partCache[pkey] = values
+			partOK[pkey] = partFilter == nil || partFilter.Test(values)
+		}
+		if !partOK[pkey] {
+			continue
+		}
+		if !pk && filter != nil {
+			keep, err := fileMayMatch(ctx, t, ts, &e.File, filter)
+			if err != nil {
+				return nil, err
+			}
+			if !keep {
+				continue
+			}
+		}
+		k := bucketKey{pkey, e.Bucket}
+		sp := splits[k]
+		if sp == nil {
+			dir, err := pc.Path(values)
+			if err != nil {
+				return nil, fmt.Errorf("reader: partition path of %s: %w", e.File.FileName, err)
+			}
+			sp = &Split{
+				Partition: e.Partition, PartitionValues: values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets,
+				BucketPath: dir + "bucket-" + strconv.Itoa(int(e.Bucket)), PrimaryKey: pk, table: t,
+				DeletionFiles: map[string]DeletionFile{},
+			}
+			splits[k] = sp
+		}
+		sp.Files = append(sp.Files, e.File)
+		if df, ok := dvs[k][e.File.FileName]; ok {
+			sp.DeletionFiles[e.File.FileName] = df
+		}
+	}
+	out := make([]*Split, 0, len(splits))
+	for _, sp := range splits {
+		slices.SortStableFunc(sp.Files, func(a, b manifest.DataFileMeta) int {
+			if c := cmp.Compare(a.Level, b.Level); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.MinSequenceNumber, b.MinSequenceNumber); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.FileName, b.FileName)
+		})
+		sp.RawConvertible = !pk || rawConvertible(sp.Files, dvEnabled || firstRow)
+		out = append(out, sp)
+	}
+	sortSplits(out)
+	return out, nil
+}
+
+// rawConvertible mirrors MergeTreeSplitGenerator: a bucket needs no merge
+// when every file is above level 0 without retract rows, and the files sit
+// on one level (a single sorted run) or deletion vectors / first-row already
+// guarantee one live version per key.
+func rawConvertible(files []manifest.DataFileMeta, dvOrFirstRow bool) bool {
+	if len(files) == 0 {
+		return true
+	}
+	level := files[0].Level
+	oneLevel := true
+	for _, f := range files {
+		if f.Level == 0 {
+			return false
+		}
+		if f.DeleteRowCount == nil || *f.DeleteRowCount != 0 {
+			return false
+		}
+		if f.Level != level {
+			oneLevel = false
+		}
+	}
+	return oneLevel || dvOrFirstRow
+}
+
+// fileMayMatch evaluates filter on the value statistics of an append-table
+// file, evolved from the file's schema to ts.
+func fileMayMatch(ctx context.Context, t *tableState, ts *schema.TableSchema, f *manifest.DataFileMeta, filter predicate.Predicate) (bool, error) {
+	fileSchema := ts
+	if f.SchemaID != ts.ID {
+		var err error
+		fileSchema, err = t.schema(ctx, f.SchemaID)
+		if err != nil {
+			return false, err
+		}
+	}
+	st, err := decodeStats(fileSchema.Fields, f.ValueStatsCols, f.ValueStats)
+	if err != nil {
+		return true, nil // stats we cannot decode never prune
+	}
+	if fileSchema != ts {
+		st = row.EvolveStats(fileSchema.Fields, st, ts.Fields, f.RowCount)
+	}
+	return filter.TestStats(f.RowCount, st.Min, st.Max, st.NullCounts), nil
+}
+
+var _ = types.KindInt
