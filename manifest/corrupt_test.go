@@ -95,11 +95,6 @@ func TestBitFlips(t *testing.T) {
 }
 
 func TestFormatSniffing(t *testing.T) {
-	orc, err := os.ReadFile(filepath.Join(fixtures, "append_09_parquet", "manifest"))
-	_ = orc
-	if err == nil {
-		t.Fatal("expected a directory")
-	}
 	paths, _ := filepath.Glob(filepath.Join(fixtures, "append_09_parquet", "manifest", "manifest-list-*"))
 	if len(paths) == 0 {
 		t.Fatal("no ORC fixture")
@@ -110,6 +105,9 @@ func TestFormatSniffing(t *testing.T) {
 	}
 	if !bytes.HasPrefix(data, []byte("ORC")) {
 		t.Fatalf("%s is not ORC", paths[0])
+	}
+	if _, err := DecodeManifestList(data, "orc"); err != nil && !errors.Is(err, ErrUnsupportedFormat) {
+		t.Errorf("ORC manifest list: %v", err)
 	}
 	if _, err := DecodeManifestList([]byte("PAR1xxxx"), "p"); !errors.Is(err, ErrUnsupportedFormat) {
 		t.Errorf("parquet: %v", err)

@@ -207,13 +207,13 @@ type parser struct {
 	fields []types.DataField
 }
 
-func (p *parser) peek() tok { return p.toks[p.pos] }
+// peek returns the current token; past the end it keeps returning EOF.
+func (p *parser) peek() tok { return p.toks[min(p.pos, len(p.toks)-1)] }
 
+// next returns the current token and advances; p.pos-- undoes it.
 func (p *parser) next() tok {
-	t := p.toks[p.pos]
-	if t.kind != tEOF {
-		p.pos++
-	}
+	t := p.peek()
+	p.pos++
 	return t
 }
 
@@ -442,7 +442,7 @@ func (p *parser) parseCond() (Predicate, error) {
 func (p *parser) parseLiteral(ref Ref) (any, error) {
 	// optional type keyword before a quoted literal: DATE '...', TIMESTAMP '...'
 	if (p.atKeyword("DATE") || p.atKeyword("TIME") || p.atKeyword("TIMESTAMP")) &&
-		p.toks[p.pos+1].kind == tString {
+		p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind == tString {
 		p.next()
 	}
 	t := p.next()

@@ -62,6 +62,8 @@ type config struct {
 	batchSize   int
 	parallelism int
 	noFallback  bool
+	bucket      *int32
+	where       string
 }
 
 // WithSnapshot reads snapshot id (time travel) instead of the latest one.
@@ -96,6 +98,15 @@ func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
 // WithParallelism sets how many manifests are read at once while planning
 // (default 8).
 func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// WithWhere filters like WithFilter with an expression in predicate.Parse
+// syntax ("f1 = 10 AND f3 > 15"), resolved against the schema of the
+// snapshot being read, so it stays right under time travel and schema
+// evolution. Parse errors wrap predicate.ErrSyntax.
+func WithWhere(expr string) Option { return func(c *config) { c.where = expr } }
+
+// WithBucket reads only bucket b of every partition.
+func WithBucket(b int32) Option { return func(c *config) { c.bucket = &b } }
 
 // WithoutFallback ignores the table's scan.fallback-branch option.
 func WithoutFallback() Option { return func(c *config) { c.noFallback = true } }
@@ -256,6 +267,16 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	if err != nil {
 		return nil, err
 	}
+	if s.cfg.where != "" {
+		p, err := predicate.Parse(s.cfg.where, ts.Fields)
+		if err != nil {
+			return nil, err
+		}
+		if filter != nil {
+			p = predicate.And(filter, p)
+		}
+		filter = p
+	}
 	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg}
 	if len(s.cfg.columns) > 0 {
 		plan.Fields, err = ts.Project(s.cfg.columns)
@@ -275,6 +296,9 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	dvs, err := readDeletionFiles(ctx, t.fio, sn)
 	if err != nil {
 		return nil, err
+	}
+	if s.cfg.bucket != nil {
+		entries = slices.DeleteFunc(entries, func(e manifest.Entry) bool { return e.Bucket != *s.cfg.bucket })
 	}
 	plan.Splits, err = buildSplits(ctx, t, ts, entries, dvs, filter, s.cfg.allLevels)
 	if err != nil {

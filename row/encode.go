@@ -369,6 +369,10 @@ func checkDecimal(t types.DataType, d types.Decimal) error {
 		}
 		return fmt.Errorf("%w: %s×10^-%d exceeds DECIMAL(%d, %d)", ErrValue, d.Unscaled, d.Scale, t.Precision, t.Scale)
 	}
+	// |x| < 2^BitLen <= 2^(3.321*p) < 10^p: no need to build 10^p.
+	if d.Unscaled.BitLen() <= t.Precision*3321/1000 {
+		return nil
+	}
 	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Precision)), nil)
 	if new(big.Int).Abs(d.Unscaled).Cmp(limit) >= 0 {
 		return fmt.Errorf("%w: %s×10^-%d exceeds DECIMAL(%d, %d)", ErrValue, d.Unscaled, d.Scale, t.Precision, t.Scale)

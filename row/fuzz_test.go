@@ -11,20 +11,20 @@ import (
 // row uses fuzzTypes[(typeSeed >> (4*(i%16))) & 15].
 func fuzzTypes() []types.DataType {
 	return []types.DataType{
-		types.Int(),                 // 0
-		types.BigInt(),              // 1
-		types.String(),              // 2
-		types.Boolean(),             // 3
-		types.TinyInt(),             // 4
-		types.SmallInt(),            // 5
-		types.Float(),               // 6
-		types.Double(),              // 7
-		types.Date(),                // 8
-		types.DecimalOf(10, 2),      // 9
-		types.DecimalOf(23, 5),      // 10
-		types.TimestampOf(3),        // 11
-		types.TimestampOf(9),        // 12
-		types.Bytes(),               // 13
+		types.Int(),                   // 0
+		types.BigInt(),                // 1
+		types.String(),                // 2
+		types.Boolean(),               // 3
+		types.TinyInt(),               // 4
+		types.SmallInt(),              // 5
+		types.Float(),                 // 6
+		types.Double(),                // 7
+		types.Date(),                  // 8
+		types.DecimalOf(10, 2),        // 9
+		types.DecimalOf(23, 5),        // 10
+		types.TimestampOf(3),          // 11
+		types.TimestampOf(9),          // 12
+		types.Bytes(),                 // 13
 		types.ArrayOf(types.String()), // 14
 		types.MapOf(types.Int(), types.RowOf( // 15
 			types.Field(0, "s", types.String()),
@@ -91,6 +91,35 @@ func FuzzDecode(f *testing.F) {
 		}
 		if back2, err := Deserialize(Serialize(again)); err != nil || !back2.Equal(again) {
 			t.Fatalf("serialize round trip: %v", err)
+		}
+	})
+}
+
+// FuzzPartitionPath checks that escaping is reversible and that a partition
+// path built from any non-empty key/value parses back to the same spec.
+func FuzzPartitionPath(f *testing.F) {
+	f.Add("dt", "2024-01-01", "hr", "5")
+	f.Add("a=b", "x/y:%z", "k", "%41\x00\u00e9")
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		for _, s := range []string{k1, v1, k2, v2} {
+			if got := UnescapePathName(EscapePathName(s)); got != s {
+				t.Fatalf("escape round trip of %q gave %q", s, got)
+			}
+		}
+		spec := []PartitionKV{{k1, v1}, {k2, v2}}
+		p, err := SpecPath(spec)
+		if k1 == "" || v1 == "" || k2 == "" || v2 == "" {
+			if !errors.Is(err, ErrValue) {
+				t.Fatalf("empty component: %v", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ParsePartitionPath(p)
+		if len(got) != 2 || got[0] != spec[0] || got[1] != spec[1] {
+			t.Fatalf("ParsePartitionPath(%q) = %q, want %q", p, got, spec)
 		}
 	})
 }

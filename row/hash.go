@@ -14,8 +14,11 @@ const hashSeed = 42
 // i.e. Murmur3 x86_32 reading 4-byte little-endian words, then h ^= size and
 // fmix32. Rows built by this package are multiples of 8 bytes; for a row
 // whose size is not a multiple of 4 only the whole words are mixed (the size
-// is still the full size).
+// is still the full size). The zero BinaryRow hashes like EmptyRow.
 func HashCode(b BinaryRow) int32 {
+	if b.arity == 0 && len(b.data) == 0 {
+		return hashBytesByWords(EmptyRow().data) // the zero value stands for EMPTY_ROW
+	}
 	return hashBytesByWords(b.data)
 }
 

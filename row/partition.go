@@ -94,6 +94,24 @@ func (c PartitionComputer) PathOf(partition BinaryRow) (string, error) {
 	return c.Path(values)
 }
 
+// NameOf returns the display name of a partition BinaryRow, e.g.
+// "dt=2024-01-01/hr=5" ("" for an unpartitioned table): PathOf without the
+// trailing '/' (PartitionPathUtils.generatePartitionName).
+func (c PartitionComputer) NameOf(partition BinaryRow) (string, error) {
+	p, err := c.PathOf(partition)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(p, "/"), nil
+}
+
+// PartitionString is the display name of a partition row with Paimon's
+// default options (partition.legacy-name = true, default name
+// __DEFAULT_PARTITION__), e.g. "dt=2024-01-01/hr=5"; see NameOf.
+func PartitionString(fields []types.DataField, partition BinaryRow) (string, error) {
+	return PartitionComputer{Fields: fields, Legacy: true}.NameOf(partition)
+}
+
 // SpecPath joins escaped key=value components with '/', with a trailing '/'
 // ("" for an empty spec) (PartitionPathUtils.generatePartitionPath). Empty
 // keys or values are rejected with ErrValue, like Java.

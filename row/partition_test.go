@@ -175,6 +175,15 @@ func TestPathOf(t *testing.T) {
 	if err != nil || p != "dt=2025-04-14/hr=10/" {
 		t.Fatalf("PathOf = %q, %v", p, err)
 	}
+	if s, err := PartitionString(fields, r); err != nil || s != "dt=2025-04-14/hr=10" {
+		t.Fatalf("PartitionString = %q, %v", s, err)
+	}
+	if s, err := PartitionString(nil, EmptyRow()); err != nil || s != "" {
+		t.Fatalf("PartitionString(unpartitioned) = %q, %v", s, err)
+	}
+	if _, err := PartitionString(fields, EmptyRow()); !errors.Is(err, ErrSchema) {
+		t.Fatalf("PartitionString(arity mismatch): %v", err)
+	}
 }
 
 // TestJavaFloatString checks Java's Float/Double.toString outputs.

@@ -503,3 +503,17 @@ func ParseFileName(name string) (int64, bool) {
 	id, err := strconv.ParseInt(rest, 10, 64)
 	return id, err == nil
 }
+
+// MarshalJSON returns Encode's output, so a TableSchema embeds in other JSON
+// documents in Java's layout.
+func (s *TableSchema) MarshalJSON() ([]byte, error) { return s.Encode() }
+
+// UnmarshalJSON decodes with Decode.
+func (s *TableSchema) UnmarshalJSON(data []byte) error {
+	d, err := Decode(data)
+	if err != nil {
+		return err
+	}
+	*s = *d
+	return nil
+}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -350,5 +351,25 @@ func TestPrettyJSON(t *testing.T) {
 		if _, err := PrettyJSON([]byte(bad)); err == nil {
 			t.Errorf("PrettyJSON(%s) accepted", bad)
 		}
+	}
+}
+
+func TestJSONMarshalers(t *testing.T) {
+	s := decodeFixture(t, "pk_09_parquet/schema/schema-0")
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back TableSchema
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Encode()
+	b, _ := back.Encode()
+	if !bytes.Equal(a, b) {
+		t.Errorf("round trip through encoding/json differs:\n%s\n%s", a, b)
+	}
+	if err := json.Unmarshal([]byte(`{"id":0}`), &back); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Unmarshal bad = %v", err)
 	}
 }

@@ -374,3 +374,26 @@ func TestAssignFieldIDs(t *testing.T) {
 		t.Errorf("HighestFieldID(nil) = %d", h)
 	}
 }
+
+// ParseJSON and ParseSQL never panic on arbitrary input.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{`"INT NOT NULL"`, `"DECIMAL(10, 2)"`, `{"type":"ROW","fields":[{"id":1,"name":"a","type":"INT"}]}`,
+		`{"type":"MAP","key":"INT","value":{"type":"ARRAY","element":"STRING"}}`, `"TIMESTAMP(3) WITH LOCAL TIME ZONE"`,
+		`"MAP<INT, ARRAY<STRING>>"`, `"'`, `"ROW<a INT>"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		dt, err := ParseJSON([]byte(in))
+		if err == nil {
+			out, err := json.Marshal(dt)
+			if err != nil {
+				t.Fatalf("parsed %q but cannot marshal: %v", in, err)
+			}
+			back, err := ParseJSON(out)
+			if err != nil || !back.Equal(dt) {
+				t.Fatalf("round trip of %q via %s: %v", in, out, err)
+			}
+			_ = ToArrow(dt)
+		}
+	})
+}

@@ -55,8 +55,8 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	}
 	tailLen := min(size, maxTailRead)
 	tail := make([]byte, tailLen)
-	if _, err := r.ReadAt(tail, size-tailLen); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("orc: read tail: %w", err)
+	if err := readFull(r, tail, size-tailLen, "tail"); err != nil {
+		return nil, err
 	}
 	psLen := int64(tail[len(tail)-1])
 	if psLen+1 > tailLen {
@@ -68,8 +68,8 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	}
 	if ps.magic != "ORC" {
 		var head [3]byte
-		if _, err := r.ReadAt(head[:], 0); err != nil && err != io.EOF {
-			return nil, fmt.Errorf("orc: read header: %w", err)
+		if err := readFull(r, head[:], 0, "header"); err != nil {
+			return nil, err
 		}
 		if string(head[:]) != "ORC" {
 			return nil, corruptf("no ORC magic in postscript or header")
@@ -90,8 +90,8 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 		raw = tail[off : off+int64(ps.footerLength)]
 	} else {
 		raw = make([]byte, ps.footerLength)
-		if _, err := r.ReadAt(raw, footerStart); err != nil && err != io.EOF {
-			return nil, fmt.Errorf("orc: read footer: %w", err)
+		if err := readFull(r, raw, footerStart, "footer"); err != nil {
+			return nil, err
 		}
 	}
 	fb, err := c.decompress(raw, "footer")
@@ -340,4 +340,18 @@ func (f *File) Metadata() map[string][]byte {
 		m[u.name] = u.value
 	}
 	return m
+}
+
+// readFull reads len(p) bytes at off. A reader that returns fewer bytes
+// (the file is shorter than the size given to Open) yields ErrCorrupt;
+// other reader errors are returned wrapped as they are.
+func readFull(r io.ReaderAt, p []byte, off int64, what string) error {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		return corruptf("%s: read %d of %d bytes at offset %d", what, n, len(p), off)
+	}
+	return fmt.Errorf("orc: read %s: %w", what, err)
 }

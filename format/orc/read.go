@@ -3,7 +3,6 @@ package orc
 import (
 	"context"
 	"fmt"
-	"io"
 	"iter"
 	"strings"
 	"time"
@@ -312,8 +311,8 @@ func (f *File) loadStripe(si int, need []bool) (*stripeData, error) {
 	what := fmt.Sprintf("stripe %d", si)
 	footerAt := s.offset + s.indexLength + s.dataLength
 	raw := make([]byte, s.footerLength)
-	if _, err := f.r.ReadAt(raw, int64(footerAt)); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("orc: read %s footer: %w", what, err)
+	if err := readFull(f.r, raw, int64(footerAt), what+" footer"); err != nil {
+		return nil, err
 	}
 	fb, err := f.codec.decompress(raw, what+" footer")
 	if err != nil {
@@ -340,8 +339,8 @@ func (f *File) loadStripe(si int, need []bool) (*stripeData, error) {
 			return nil, corruptf("%s: duplicate %s stream for column %d", what, streamName(st.kind), st.column)
 		}
 		buf := make([]byte, st.length)
-		if _, err := f.r.ReadAt(buf, int64(at)); err != nil && err != io.EOF {
-			return nil, fmt.Errorf("orc: read %s: %w", what, err)
+		if err := readFull(f.r, buf, int64(at), what); err != nil {
+			return nil, err
 		}
 		sw := fmt.Sprintf("%s column %d %s stream", what, st.column, streamName(st.kind))
 		if buf, err = f.codec.decompress(buf, sw); err != nil {

@@ -62,10 +62,27 @@ func int96ToUnit(v parquet.Int96, unit arrow.TimeUnit) (int64, bool) {
 	default:
 		mul, add = nanosPerMilli, int64(nano)
 	}
-	if ms > (math.MaxInt64-add)/mul || ms < math.MinInt64/mul {
+	return mulAdd(ms, mul, add)
+}
+
+// mulAdd returns ms*mul + add for 0 <= add < mul without overflowing; ok is
+// false when the result does not fit in int64.
+func mulAdd(ms, mul, add int64) (int64, bool) {
+	if ms >= 0 {
+		if ms > (math.MaxInt64-add)/mul {
+			return 0, false
+		}
+		return ms*mul + add, true
+	}
+	// ms*mul + add = (ms+1)*mul - (mul-add), both steps checked.
+	if ms+1 < math.MinInt64/mul {
 		return 0, false
 	}
-	return ms*mul + add, true
+	r, sub := (ms+1)*mul, mul-add
+	if r < math.MinInt64+sub {
+		return 0, false
+	}
+	return r - sub, true
 }
 
 // javaInt96 encodes epoch milliseconds plus nano-of-millisecond as Java's

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.orc as po
 
 N = 1000
+decimal.getcontext().prec = 60  # exact scaleb for the 38-digit column
 
 
 def val(i):

@@ -1,0 +1,570 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Option keys read by NewWriter, with Java Paimon's / parquet-mr's defaults
+// (RowDataParquetBuilder, ParquetFileFormat).
+const (
+	// OptionFileCompression is CoreOptions "file.compression": zstd (default),
+	// snappy, gzip, lz4, lz4_raw, brotli, none / uncompressed.
+	OptionFileCompression = "file.compression"
+	// OptionZstdLevel is CoreOptions "file.compression.zstd-level" (default 1).
+	OptionZstdLevel = "file.compression.zstd-level"
+	// OptionCompression ("parquet.compression") overrides file.compression.
+	OptionCompression = "parquet.compression"
+	// OptionParquetZstdLevel ("parquet.compression.codec.zstd.level")
+	// overrides file.compression.zstd-level.
+	OptionParquetZstdLevel = "parquet.compression.codec.zstd.level"
+	// OptionBlockSize ("parquet.block.size", bytes, default 128 MiB) is the
+	// row group size at which a new row group is started.
+	OptionBlockSize = "parquet.block.size"
+	// OptionPageSize ("parquet.page.size", bytes, default 1 MiB).
+	OptionPageSize = "parquet.page.size"
+	// OptionDictionaryPageSize ("parquet.dictionary.page.size", bytes,
+	// default 1 MiB): past it a column falls back to plain encoding.
+	OptionDictionaryPageSize = "parquet.dictionary.page.size"
+	// OptionEnableDictionary ("parquet.enable.dictionary", default true).
+	OptionEnableDictionary = "parquet.enable.dictionary"
+	// OptionWriterVersion ("parquet.writer.version"): PARQUET_1_0 (default,
+	// v1 data pages) or PARQUET_2_0 (v2 data pages).
+	OptionWriterVersion = "parquet.writer.version"
+)
+
+const (
+	defaultBlockSize = 128 << 20
+	defaultPageSize  = 1 << 20
+	defaultDictSize  = 1 << 20
+)
+
+// writerConfig is the parsed form of the options.
+type writerConfig struct {
+	codec     compress.Compression
+	level     int
+	blockSize int64
+	pageSize  int64
+	dictSize  int64
+	dict      bool
+	pageV2    bool
+}
+
+func parseWriterOptions(opts map[string]string) (writerConfig, error) {
+	cfg := writerConfig{codec: compress.Codecs.Zstd, level: 1, blockSize: defaultBlockSize,
+		pageSize: defaultPageSize, dictSize: defaultDictSize, dict: true}
+	bad := func(key, val string) error {
+		return fmt.Errorf("%w: option %s = %q", format.ErrUnsupportedFormat, key, val)
+	}
+	codecKey, codec := OptionFileCompression, opts[OptionFileCompression]
+	if v, ok := opts[OptionCompression]; ok {
+		codecKey, codec = OptionCompression, v
+	}
+	if codec != "" {
+		switch strings.ToLower(strings.TrimSpace(codec)) {
+		case "zstd":
+			cfg.codec = compress.Codecs.Zstd
+		case "snappy":
+			cfg.codec = compress.Codecs.Snappy
+		case "gzip":
+			cfg.codec = compress.Codecs.Gzip
+		case "brotli":
+			cfg.codec = compress.Codecs.Brotli
+		case "lz4", "lz4_raw":
+			// parquet-mr's LZ4 is the deprecated Hadoop framing, which
+			// arrow-go cannot write; LZ4_RAW is the standard codec and Java
+			// Paimon (parquet-mr 1.13+) reads it.
+			cfg.codec = compress.Codecs.Lz4Raw
+		case "none", "uncompressed":
+			cfg.codec = compress.Codecs.Uncompressed
+		default:
+			return cfg, bad(codecKey, codec)
+		}
+	}
+	intOpt := func(keys []string, dst *int64, min int64) error {
+		for _, k := range keys {
+			v, ok := opts[k]
+			if !ok {
+				continue
+			}
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil || n < min {
+				return bad(k, v)
+			}
+			*dst = n
+			return nil
+		}
+		return nil
+	}
+	level := int64(cfg.level)
+	if err := intOpt([]string{OptionParquetZstdLevel, OptionZstdLevel}, &level, math.MinInt32); err != nil {
+		return cfg, err
+	}
+	if level > 22 {
+		return cfg, bad(OptionZstdLevel, strconv.FormatInt(level, 10))
+	}
+	cfg.level = int(level)
+	if err := intOpt([]string{OptionBlockSize}, &cfg.blockSize, 1); err != nil {
+		return cfg, err
+	}
+	if err := intOpt([]string{OptionPageSize}, &cfg.pageSize, 1); err != nil {
+		return cfg, err
+	}
+	if err := intOpt([]string{OptionDictionaryPageSize}, &cfg.dictSize, 1); err != nil {
+		return cfg, err
+	}
+	if v, ok := opts[OptionEnableDictionary]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return cfg, bad(OptionEnableDictionary, v)
+		}
+		cfg.dict = b
+	}
+	if v, ok := opts[OptionWriterVersion]; ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "parquet_1_0", "v1":
+		case "parquet_2_0", "v2":
+			cfg.pageV2 = true
+		default:
+			return cfg, bad(OptionWriterVersion, v)
+		}
+	}
+	return cfg, nil
+}
+
+// Writer writes one Parquet data file from Arrow record batches of schema
+// types.SchemaToArrow(fields), laid out as Java Paimon lays it out
+// (ParquetSchemaConverter, ParquetRowDataWriter): field ids on every node,
+// TINYINT/SMALLINT as annotated INT32, DECIMAL as INT32 (p <= 9), INT64
+// (p <= 18) or FIXED_LEN_BYTE_ARRAY, TIMESTAMP(p <= 3) as INT64 millis,
+// (p <= 6) as INT64 micros, (p > 6) as INT96, LTZ likewise with
+// isAdjustedToUTC, 3-level lists, key_value maps with required keys,
+// message name "paimon_schema". It implements format.Writer.
+//
+// INT96 values are written with a non-negative nanos-of-day (the standard
+// encoding every reader accepts); Java writes instants before 1970 with a
+// negative one. Both decode to the same instant in Java and here.
+//
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	name      string
+	fields    []types.DataField
+	in        *arrow.Schema
+	out       *arrow.Schema
+	cw        *countingWriter
+	fw        *pqarrow.FileWriter
+	cfg       writerConfig
+	leaves    []int // leaf count per field
+	numLeaves int64
+
+	rows        int64
+	rgRaw       int64 // raw Arrow bytes written into the open row group
+	rollPending bool
+	cols        []colCollector
+	closed      bool
+	failed      error
+}
+
+// colCollector gathers what the footer cannot give per top-level field:
+// null counts of nested columns, min/max of INT96 timestamps, and whether a
+// float column saw NaN (then its min/max are dropped).
+type colCollector struct {
+	nulls  int64
+	nan    bool
+	hasTS  bool
+	lo, hi int64 // INT96 (nanosecond) timestamps
+}
+
+// NewWriter starts a Parquet file with fields written to w (named fileName
+// in errors). opts.Options are read for the keys listed as Option*
+// constants; other keys are ignored. Closing the Writer does not close w.
+//
+// Errors: format.ErrUnsupportedFormat for an invalid option value or a type
+// Parquet cannot store, format.ErrSchemaMismatch for an invalid type.
+func NewWriter(ctx context.Context, w io.Writer, fileName string, fields []types.DataField, opts format.WriteOptions) (*Writer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg, err := parseWriterOptions(opts.Options)
+	if err != nil {
+		return nil, fmt.Errorf("parquet: %s: %w", fileName, err)
+	}
+	out, err := writeSchema(fields)
+	if err != nil {
+		return nil, fmt.Errorf("parquet: %s: %w", fileName, err)
+	}
+	mem := opts.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	pageVersion := parquet.DataPageV1
+	if cfg.pageV2 {
+		pageVersion = parquet.DataPageV2
+	}
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithRootName("paimon_schema"),
+		parquet.WithCompression(cfg.codec),
+		parquet.WithCompressionLevel(cfg.level),
+		parquet.WithDictionaryDefault(cfg.dict),
+		parquet.WithDictionaryPageSizeLimit(cfg.dictSize),
+		parquet.WithDataPageSize(cfg.pageSize),
+		parquet.WithDataPageVersion(pageVersion),
+		parquet.WithStoreDecimalAsInteger(true),
+		parquet.WithStats(true),
+	)
+	arrProps := pqarrow.NewArrowWriterProperties(
+		pqarrow.WithAllocator(mem),
+		pqarrow.WithDeprecatedInt96Timestamps(true), // only nanosecond columns, i.e. TIMESTAMP(p > 6)
+	)
+	cw := &countingWriter{w: w}
+	fw, err := pqarrow.NewFileWriter(out, cw, props, arrProps)
+	if err != nil {
+		return nil, fmt.Errorf("%w: parquet: %s: %v", format.ErrUnsupportedFormat, fileName, err)
+	}
+	wr := &Writer{name: fileName, fields: fields, in: types.SchemaToArrow(fields), out: out, cw: cw, fw: fw,
+		cfg: cfg, cols: make([]colCollector, len(fields)), leaves: make([]int, len(fields))}
+	for i, f := range out.Fields() {
+		wr.leaves[i] = leafCount(f.Type)
+		wr.numLeaves += int64(wr.leaves[i])
+	}
+	return wr, nil
+}
+
+func leafCount(t arrow.DataType) int {
+	switch t := t.(type) {
+	case *arrow.StructType:
+		n := 0
+		for _, f := range t.Fields() {
+			n += leafCount(f.Type)
+		}
+		return n
+	case *arrow.MapType:
+		return leafCount(t.KeyType()) + leafCount(t.ItemType())
+	case *arrow.ListType:
+		return leafCount(t.Elem())
+	}
+	return 1
+}
+
+// Write appends the rows of rec. rec's schema must equal
+// types.SchemaToArrow(fields) in names, types and nullability (metadata is
+// not compared); a NOT NULL field must have no nulls. Errors:
+// format.ErrSchemaMismatch for such mismatches; after any other error the
+// file is unusable.
+func (w *Writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if w.closed {
+		return fmt.Errorf("parquet: %s: Write after Close", w.name)
+	}
+	if w.failed != nil {
+		return w.failed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.check(rec); err != nil {
+		return err
+	}
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		w.collect(i, c)
+		d := retype(c.Data(), w.out.Field(i).Type)
+		cols[i] = array.MakeFromData(d)
+		d.Release()
+	}
+	out := array.NewRecordBatch(w.out, cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	defer out.Release()
+	if w.rollPending {
+		if err := w.fw.NewBufferedRowGroupChecked(); err != nil {
+			return w.fail(err)
+		}
+		w.rollPending, w.rgRaw = false, 0
+	}
+	if err := w.fw.WriteBuffered(out); err != nil {
+		return w.fail(err)
+	}
+	w.rows += rec.NumRows()
+	for _, c := range rec.Columns() {
+		w.rgRaw += rawSize(c.Data())
+	}
+	if w.rowGroupEstimate() >= w.cfg.blockSize {
+		w.rollPending = true
+	}
+	return nil
+}
+
+func (w *Writer) fail(err error) error {
+	w.failed = fmt.Errorf("parquet: %s: write: %w", w.name, err)
+	return w.failed
+}
+
+func (w *Writer) check(rec arrow.RecordBatch) error {
+	s := rec.Schema()
+	if s.NumFields() != w.in.NumFields() {
+		return fmt.Errorf("%w: parquet: %s: batch has %d columns, writer %d", format.ErrSchemaMismatch, w.name, s.NumFields(), w.in.NumFields())
+	}
+	for i, f := range s.Fields() {
+		want := w.in.Field(i)
+		if f.Name != want.Name || f.Nullable != want.Nullable || !arrow.TypeEqual(f.Type, want.Type) {
+			return fmt.Errorf("%w: parquet: %s: column %d is %s, writer expects %s", format.ErrSchemaMismatch, w.name, i, f, want)
+		}
+		if !want.Nullable && rec.Column(i).NullN() > 0 {
+			return fmt.Errorf("%w: parquet: %s: NOT NULL column %s has %d nulls", format.ErrSchemaMismatch, w.name, f.Name, rec.Column(i).NullN())
+		}
+	}
+	return nil
+}
+
+// collect updates the per-field collector with column c of field i.
+func (w *Writer) collect(i int, c arrow.Array) {
+	cc := &w.cols[i]
+	cc.nulls += int64(c.NullN())
+	switch a := c.(type) {
+	case *array.Float32:
+		if !cc.nan {
+			for j, v := range a.Float32Values() {
+				if v != v && a.IsValid(j) {
+					cc.nan = true
+					break
+				}
+			}
+		}
+	case *array.Float64:
+		if !cc.nan {
+			for j, v := range a.Float64Values() {
+				if v != v && a.IsValid(j) {
+					cc.nan = true
+					break
+				}
+			}
+		}
+	case *array.Timestamp:
+		if a.DataType().(*arrow.TimestampType).Unit != arrow.Nanosecond {
+			return
+		}
+		for j, v := range a.TimestampValues() {
+			if !a.IsValid(j) {
+				continue
+			}
+			n := int64(v)
+			if !cc.hasTS || n < cc.lo {
+				cc.lo = n
+			}
+			if !cc.hasTS || n > cc.hi {
+				cc.hi = n
+			}
+			cc.hasTS = true
+		}
+	}
+}
+
+// retype relabels d (of an input type) with the equivalent write type t
+// (same layout, ids and names of nested nodes differ).
+func retype(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
+	var childTypes []arrow.DataType
+	switch t := t.(type) {
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			childTypes = append(childTypes, f.Type)
+		}
+	case *arrow.MapType:
+		childTypes = []arrow.DataType{t.Elem()}
+	case *arrow.ListType:
+		childTypes = []arrow.DataType{t.Elem()}
+	}
+	children := make([]arrow.ArrayData, len(d.Children()))
+	for i, ch := range d.Children() {
+		children[i] = retype(ch, childTypes[i])
+	}
+	out := array.NewData(t, d.Len(), d.Buffers(), children, d.NullN(), d.Offset())
+	for _, ch := range children {
+		ch.Release()
+	}
+	return out
+}
+
+// rawSize is the byte size of d's buffers, children included (whole
+// buffers, also for slices).
+func rawSize(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, ch := range d.Children() {
+		n += rawSize(ch)
+	}
+	return n
+}
+
+// rowGroupEstimate is an upper bound of the open row group's size in the
+// file: compressed pages already cut, plus the raw bytes still in page and
+// dictionary encoders (at most one page and one dictionary per leaf).
+func (w *Writer) rowGroupEstimate() int64 {
+	pending := min(w.rgRaw, w.numLeaves*(w.cfg.pageSize+w.cfg.dictSize))
+	return w.fw.RowGroupTotalCompressedBytes() + pending
+}
+
+// EstimatedSize returns an upper-bound estimate of the file size if it were
+// closed now (without the footer): bytes already written plus the open row
+// group's estimate. Like Java's ParquetWriter.getDataSize it counts data
+// still buffered uncompressed, so it may exceed the final size.
+func (w *Writer) EstimatedSize() int64 {
+	if w.closed {
+		return w.cw.n
+	}
+	if w.rollPending {
+		return w.cw.n + w.fw.RowGroupTotalCompressedBytes()
+	}
+	return w.cw.n + w.rowGroupEstimate()
+}
+
+// RowCount returns the number of rows written so far.
+func (w *Writer) RowCount() int64 { return w.rows }
+
+// Close writes the footer and returns the file's row count, size and
+// per-field statistics: min/max/null count from the footer for primitive
+// columns (merged over row groups, as Java's ParquetSimpleStatsExtractor),
+// null counts for nested columns, min/max of TIMESTAMP(p > 6) from the data
+// (the footer has none for INT96); float columns holding NaN get no min/max.
+// Close does not close the underlying io.Writer.
+func (w *Writer) Close(ctx context.Context) (format.WriteResult, error) {
+	if w.closed {
+		return format.WriteResult{}, fmt.Errorf("parquet: %s: Close called twice", w.name)
+	}
+	w.closed = true
+	if w.failed != nil {
+		return format.WriteResult{}, w.failed
+	}
+	if err := w.fw.Close(); err != nil {
+		return format.WriteResult{}, fmt.Errorf("parquet: %s: close: %w", w.name, err)
+	}
+	md, err := w.fw.FileMetadata()
+	if err != nil {
+		return format.WriteResult{}, fmt.Errorf("parquet: %s: footer: %w", w.name, err)
+	}
+	res := format.WriteResult{RowCount: w.rows, FileSize: w.cw.n, Stats: w.stats(md)}
+	return res, ctx.Err()
+}
+
+func (w *Writer) stats(md *metadata.FileMetaData) []format.ColumnStats {
+	out := make([]format.ColumnStats, len(w.fields))
+	leaf := 0
+	for i, f := range w.fields {
+		cc := w.cols[i]
+		st := format.ColumnStats{NullCount: cc.nulls, NullCountKnown: true}
+		switch {
+		case w.leaves[i] != 1 || f.Type.Kind == types.KindVariant:
+			// nested: null count only
+		case (f.Type.Kind == types.KindTimestamp || f.Type.Kind == types.KindLocalZonedTimestamp) && f.Type.Precision > 6:
+			if cc.hasTS {
+				st.Min, st.Max = tsFromNanos(cc.lo), tsFromNanos(cc.hi)
+			}
+		default:
+			st = w.footerStats(md, leaf, f.Type)
+			st.NullCount, st.NullCountKnown = cc.nulls, true
+			if cc.nan {
+				st.Min, st.Max = nil, nil
+			}
+		}
+		out[i] = st
+		leaf += w.leaves[i]
+	}
+	return out
+}
+
+// footerStats merges the min/max footer statistics of leaf column c over
+// all row groups; a row group without min/max but with non-null values makes
+// them unknown.
+func (w *Writer) footerStats(md *metadata.FileMetaData, c int, t types.DataType) format.ColumnStats {
+	var merged format.ColumnStats
+	minKnown := true
+	for g := range md.NumRowGroups() {
+		rg := md.RowGroup(g)
+		cc, err := rg.ColumnChunk(c)
+		if err != nil {
+			return format.ColumnStats{}
+		}
+		st := chunkStats(cc, md.Schema.Column(c), t)
+		if st.Min == nil {
+			if st.NullCount != rg.NumRows() || !st.NullCountKnown {
+				minKnown = false
+			}
+			continue
+		}
+		if merged.Min == nil || types.Compare(t, st.Min, merged.Min) < 0 {
+			merged.Min = st.Min
+		}
+		if merged.Max == nil || types.Compare(t, st.Max, merged.Max) > 0 {
+			merged.Max = st.Max
+		}
+	}
+	if !minKnown {
+		merged.Min, merged.Max = nil, nil
+	}
+	return merged
+}
+
+func tsFromNanos(n int64) types.Timestamp {
+	return types.Timestamp{Millis: floorDiv(n, nanosPerMilli), NanoOfMilli: int32(floorMod(n, nanosPerMilli))}
+}
+
+// countingWriter counts the bytes written through it; it deliberately has
+// no Close so that pqarrow does not close the caller's writer.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Format is the Parquet implementation of format.Format (Java
+// ParquetFileFormat). Its zero value is ready to use.
+type Format struct{}
+
+// Name returns "parquet".
+func (Format) Name() string { return "parquet" }
+
+// NewReader calls the package function NewReader.
+func (Format) NewReader(ctx context.Context, f format.File, fileName string, want []types.DataField, opts format.ReadOptions) (format.Reader, error) {
+	r, err := NewReader(ctx, f, fileName, want, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// NewWriter calls the package function NewWriter.
+func (Format) NewWriter(ctx context.Context, w io.Writer, fileName string, fields []types.DataField, opts format.WriteOptions) (format.Writer, error) {
+	wr, err := NewWriter(ctx, w, fileName, fields, opts)
+	if err != nil {
+		return nil, err
+	}
+	return wr, nil
+}
