@@ -51,13 +51,17 @@
 //
 // # Retries
 //
-// Operations on remote stores that fail with a transient error (gcerrors codes
-// Unknown, Internal, ResourceExhausted, and DeadlineExceeded while ctx is still
-// live) are retried up to 4 attempts in total with capped, jittered
-// exponential backoff (50 ms doubling to at most 1 s). Not-found, exists,
-// permission and invalid-argument errors are never retried. Streaming writes
-// ([FileIO.Create]) are not retried because their data cannot be replayed.
-// Local files are not retried.
+// Operations on remote stores that fail transiently are retried, up to 4
+// attempts in total, with jittered exponential backoff (50 ms doubling, capped
+// at 1 s). Transient means an HTTP answer of 5xx, 429, 408 or 409 (S3's
+// ConditionalRequestConflict), or an error without an HTTP answer (a network
+// failure) whose gocloud.dev/gcerrors code is Unknown, Internal,
+// ResourceExhausted or DeadlineExceeded, while ctx is still live. Not-found,
+// exists, permission and other client errors are never retried. The S3 client
+// is built without the AWS SDK's own retryer, so these are the only retries
+// and [FileIO.Stats] sees every attempt. Streaming writes ([FileIO.Create])
+// are not retried because their data cannot be replayed. Local and memory
+// stores are not retried.
 //
 // # Request counting
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // File is an open file for random access, as Parquet readers need (parquet-go
@@ -70,10 +71,13 @@ type file struct {
 	size int64
 	head []byte // content [0, len(head)); immutable
 
-	mu     sync.Mutex
-	tail   []byte // content [size-len(tail), size), loaded on demand
-	off    int64  // offset of Read and Seek
-	closed bool
+	closed atomic.Bool
+
+	tailMu sync.Mutex
+	tail   []byte // content [size-chunkSize, size), loaded on demand
+
+	offMu sync.Mutex
+	off   int64 // offset of Read and Seek
 }
 
 func (r *file) Size() int64 { return r.size }
@@ -82,10 +86,7 @@ func (r *file) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("fileio: read %s at offset %d: %w", r.fio.s.location(r.key), off, ErrInvalidRange)
 	}
-	r.mu.Lock()
-	closed := r.closed
-	r.mu.Unlock()
-	if closed {
+	if r.closed.Load() {
 		return 0, fmt.Errorf("fileio: read %s: %w", r.fio.s.location(r.key), ErrClosed)
 	}
 	if off >= r.size {
@@ -121,8 +122,8 @@ func (r *file) fill(p []byte, off int64) error {
 
 // loadTail returns the last chunkSize bytes, reading them on first use.
 func (r *file) loadTail() ([]byte, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.tailMu.Lock()
+	defer r.tailMu.Unlock()
 	if r.tail == nil {
 		tail := make([]byte, chunkSize)
 		if err := r.readRange(tail, r.size-chunkSize); err != nil {
@@ -151,22 +152,19 @@ func (r *file) readRange(p []byte, off int64) error {
 }
 
 func (r *file) Read(p []byte) (int, error) {
-	r.mu.Lock()
-	off := r.off
-	r.mu.Unlock()
-	n, err := r.ReadAt(p, off)
+	r.offMu.Lock()
+	defer r.offMu.Unlock()
+	n, err := r.ReadAt(p, r.off)
 	if n > 0 && err == io.EOF {
 		err = nil
 	}
-	r.mu.Lock()
-	r.off = off + int64(n)
-	r.mu.Unlock()
+	r.off += int64(n)
 	return n, err
 }
 
 func (r *file) Seek(offset int64, whence int) (int64, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.offMu.Lock()
+	defer r.offMu.Unlock()
 	switch whence {
 	case io.SeekStart:
 	case io.SeekCurrent:
@@ -183,9 +181,9 @@ func (r *file) Seek(offset int64, whence int) (int64, error) {
 	return offset, nil
 }
 
+// Close marks the file closed; the cached chunks are kept until the file is
+// garbage, so that reads racing with Close never see a half-dropped cache.
 func (r *file) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closed, r.tail = true, nil
+	r.closed.Store(true)
 	return nil
 }

@@ -20,13 +20,14 @@ type fieldAgg interface {
 	retract(acc, in *cell) error
 }
 
-// aggReversed is FieldAggregator.aggReversed: agg(in, acc).
-func aggReversed(a fieldAgg, acc, in *cell) error {
-	tmp := *in
-	if err := a.agg(&tmp, acc); err != nil {
+// aggReversed is FieldAggregator.aggReversed: agg(in, acc). tmp is scratch
+// space owned by the caller.
+func aggReversed(a fieldAgg, acc, in, tmp *cell) error {
+	*tmp = *in
+	if err := a.agg(tmp, acc); err != nil {
 		return err
 	}
-	*acc = tmp
+	*acc = *tmp
 	return nil
 }
 
@@ -400,7 +401,7 @@ func arith(col *valueCol, fn string, op byte, acc, in *cell) error {
 		case '/':
 			r = x / y
 		}
-		*acc = cell{st: cFloat, f: float64(r)}
+		*acc = floatCell(float64(r))
 	case col.cls == clsF64:
 		x, y := col.floatOf(acc), col.floatOf(in)
 		var r float64
@@ -414,7 +415,7 @@ func arith(col *valueCol, fn string, op byte, acc, in *cell) error {
 		case '/':
 			r = x / y
 		}
-		*acc = cell{st: cFloat, f: r}
+		*acc = floatCell(r)
 	case col.cls == clsDec128:
 		r, err := decimalArith(col, op, col.decOf(acc), col.decOf(in))
 		if err != nil {
@@ -436,9 +437,9 @@ func negate(col *valueCol, acc, in *cell) error {
 		}
 		*acc = cell{st: cInt, i: -x}
 	case col.cls == clsF32 || col.cls == clsF64:
-		*acc = cell{st: cFloat, f: -col.floatOf(in)}
+		*acc = floatCell(-col.floatOf(in))
 	case col.cls == clsDec128:
-		*acc = cell{st: cDec, d: col.decOf(in).Negate()}
+		*acc = decCell(col.decOf(in).Negate())
 	}
 	return nil
 }
@@ -474,7 +475,7 @@ func decimalArith(col *valueCol, op byte, x, y decimal128.Num) (cell, error) {
 				if overflow {
 					return cell{}, nil // BigDecimal path: 19+ digits never fit a compact precision
 				}
-				return cell{st: cDec, d: decimal128.FromI64(r)}, nil
+				return decCell(decimal128.FromI64(r)), nil
 			}
 		}
 	}
@@ -513,7 +514,7 @@ func decimalArith(col *valueCol, op byte, x, y decimal128.Num) (cell, error) {
 	if new(big.Int).Abs(r).Cmp(pow10(p)) >= 0 {
 		return cell{}, nil
 	}
-	return cell{st: cDec, d: decimal128.FromBigInt(r)}, nil
+	return decCell(decimal128.FromBigInt(r)), nil
 }
 
 // decimalInt64 returns the unscaled value as int64 when it fits (Java's

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -14,8 +15,8 @@ const (
 	cNull  cellState = iota // SQL NULL
 	cRef                    // the non-null value at row `row` of batch `b` (same column)
 	cInt                    // computed integer in i (any integer class, widened)
-	cFloat                  // computed float in f (float32 values are exact in float64)
-	cDec                    // computed decimal128 in d (column scale)
+	cFloat                  // computed float: float64 bits in i (float32 values are exact in float64)
+	cDec                    // computed decimal128 (column scale): low bits in i, high bits in hi
 	cBytes                  // computed string / binary in s (owned, never mutated)
 	cBool                   // computed boolean in i (0 or 1)
 )
@@ -30,9 +31,23 @@ type cell struct {
 	row int32
 	b   *batch
 	i   int64
-	f   float64
-	d   decimal128.Num
+	hi  int64
 	s   []byte
+}
+
+func floatCell(f float64) cell { return cell{st: cFloat, i: int64(math.Float64bits(f))} }
+
+func decCell(d decimal128.Num) cell { return cell{st: cDec, i: int64(d.LowBits()), hi: d.HighBits()} }
+
+// setRef makes x a reference to row of b, or null when that value is null.
+// It writes only the fields a reference uses (the hot path of partial-update
+// and aggregation).
+func (c *valueCol) setRef(x *cell, b *batch, row int32) {
+	if b.vals[c.vc].isNull(int(row)) {
+		x.st = cNull
+		return
+	}
+	x.st, x.b, x.row = cRef, b, row
 }
 
 // valueCol describes one value column of the merger's input: where it is in
@@ -70,14 +85,14 @@ func (c *valueCol) floatOf(x *cell) float64 {
 	if x.st == cRef {
 		return c.view(x).floatAt(int(x.row))
 	}
-	return x.f
+	return math.Float64frombits(uint64(x.i))
 }
 
 func (c *valueCol) decOf(x *cell) decimal128.Num {
 	if x.st == cRef {
 		return c.view(x).dec[x.row]
 	}
-	return x.d
+	return decimal128.New(x.hi, uint64(x.i))
 }
 
 func (c *valueCol) bytesOf(x *cell) []byte {
@@ -128,3 +143,6 @@ func (c *valueCol) compareNullable(x, y *cell) int {
 	}
 	return c.compare(x, y)
 }
+
+// vIsNull reports whether the record's value in this column is null.
+func (c *valueCol) vIsNull(e entry) bool { return e.b.vals[c.vc].isNull(int(e.row)) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
@@ -70,7 +71,9 @@ func (c class) isInt() bool { return c >= clsI8 && c <= clsI64 }
 type colView struct {
 	cls   class
 	arr   arrow.Array
-	nulls bool // the column has at least one null
+	nulls bool   // the column has at least one null
+	valid []byte // validity bitmap when nulls
+	voff  int    // bit offset of row 0 in valid
 
 	b     *array.Boolean
 	i8    []int8
@@ -104,6 +107,13 @@ func fixedValues[T arrow.FixedWidthType](d arrow.ArrayData, width int) ([]T, err
 func (v *colView) load(cls class, arr arrow.Array) error {
 	*v = colView{cls: cls, arr: arr, nulls: arr.NullN() > 0}
 	d := arr.Data()
+	if v.nulls {
+		bufs := d.Buffers()
+		if len(bufs) == 0 || bufs[0] == nil || bufs[0].Len()*8 < d.Offset()+d.Len() {
+			return fmt.Errorf("%w: validity bitmap shorter than %d rows", ErrSchema, d.Offset()+d.Len())
+		}
+		v.valid, v.voff = bufs[0].Bytes(), d.Offset()
+	}
 	var err error
 	switch cls {
 	case clsBool:
@@ -168,7 +178,7 @@ func (v *colView) load(cls class, arr arrow.Array) error {
 	return err
 }
 
-func (v *colView) isNull(i int) bool { return v.nulls && v.arr.IsNull(i) }
+func (v *colView) isNull(i int) bool { return v.nulls && !bitutil.BitIsSet(v.valid, v.voff+i) }
 
 // bytesAt returns the bytes of row i (clsBytes, clsLBytes, clsFixed).
 func (v *colView) bytesAt(i int) []byte {

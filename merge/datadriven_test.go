@@ -315,16 +315,16 @@ func (sc *scenario) inputSchema(read []string) (*arrow.Schema, []int, []int) {
 			valueFields = append(valueFields, sc.fieldIndex(name))
 		}
 	}
+	colOf := map[string]int{}
 	for _, fi := range valueFields {
 		f := sc.fields[fi]
-		if sc.thin {
-			for _, pk := range sc.pk {
-				if pk == f.Name {
-					keyCols = append(keyCols, len(fields))
-				}
-			}
-		}
+		colOf[f.Name] = len(fields)
 		fields = append(fields, arrow.Field{Name: f.Name, Type: arrowType(f.Type), Nullable: f.Type.Nullable})
+	}
+	if sc.thin {
+		for _, pk := range sc.pk {
+			keyCols = append(keyCols, colOf[pk])
+		}
 	}
 	return arrow.NewSchema(fields, nil), keyCols, valueFields
 }

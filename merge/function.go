@@ -133,6 +133,7 @@ type partialUpdate struct {
 	partialDelete   []bool // per value column: ordering field of a remove-record-on-sequence-group group
 
 	row                 []cell
+	in, tmp             cell // scratch input cells (kept off the heap allocator)
 	processed, updated  []bool
 	latestSeq           int64
 	currentDeleteRow    bool
@@ -229,9 +230,8 @@ func (f *partialUpdate) add(e entry) error {
 
 func (f *partialUpdate) updateNonNullFields(e entry) error {
 	for i := range f.cols {
-		in := f.cols[i].refCell(e.b, int(e.row))
-		if in.st != cNull {
-			f.row[i] = in
+		if !f.cols[i].vIsNull(e) {
+			f.cols[i].setRef(&f.row[i], e.b, e.row)
 		} else if !f.nullable[i] {
 			return nullFieldError(&f.cols[i], i)
 		}
@@ -257,16 +257,17 @@ func (x cell) isNull() bool { return x.st == cNull }
 
 func (f *partialUpdate) updateWithSequenceGroup(e entry) error {
 	clear(f.processed)
+	in := &f.in
 	for i := range f.cols {
 		cmp, ag := f.seqCmp[i], f.aggs[i]
-		in := f.cols[i].refCell(e.b, int(e.row))
+		*in = f.cols[i].refCell(e.b, int(e.row))
 		if cmp == nil {
 			if ag != nil {
-				if err := ag.agg(&f.row[i], &in); err != nil {
+				if err := ag.agg(&f.row[i], in); err != nil {
 					return err
 				}
 			} else if in.st != cNull {
-				f.row[i] = in
+				f.row[i] = *in
 			}
 			continue
 		}
@@ -282,12 +283,12 @@ func (f *partialUpdate) updateWithSequenceGroup(e entry) error {
 				continue
 			}
 			if ag == nil {
-				f.row[i] = in
-			} else if err := ag.agg(&f.row[i], &in); err != nil {
+				f.row[i] = *in
+			} else if err := ag.agg(&f.row[i], in); err != nil {
 				return err
 			}
 		} else if ag != nil {
-			if err := aggReversed(ag, &f.row[i], &in); err != nil {
+			if err := aggReversed(ag, &f.row[i], in, &f.tmp); err != nil {
 				return err
 			}
 		}
@@ -306,7 +307,8 @@ func (f *partialUpdate) retractWithSequenceGroup(e entry) error {
 		if f.processed[i] || f.isEmptySequenceGroup(e, cmp) {
 			continue
 		}
-		in := f.cols[i].refCell(e.b, int(e.row))
+		in := &f.in
+		*in = f.cols[i].refCell(e.b, int(e.row))
 		if cmp.compare(f.cols, e, f.row) >= 0 {
 			if cmp.member[i] {
 				for _, fi := range cmp.fields {
@@ -323,11 +325,11 @@ func (f *partialUpdate) retractWithSequenceGroup(e entry) error {
 				}
 			} else if ag == nil {
 				f.row[i] = cell{}
-			} else if err := ag.retract(&f.row[i], &in); err != nil {
+			} else if err := ag.retract(&f.row[i], in); err != nil {
 				return err
 			}
 		} else if ag != nil {
-			if err := ag.retract(&f.row[i], &in); err != nil {
+			if err := ag.retract(&f.row[i], in); err != nil {
 				return err
 			}
 		}
@@ -343,6 +345,7 @@ type aggregate struct {
 	removeOnDelete bool
 
 	row              []cell
+	in, tmp          cell // scratch input cells (kept off the heap allocator)
 	latest           entry
 	currentDeleteRow bool
 }
@@ -383,13 +386,14 @@ func (f *aggregate) add(e entry) error {
 		return nil
 	}
 	retract := IsRetract(kind)
+	in := &f.in // a field, not a local: a local passed to an interface method escapes
 	for i := range f.cols {
-		in := f.cols[i].refCell(e.b, int(e.row))
+		f.cols[i].setRef(in, e.b, e.row)
 		var err error
 		if retract {
-			err = f.aggs[i].retract(&f.row[i], &in)
+			err = f.aggs[i].retract(&f.row[i], in)
 		} else {
-			err = f.aggs[i].agg(&f.row[i], &in)
+			err = f.aggs[i].agg(&f.row[i], in)
 		}
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,12 @@ const (
 
 // DefaultBatchSize is the default maximum number of rows per output batch.
 const DefaultBatchSize = 4096
+
+// minZeroCopyRows is the least number of rows of one contiguous input stretch
+// that is emitted early, as its own zero-copy batch, instead of being copied
+// together with the rows that follow it (the threshold is the larger of this
+// and a quarter of the batch size).
+const minZeroCopyRows = 16
 
 // Layout selects the columns of the merged output.
 type Layout uint8
@@ -94,6 +101,9 @@ type Merger struct {
 	seqDesc   bool
 	outCols   []outCol
 	zeroCopy  int // minimum rows of a single-range output emitted as a slice of the input
+	cmp       func(a *batch, i int, b *batch, j int) int // key comparator (specialized when possible)
+	fastI64   bool                                       // single int64-class key: stretch scans read it directly
+	gathers   []gatherer                                 // per output column
 	puGroups  []*seqComparator
 	puSeqCmp  []*seqComparator // per value column
 	puPartDel []bool
@@ -120,7 +130,7 @@ func NewMerger(cfg *Config, in *arrow.Schema, opts Options) (*Merger, error) {
 		opts.Allocator = memory.DefaultAllocator
 	}
 	m := &Merger{cfg: cfg, in: in, opts: opts, seqCol: -1, kindCol: -1, seqDesc: cfg.seqDescending}
-	m.zeroCopy = max(1, opts.BatchSize/4)
+	m.zeroCopy = max(minZeroCopyRows, opts.BatchSize/4)
 	for i, f := range in.Fields() {
 		switch f.Name {
 		case SequenceNumberColumn:
@@ -224,7 +234,47 @@ func NewMerger(cfg *Config, in *arrow.Schema, opts Options) (*Merger, error) {
 	}
 	md := in.Metadata()
 	m.out = arrow.NewSchema(fields, &md)
+	for _, oc := range m.outCols {
+		m.gathers = append(m.gathers, newGatherer(in.Field(oc.in).Type))
+	}
+	m.cmp = m.cmpKeys
+	if len(m.keyCls) == 1 {
+		switch m.keyCls[0] {
+		case clsI64:
+			m.cmp, m.fastI64 = cmpKeyI64, true
+		case clsI32:
+			m.cmp = cmpKeyI32
+		case clsBytes:
+			m.cmp = cmpKeyBytes
+		}
+	}
 	return m, nil
+}
+
+// Specialized comparators for the common single-column keys.
+
+func cmpKeyI64(a *batch, i int, b *batch, j int) int {
+	va, vb := &a.keys[0], &b.keys[0]
+	if va.nulls || vb.nulls {
+		return compareNullable(clsI64, va, i, vb, j)
+	}
+	return cmpOrdered(va.i64[i], vb.i64[j])
+}
+
+func cmpKeyI32(a *batch, i int, b *batch, j int) int {
+	va, vb := &a.keys[0], &b.keys[0]
+	if va.nulls || vb.nulls {
+		return compareNullable(clsI32, va, i, vb, j)
+	}
+	return cmpOrdered(va.i32[i], vb.i32[j])
+}
+
+func cmpKeyBytes(a *batch, i int, b *batch, j int) int {
+	va, vb := &a.keys[0], &b.keys[0]
+	if va.nulls || vb.nulls {
+		return compareNullable(clsBytes, va, i, vb, j)
+	}
+	return bytes.Compare(va.data[va.offs[i]:va.offs[i+1]], vb.data[vb.offs[j]:vb.offs[j+1]])
 }
 
 // projectSequenceGroups maps the table's sequence groups onto the value
@@ -369,6 +419,7 @@ type batch struct {
 	seq   []int64
 	kind  []int8
 	vals  []colView
+	raw   []rawCol // every input column, for copying
 	refs  int32
 	epoch uint64 // output epoch in which the batch was last pinned
 }
@@ -378,6 +429,7 @@ type cursor struct {
 	idx int
 	b   *batch
 	row int
+	k   int64 // key at row, maintained while mergeState.fast
 }
 
 type segment struct {
@@ -393,6 +445,7 @@ type mergeState struct {
 
 	cursors []*cursor
 	heap    []*cursor
+	fast    bool // single int64-class key and no null key seen: compare cursor.k directly
 	group   []entry
 	fn      mergeFunc
 	res     result
@@ -406,7 +459,6 @@ type mergeState struct {
 	cseq    []int64
 	ckey    []entry
 	ccells  [][]cell
-	gathers []gatherer
 }
 
 func (s *mergeState) close() error {
@@ -478,6 +530,13 @@ func (s *mergeState) newBatch(rec arrow.RecordBatch, run int) (*batch, error) {
 			return nil, fmt.Errorf("%w: run %d: column %d has %d rows, batch has %d", ErrSchema, run, i, rec.Column(int(i)).Len(), n)
 		}
 	}
+	b.raw = make([]rawCol, rec.NumCols())
+	for i := range b.raw {
+		var err error
+		if b.raw[i], err = loadRaw(classOf(m.in.Field(i).Type), rec.Column(i)); err != nil {
+			return nil, fmt.Errorf("run %d: column %d (%s): %w", run, i, m.in.Field(i).Name, err)
+		}
+	}
 	b.keys = make([]colView, len(m.keyCols))
 	for k, ci := range m.keyCols {
 		if err := b.keys[k].load(m.keyCls[k], rec.Column(ci)); err != nil {
@@ -515,6 +574,9 @@ func (s *mergeState) advance(c *cursor) error {
 	if c.b != nil {
 		c.row++
 		if c.row < c.b.n {
+			if s.fast {
+				c.k = c.b.keys[0].i64[c.row]
+			}
 			return nil
 		}
 		s.unref(c.b)
@@ -544,6 +606,13 @@ func (s *mergeState) advance(c *cursor) error {
 			return err
 		}
 		c.b, c.row = b, 0
+		if s.fast {
+			if b.keys[0].nulls {
+				s.fast = false // from now on compare through m.cmp, which orders nulls
+			} else {
+				c.k = b.keys[0].i64[0]
+			}
+		}
 		return nil
 	}
 }
@@ -566,7 +635,13 @@ func (m *Merger) cmpKeys(a *batch, i int, b *batch, j int) int {
 }
 
 func (s *mergeState) less(x, y *cursor) bool {
-	if c := s.m.cmpKeys(x.b, x.row, y.b, y.row); c != 0 {
+	if s.fast {
+		if x.k != y.k {
+			return x.k < y.k
+		}
+		return x.idx < y.idx
+	}
+	if c := s.m.cmp(x.b, x.row, y.b, y.row); c != 0 {
 		return c < 0
 	}
 	return x.idx < y.idx
@@ -605,7 +680,7 @@ func (s *mergeState) popTop() {
 // collect adds the current record of c and all following records of the
 // same run with the same key to the group, then advances c past them and
 // restores the heap (c is at the top).
-func (s *mergeState) collect(c *cursor, kb *batch, kr int) error {
+func (s *mergeState) collect(c *cursor, kb *batch, kr int, gk int64) error {
 	for {
 		s.pin(c.b)
 		s.group = append(s.group, entry{b: c.b, row: int32(c.row), run: int32(c.idx)})
@@ -616,7 +691,13 @@ func (s *mergeState) collect(c *cursor, kb *batch, kr int) error {
 			s.popTop()
 			return nil
 		}
-		switch cmp := s.m.cmpKeys(c.b, c.row, kb, kr); {
+		var cmp int
+		if s.fast {
+			cmp = cmpOrdered(c.k, gk)
+		} else {
+			cmp = s.m.cmp(c.b, c.row, kb, kr)
+		}
+		switch {
 		case cmp == 0:
 			continue
 		case cmp < 0:
@@ -638,11 +719,8 @@ func (s *mergeState) run(runs []Run) error {
 		return err
 	}
 	s.fn = fn
-	s.gathers = make([]gatherer, len(m.outCols))
-	for j, oc := range m.outCols {
-		s.gathers[j] = newGatherer(m.in.Field(oc.in).Type, m.opts.BatchSize)
-	}
 	s.ccells = make([][]cell, len(m.vals))
+	s.fast = m.fastI64
 	for _, c := range s.cursors {
 		if err := s.advance(c); err != nil {
 			return err
@@ -655,23 +733,35 @@ func (s *mergeState) run(runs []Run) error {
 		s.siftDown(i)
 	}
 
+	var lastTop *cursor
 	for len(s.heap) > 0 {
 		top := s.heap[0]
-		kb, kr := top.b, top.row
+		if top == lastTop {
+			// The same run leads again: try to pass a whole stretch of it through.
+			ok, err := s.stretch(top)
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+		}
+		lastTop = top
+		kb, kr, gk := top.b, top.row, top.k
 		s.group = s.group[:0]
-		if err := s.collect(top, kb, kr); err != nil {
+		if err := s.collect(top, kb, kr, gk); err != nil {
 			return err
 		}
 		for len(s.heap) > 0 {
 			h := s.heap[0]
-			if h == top && h.b != nil {
+			if h == top {
 				// top still leads with a larger key (collect checked it)
 				break
 			}
-			if m.cmpKeys(h.b, h.row, kb, kr) != 0 {
+			if s.fast && h.k != gk || !s.fast && m.cmp(h.b, h.row, kb, kr) != 0 {
 				break
 			}
-			if err := s.collect(h, kb, kr); err != nil {
+			if err := s.collect(h, kb, kr, gk); err != nil {
 				return err
 			}
 		}
@@ -680,6 +770,102 @@ func (s *mergeState) run(runs []Run) error {
 		}
 	}
 	return s.flush()
+}
+
+// stretch passes through the longest run of records of the leading cursor c
+// (in its current batch) whose keys are each unique within the batch and
+// smaller than the current key of every other run: each is a key with one
+// record, which passes through unmerged. It reports false when there is no
+// such record (the caller then merges the next key normally). The last row
+// of a batch is never taken, as the next batch may repeat its key.
+func (s *mergeState) stretch(c *cursor) (bool, error) {
+	m := s.m
+	b, r := c.b, c.row
+	var ru *cursor // runner-up: the other run with the smallest key
+	switch len(s.heap) {
+	case 1:
+	case 2:
+		ru = s.heap[1]
+	default:
+		ru = s.heap[1]
+		if s.less(s.heap[2], ru) {
+			ru = s.heap[2]
+		}
+	}
+	if ru != nil && m.cmp(b, r, ru.b, ru.row) >= 0 {
+		return false, nil
+	}
+	e := r
+	if m.fastI64 && !b.keys[0].nulls && (ru == nil || !ru.b.keys[0].nulls) {
+		k := b.keys[0].i64
+		bound, bounded := int64(0), ru != nil
+		if bounded {
+			bound = ru.b.keys[0].i64[ru.row]
+		}
+		for e+1 < b.n {
+			if e > r && bounded && k[e] >= bound {
+				break
+			}
+			if k[e] >= k[e+1] {
+				if k[e] > k[e+1] {
+					return false, fmt.Errorf("%w: run %d: key at row %d sorts before the previous key", ErrUnsorted, c.idx, e+1)
+				}
+				break
+			}
+			e++
+		}
+	} else {
+		for e+1 < b.n {
+			if e > r && ru != nil && m.cmp(b, e, ru.b, ru.row) >= 0 {
+				break
+			}
+			cmp := m.cmp(b, e, b, e+1)
+			if cmp > 0 {
+				return false, fmt.Errorf("%w: run %d: key at row %d sorts before the previous key", ErrUnsorted, c.idx, e+1)
+			}
+			if cmp == 0 {
+				break
+			}
+			e++
+		}
+	}
+	if e == r {
+		return false, nil
+	}
+	if err := s.emitRange(b, r, e-r); err != nil {
+		return false, err
+	}
+	c.row = e
+	if s.fast {
+		c.k = b.keys[0].i64[e]
+	}
+	s.siftDown(0)
+	return true, nil
+}
+
+// emitRange outputs rows [start, start+n) of b unchanged, without the
+// retractions when dropping deletes.
+func (s *mergeState) emitRange(b *batch, start, n int) error {
+	if !s.m.opts.DropDeletes {
+		return s.appendRange(b, start, n)
+	}
+	end := start + n
+	for i := start; i < end; {
+		for i < end && IsRetract(b.kind[i]) {
+			i++
+		}
+		j := i
+		for j < end && !IsRetract(b.kind[j]) {
+			j++
+		}
+		if j > i {
+			if err := s.appendRange(b, i, j-i); err != nil {
+				return err
+			}
+		}
+		i = j
+	}
+	return nil
 }
 
 // lessEntry is the merge order of the records of one key.
@@ -752,22 +938,33 @@ func (s *mergeState) emit() error {
 	return nil
 }
 
-func (s *mergeState) appendRef(e entry) error {
-	row := int(e.row)
-	if k := len(s.segs) - 1; k >= 0 && s.segs[k].b == e.b && s.segs[k].start+s.segs[k].n == row {
-		s.segs[k].n++
-	} else {
-		if len(s.segs) == 1 && s.segs[0].b != nil && s.segs[0].n >= s.m.zeroCopy {
+func (s *mergeState) appendRef(e entry) error { return s.appendRange(e.b, int(e.row), 1) }
+
+// appendRange adds rows [start, start+n) of b to the pending output,
+// flushing whenever a batch is full.
+func (s *mergeState) appendRange(b *batch, start, n int) error {
+	for n > 0 {
+		k := len(s.segs) - 1
+		if k < 0 || s.segs[k].b != b || s.segs[k].start+s.segs[k].n != start {
+			if len(s.segs) == 1 && s.segs[0].b != nil && s.segs[0].n >= s.m.zeroCopy {
+				if err := s.flush(); err != nil {
+					return err
+				}
+			}
+			s.segs = append(s.segs, segment{b: b, start: start})
+			k = len(s.segs) - 1
+		}
+		take := min(n, s.m.opts.BatchSize-s.rows)
+		s.segs[k].n += take
+		s.pin(b)
+		s.rows += take
+		start += take
+		n -= take
+		if s.rows >= s.m.opts.BatchSize {
 			if err := s.flush(); err != nil {
 				return err
 			}
 		}
-		s.segs = append(s.segs, segment{b: e.b, start: row, n: 1})
-	}
-	s.pin(e.b)
-	s.rows++
-	if s.rows >= s.m.opts.BatchSize {
-		return s.flush()
 	}
 	return nil
 }
@@ -785,8 +982,8 @@ func (s *mergeState) appendComputed(res *result) error {
 	s.pin(res.ref.b)
 	for vc := range s.ccells {
 		s.ccells[vc] = append(s.ccells[vc], res.cells[vc])
-		if b := res.cells[vc].b; b != nil {
-			s.pin(b)
+		if res.cells[vc].st == cRef {
+			s.pin(res.cells[vc].b)
 		}
 	}
 	if n := len(s.segs) - 1; n >= 0 && s.segs[n].b == nil && s.segs[n].start+s.segs[n].n == k {
@@ -828,15 +1025,7 @@ func (s *mergeState) flush() error {
 			}
 		}
 		for j, oc := range m.outCols {
-			g := s.gathers[j]
-			for _, seg := range s.segs {
-				if err := s.gatherSegment(g, oc, seg); err != nil {
-					_, _ = g.finish(m.opts.Allocator)
-					release()
-					return err
-				}
-			}
-			arr, err := g.finish(m.opts.Allocator)
+			arr, err := m.gathers[j].build(s, oc)
 			if err != nil {
 				release()
 				return err
@@ -858,38 +1047,6 @@ func (s *mergeState) flush() error {
 	s.releasePinned()
 	if !s.yield(out, nil) {
 		return errStopped
-	}
-	return nil
-}
-
-func (s *mergeState) gatherSegment(g gatherer, oc outCol, seg segment) error {
-	if seg.b != nil {
-		return g.appendRange(seg.b.rec.Column(oc.in), seg.start, seg.n)
-	}
-	for k := seg.start; k < seg.start+seg.n; k++ {
-		var err error
-		switch oc.role {
-		case roleKey:
-			e := s.ckey[k]
-			err = g.appendRange(e.b.rec.Column(oc.in), int(e.row), 1)
-		case roleSeq:
-			err = g.appendComputed(&cell{st: cInt, i: s.cseq[k]})
-		case roleKind:
-			err = g.appendComputed(&cell{st: cInt, i: int64(s.ckind[k])})
-		case roleValue:
-			c := &s.ccells[oc.vc][k]
-			switch c.st {
-			case cNull:
-				g.appendNull()
-			case cRef:
-				err = g.appendRange(c.b.rec.Column(oc.in), int(c.row), 1)
-			default:
-				err = g.appendComputed(c)
-			}
-		}
-		if err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -33,7 +34,7 @@ type Run interface {
 // ownership of the batches: each is released once the merge is done with it
 // (or by Close, for those never returned).
 func RunOf(batches ...arrow.RecordBatch) Run {
-	return &sliceRun{batches: batches}
+	return &sliceRun{batches: slices.Clone(batches)}
 }
 
 type sliceRun struct{ batches []arrow.RecordBatch }

@@ -111,15 +111,7 @@ type splitRead struct {
 }
 
 func (p *Plan) newSplitRead(ctx context.Context, sp *Split) (*splitRead, error) {
-	ts := p.Schema
-	if sp.table != p.table {
-		// a split of the fallback branch: read it with that branch's schema
-		var err error
-		ts, err = sp.table.schemas.Latest(ctx)
-		if err != nil {
-			return nil, err
-		}
-	}
+	ts := sp.schema // differs from p.Schema for splits of a fallback branch
 	sr := &splitRead{plan: p, sp: sp, ts: ts, mem: memory.DefaultAllocator}
 	// Primary-key merges need the full row (keys, sequence fields, aggregated
 	// columns); append reads need the projection plus the filter's fields.

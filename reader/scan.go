@@ -153,9 +153,14 @@ type Plan struct {
 	cfg    config
 }
 
-// tableState is what reading needs about one branch of a table.
+// tableState is what reading needs about one branch of a table. Java keeps
+// a branch's schema/, snapshot/ and tag/ under branch/branch-<name>/ but
+// shares manifest/, index/ and the data directories with the table root
+// (FileStorePathFactory is built on the table path), so meta and fio differ
+// for branches.
 type tableState struct {
-	fio     *fileio.FileIO
+	meta    *fileio.FileIO // schema/, snapshot/, tag/ of the branch
+	fio     *fileio.FileIO // manifest/, index/ and data files (table root)
 	schemas *schema.Manager
 	mu      sync.Mutex
 	cache   map[int64]*schema.TableSchema
@@ -178,18 +183,18 @@ func (t *tableState) schema(ctx context.Context, id int64) (*schema.TableSchema,
 	return s, nil
 }
 
-func newTableState(fio *fileio.FileIO) *tableState {
-	return &tableState{fio: fio, schemas: schema.NewManager(fio, ""), cache: map[int64]*schema.TableSchema{}}
+func newTableState(root *fileio.FileIO, branch string) *tableState {
+	meta := root
+	if branch != "" && branch != schema.MainBranch {
+		meta = root.Sub("branch/branch-" + branch)
+	}
+	return &tableState{meta: meta, fio: root, schemas: schema.NewManager(meta, ""), cache: map[int64]*schema.TableSchema{}}
 }
 
 // Plan picks the snapshot, reads its manifests and groups the live files
 // into splits.
 func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
-	fio := s.root
-	if s.cfg.branch != "" && s.cfg.branch != schema.MainBranch {
-		fio = s.root.Sub("branch/branch-" + s.cfg.branch)
-	}
-	main := newTableState(fio)
+	main := newTableState(s.root, s.cfg.branch)
 	plan, err := s.planBranch(ctx, main, s.cfg.filter)
 	if err != nil {
 		return nil, err
@@ -203,7 +208,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	}
 	// FallbackReadFileStoreTable: partitions missing from the main branch are
 	// read from the fallback branch.
-	fb := newTableState(s.root.Sub("branch/branch-" + fallback))
+	fb := newTableState(s.root, fallback)
 	fbPlan, err := s.planBranch(ctx, fb, s.cfg.filter)
 	if err != nil {
 		return nil, fmt.Errorf("reader: fallback branch %q: %w", fallback, err)
@@ -253,7 +258,7 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 }
 
 func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.Predicate) (*Plan, error) {
-	snaps := snapshot.NewManager(t.fio)
+	snaps := snapshot.NewManager(t.meta)
 	sn, err := s.pickSnapshot(ctx, snaps)
 	if err != nil {
 		return nil, err

@@ -44,7 +44,8 @@ type Split struct {
 	// with deletion vectors or first-row.
 	RawConvertible bool
 
-	table *tableState
+	table  *tableState
+	schema *schema.TableSchema // the schema the split is read with
 }
 
 // DeletionFile locates the deletion vector of one data file inside a
@@ -176,7 +177,7 @@ func buildSplits(ctx context.Context, t *tableState, ts *schema.TableSchema, ent
 			}
 			sp = &Split{
 				Partition: e.Partition, PartitionValues: values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets,
-				BucketPath: dir + "bucket-" + strconv.Itoa(int(e.Bucket)), PrimaryKey: pk, table: t,
+				BucketPath: dir + "bucket-" + strconv.Itoa(int(e.Bucket)), PrimaryKey: pk, table: t, schema: ts,
 				DeletionFiles: map[string]DeletionFile{},
 			}
 			splits[k] = sp

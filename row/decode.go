@@ -287,5 +287,5 @@ func (d *decoder) value(sec []byte, slot int, t types.DataType, depth int) (any,
 		}
 		return d.row(b, FieldTypes(t.Fields), depth+1)
 	}
-	return nil, fmt.Errorf("%w: kind %d", ErrUnsupported, t.Kind)
+	return nil, fmt.Errorf("%w: %s", ErrUnsupported, t)
 }

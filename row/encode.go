@@ -142,7 +142,7 @@ func elemWidth(t types.DataType) (int, error) {
 		types.KindArray, types.KindMultiset, types.KindMap, types.KindRow, types.KindBlob:
 		return 8, nil
 	}
-	return 0, fmt.Errorf("%w: kind %d in an array", ErrUnsupported, t.Kind)
+	return 0, fmt.Errorf("%w: %s in an array", ErrUnsupported, t)
 }
 
 // arrayHeader is BinaryArray.calculateHeaderInBytes.
@@ -194,7 +194,7 @@ func encodeMap(kt, vt types.DataType, m types.Map, depth int) ([]byte, error) {
 }
 
 func typeErr(t types.DataType, v any) error {
-	return fmt.Errorf("%w: Go value of type %T for kind %d", ErrValue, v, t.Kind)
+	return fmt.Errorf("%w: Go value of type %T for %s", ErrValue, v, t)
 }
 
 // writeValue writes the non-null value v of type t into the slot at offset
@@ -329,7 +329,7 @@ func (s *section) writeValue(slot int, t types.DataType, v any, depth int) error
 		}
 		s.putSlot(slot, offsetAndSize(s.appendVar(data), len(data)))
 	default:
-		return fmt.Errorf("%w: kind %d", ErrUnsupported, t.Kind)
+		return fmt.Errorf("%w: %s", ErrUnsupported, t)
 	}
 	return nil
 }

@@ -260,7 +260,7 @@ func commonString(t types.DataType, v any) (string, error) {
 			return plainDecimalString(x.Unscaled, x.Scale), nil
 		}
 	default:
-		return "", fmt.Errorf("%w: kind %d as a partition value", ErrUnsupported, t.Kind)
+		return "", fmt.Errorf("%w: %s as a partition value", ErrUnsupported, t)
 	}
 	return "", typeErr(t, v)
 }
@@ -378,9 +378,9 @@ func (c PartitionComputer) ParseValue(t types.DataType, s string) (any, error) {
 	}
 	bad := func(err error) error {
 		if err != nil {
-			return fmt.Errorf("%w: %q as kind %d: %v", ErrValue, s, t.Kind, err)
+			return fmt.Errorf("%w: %q as %s: %v", ErrValue, s, t, err)
 		}
-		return fmt.Errorf("%w: %q as kind %d", ErrValue, s, t.Kind)
+		return fmt.Errorf("%w: %q as %s", ErrValue, s, t)
 	}
 	switch t.Kind {
 	case types.KindChar, types.KindVarChar:
@@ -486,7 +486,7 @@ func (c PartitionComputer) ParseValue(t types.DataType, s string) (any, error) {
 		ns := d.Nanosecond()
 		return types.Timestamp{Millis: d.Unix()*1000 + int64(ns/1_000_000), NanoOfMilli: int32(ns % 1_000_000)}, nil
 	}
-	return nil, fmt.Errorf("%w: kind %d as a partition value", ErrUnsupported, t.Kind)
+	return nil, fmt.Errorf("%w: %s as a partition value", ErrUnsupported, t)
 }
 
 // parseDecimal parses a plain decimal string into DECIMAL(t.Precision, t.Scale)

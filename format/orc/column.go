@@ -21,6 +21,14 @@ type colReader interface {
 	next(b array.Builder, n int, parentNull []bool) error
 }
 
+// nullColumn stands for a column absent from the file: all nulls.
+type nullColumn struct{}
+
+func (nullColumn) next(b array.Builder, n int, _ []bool) error {
+	b.AppendNulls(n)
+	return nil
+}
+
 // presence decodes a column's optional PRESENT stream.
 type presence struct {
 	present *boolRLE // nil: every value under a non-null parent is present
@@ -120,10 +128,6 @@ type byteColumn struct {
 }
 
 func (c *byteColumn) next(b array.Builder, n int, parentNull []bool) error {
-	bb, ok := b.(*array.Int8Builder)
-	if !ok {
-		return builderMismatch(c.what, b)
-	}
 	valid, k, err := c.validity(n, parentNull)
 	if err != nil {
 		return err
@@ -132,11 +136,18 @@ func (c *byteColumn) next(b array.Builder, n int, parentNull []bool) error {
 	if err := c.data.next(raw); err != nil {
 		return err
 	}
-	vals := make([]int8, k)
-	for i, v := range raw {
-		vals[i] = int8(v)
+	switch bb := b.(type) {
+	case *array.Int8Builder:
+		bb.AppendValues(expand(convert(raw, func(v byte) int8 { return int8(v) }), valid), valid)
+	case *array.Int16Builder:
+		bb.AppendValues(expand(convert(raw, func(v byte) int16 { return int16(int8(v)) }), valid), valid)
+	case *array.Int32Builder:
+		bb.AppendValues(expand(convert(raw, func(v byte) int32 { return int32(int8(v)) }), valid), valid)
+	case *array.Int64Builder:
+		bb.AppendValues(expand(convert(raw, func(v byte) int64 { return int64(int8(v)) }), valid), valid)
+	default:
+		return builderMismatch(c.what, b)
 	}
-	bb.AppendValues(expand(vals, valid), valid)
 	return nil
 }
 
@@ -623,23 +634,31 @@ func (c *listColumn) next(b array.Builder, n int, parentNull []bool) error {
 			total += l
 		}
 	}
+	var builders []array.Builder
 	switch bb := b.(type) {
 	case *array.MapBuilder:
 		bb.AppendValues(offsets, valid)
-		if err := c.children[0].next(bb.KeyBuilder(), int(total), nil); err != nil {
-			return err
-		}
-		if err := c.children[1].next(bb.ItemBuilder(), int(total), nil); err != nil {
-			return err
-		}
-		if !bb.Type().(*arrow.MapType).ItemField().Nullable && bb.ItemBuilder().NullN() > 0 {
-			return mismatchf("%s: null map value for a non-nullable Arrow item field", c.what)
-		}
+		builders = []array.Builder{bb.KeyBuilder(), bb.ItemBuilder()}
 	case *array.ListBuilder:
 		bb.AppendValues(offsets, valid)
-		if err := c.children[0].next(bb.ValueBuilder(), int(total), nil); err != nil {
-			return err
+		builders = []array.Builder{bb.ValueBuilder()}
+	}
+	// Decode the elements in slices, so that a corrupt length costs memory
+	// only for elements the child streams really hold.
+	for done := int64(0); done < total; done += elementChunk {
+		m := int(min(elementChunk, total-done))
+		for i, ch := range c.children {
+			if err := ch.next(builders[i], m, nil); err != nil {
+				return err
+			}
 		}
+	}
+	if mb, ok := b.(*array.MapBuilder); ok && !mb.Type().(*arrow.MapType).ItemField().Nullable && mb.ItemBuilder().NullN() > 0 {
+		return mismatchf("%s: null map value for a non-nullable Arrow item field", c.what)
 	}
 	return nil
 }
+
+// elementChunk is the number of list or map elements decoded per call of
+// the element readers.
+const elementChunk = 1 << 16

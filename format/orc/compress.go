@@ -3,6 +3,8 @@ package orc
 import (
 	"bytes"
 	"compress/flate"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/klauspost/compress/snappy"
@@ -10,10 +12,10 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// maxBlockSize bounds PostScript.compressionBlockSize. The chunk header
-// stores a 23-bit length, so real writers stay far below this; the bound
-// keeps a corrupt postscript from making us allocate gigabytes.
-const maxBlockSize = 64 << 20
+// maxBlockSize bounds PostScript.compressionBlockSize: the chunk header
+// stores a 23-bit length, and an incompressible chunk of blockSize bytes is
+// stored as an "original" chunk, so no writer can use a larger block.
+const maxBlockSize = 1<<23 - 1
 
 // codec undoes the generic compression of ORC streams (spec section
 // "Compression"): every stream, footer and stripe footer is a sequence of
@@ -100,7 +102,7 @@ func (c *codec) decompressChunk(out, chunk []byte) ([]byte, error) {
 			return nil, err
 		}
 		if n > c.blockSize {
-			return nil, corruptf("snappy chunk expands to %d bytes, more than the block size %d", n, c.blockSize)
+			return nil, fmt.Errorf("snappy chunk expands to %d bytes, more than the block size %d", n, c.blockSize)
 		}
 		start := len(out)
 		out = grow(out, n)
@@ -109,7 +111,7 @@ func (c *codec) decompressChunk(out, chunk []byte) ([]byte, error) {
 			return nil, err
 		}
 		if len(d) != n {
-			return nil, corruptf("snappy chunk decoded to %d bytes, header said %d", len(d), n)
+			return nil, fmt.Errorf("snappy chunk decoded to %d bytes, header said %d", len(d), n)
 		}
 		return out, nil
 	case compressionLZ4:
@@ -129,7 +131,7 @@ func (c *codec) decompressChunk(out, chunk []byte) ([]byte, error) {
 		}
 		return w.b, nil
 	}
-	return nil, unsupportedf("compression kind %d", c.kind)
+	return nil, fmt.Errorf("compression kind %d", c.kind)
 }
 
 // grow returns b with room for n more bytes; the new bytes are part of the
@@ -151,7 +153,7 @@ type appendWriter struct {
 
 func (w *appendWriter) Write(p []byte) (int, error) {
 	if len(w.b)+len(p) > w.limit {
-		return 0, corruptf("zlib chunk expands beyond the compression block size")
+		return 0, errors.New("zlib chunk expands beyond the compression block size")
 	}
 	w.b = append(w.b, p...)
 	return len(p), nil

@@ -5,8 +5,8 @@
 //
 // Supported:
 //
-//   - File tail: postscript, footer (stripes, type tree with attributes,
-//     user metadata), stripe footers with writer time zone. Metadata (stripe
+//   - File tail: postscript, footer (stripes, type tree with attributes),
+//     stripe footers with writer time zone. User metadata, Metadata (stripe
 //     statistics), row indexes and bloom filters are not read.
 //   - Compression: NONE, ZLIB (raw deflate), SNAPPY, LZ4 (block), ZSTD, with
 //     the 3-byte chunk headers and "original" chunks.
@@ -26,15 +26,27 @@
 //     (OrcTypeUtil) becomes the Arrow field metadata "PARQUET:field_id",
 //     the key the whole project uses for Paimon field ids.
 //
-// Not supported, reported with an error wrapping ErrUnsupportedFormat: LZO
-// compression, uniontype columns, column encryption, unknown type,
-// compression or encoding kinds, plain timestamp columns whose writer time
-// zone the system's zoneinfo does not know, and timestamps outside the
-// range of the requested Arrow unit.
+// Two levels of API: Open returns a File with the ORC schema mapped to Arrow
+// (Schema, NumRows, Records/RecordsWith/Read by column index); Format and
+// NewReader implement package format's contracts for Paimon data files,
+// matching columns to the wanted Paimon fields by field id or name and
+// reporting row positions for deletion vectors.
 //
-// Malformed or truncated input returns an error wrapping ErrCorrupt that
-// names the part that failed (postscript, footer, stripe, column, stream);
-// the decoder bounds-checks every read and never panics on bad bytes.
+// Errors wrap the sentinels of package format (ErrCorrupt and
+// ErrUnsupportedFormat here are the same values as format.ErrCorrupt and
+// format.ErrUnsupportedFormat):
+//
+//   - ErrUnsupportedFormat: LZO compression, uniontype columns, column
+//     encryption, unknown type, compression or encoding kinds, a plain
+//     timestamp column whose writer time zone the system's zoneinfo does
+//     not know.
+//   - ErrCorrupt: malformed or truncated input, naming the part that failed
+//     (postscript, footer, stripe, column, stream). The decoder bounds-checks
+//     every read and never panics on bad bytes.
+//   - format.ErrSchemaMismatch: a ReadOptions.Schema type a column cannot be
+//     read as.
+//   - format.ErrOutOfRange: a timestamp the requested Arrow unit cannot hold
+//     (e.g. beyond 2262 as nanoseconds).
 //
 // Semantics follow the Java ORC reader where the specification is silent:
 // a timestamp is seconds since 2015-01-01 00:00:00 in the writer's time

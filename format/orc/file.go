@@ -329,19 +329,6 @@ func (f *File) NumRows() int64 { return int64(f.ft.numberOfRows) }
 // NumStripes returns the number of stripes in the file.
 func (f *File) NumStripes() int { return len(f.ft.stripes) }
 
-// Metadata returns the user metadata of the footer (UserMetadataItem) as a
-// name→value map; it is nil when the writer stored none.
-func (f *File) Metadata() map[string][]byte {
-	if len(f.ft.metadata) == 0 {
-		return nil
-	}
-	m := make(map[string][]byte, len(f.ft.metadata))
-	for _, u := range f.ft.metadata {
-		m[u.name] = u.value
-	}
-	return m
-}
-
 // readFull reads len(p) bytes at off. A reader that returns fewer bytes
 // (the file is shorter than the size given to Open) yields ErrCorrupt;
 // other reader errors are returned wrapped as they are.

@@ -115,17 +115,11 @@ type orcType struct {
 	attributes map[string]string
 }
 
-type userMetadata struct {
-	name  string
-	value []byte
-}
-
 type footer struct {
 	headerLength   uint64
 	contentLength  uint64
 	stripes        []stripeInfo
 	types          []orcType
-	metadata       []userMetadata
 	numberOfRows   uint64
 	rowIndexStride uint64
 	writer         uint64
@@ -286,13 +280,6 @@ func parseFooter(b []byte) (*footer, error) {
 				t, err = parseType(m)
 				ft.types = append(ft.types, t)
 			}
-		case 5:
-			var m []byte
-			if m, err = bytesValue(f, what); err == nil {
-				var u userMetadata
-				u, err = parseUserMetadata(m)
-				ft.metadata = append(ft.metadata, u)
-			}
 		case 6:
 			ft.numberOfRows, err = uintValue(f, what)
 		case 8:
@@ -382,22 +369,6 @@ func parseStringPair(b []byte) (key, value string, err error) {
 		return err
 	})
 	return key, value, err
-}
-
-func parseUserMetadata(b []byte) (userMetadata, error) {
-	const what = "footer user metadata"
-	var u userMetadata
-	err := eachField(b, what, func(f pbField) error {
-		v, err := bytesValue(f, what)
-		switch f.num {
-		case 1:
-			u.name = string(v)
-		case 2:
-			u.value = v
-		}
-		return err
-	})
-	return u, err
 }
 
 func parseStripeFooter(b []byte, what string) (*stripeFooter, error) {

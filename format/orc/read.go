@@ -29,11 +29,13 @@ type ReadOptions struct {
 	// field per selected column, in order. Field names, nullability and
 	// metadata are taken from it; each type must be the column's default
 	// type (see Schema) or one of these conversions, recursively through
-	// lists, maps and structs (struct fields by position): timestamp to
-	// Timestamp of any unit and zone (sub-unit digits are truncated), int to
-	// Time32(ms) (Paimon TIME), string/char/varchar to Binary, binary to
-	// String, float to Float64, decimal to Decimal128 of another precision
+	// lists, maps and structs (struct fields by position): a wider integer
+	// (tinyint/smallint/int to Int16/Int32/Int64), float to Float64,
+	// timestamp to Timestamp of any unit and zone (sub-unit digits are
+	// floored away), int to Time32(ms) (Paimon TIME), string/char/varchar to
+	// Binary, binary to String, decimal to Decimal128 of another precision
 	// and scale (rounded HALF_UP; values beyond the precision become null).
+	// Other types are format.ErrSchemaMismatch.
 	Schema *arrow.Schema
 	// Allocator for the Arrow arrays; nil means memory.DefaultAllocator.
 	Allocator memory.Allocator
@@ -49,9 +51,11 @@ func (f *File) Records(ctx context.Context, columns []int, batchRows int) iter.S
 // RecordsWith decodes the file stripe by stripe and yields records. The
 // caller owns each record and should Release it. Iteration stops at the
 // first error, which is yielded with a nil record: ErrCorrupt for malformed
-// stripes or streams, ErrUnsupportedFormat for unsupported encodings or an
-// incompatible opts.Schema, the context's error when ctx is done, and I/O
-// errors of the underlying reader.
+// stripes or streams, ErrUnsupportedFormat for unsupported encodings,
+// format.ErrSchemaMismatch for an opts.Schema the columns cannot be read as
+// (or a bad column index), format.ErrOutOfRange for timestamps the
+// requested unit cannot hold, the context's error when ctx is done, and I/O
+// errors of the underlying reader (wrapped).
 func (f *File) RecordsWith(ctx context.Context, opts ReadOptions) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		if err := f.readRecords(ctx, opts, yield); err != nil {
@@ -77,9 +81,16 @@ func (f *File) Read(ctx context.Context, opts ReadOptions) ([]arrow.RecordBatch,
 	return out, nil
 }
 
-// plan validates opts and returns the selected column nodes and the output
-// schema.
-func (f *File) plan(opts ReadOptions) ([]*node, *arrow.Schema, error) {
+// colPlan pairs a file column with the Arrow type it is decoded into.
+type colPlan struct {
+	n        *node // nil: the column is absent from the file and reads as nulls
+	at       arrow.DataType
+	children []*colPlan // struct: one per Arrow field; list: element; map: key, value
+}
+
+// plan validates opts and returns the plans of the selected columns and
+// the output schema.
+func (f *File) plan(opts ReadOptions) ([]*colPlan, *arrow.Schema, error) {
 	cols := opts.Columns
 	if cols == nil {
 		cols = make([]int, len(f.root.children))
@@ -91,172 +102,182 @@ func (f *File) plan(opts ReadOptions) ([]*node, *arrow.Schema, error) {
 	nodes := make([]*node, len(cols))
 	for i, c := range cols {
 		if c < 0 || c >= len(f.root.children) {
-			return nil, nil, fmt.Errorf("orc: column index %d out of range [0, %d)", c, len(f.root.children))
+			return nil, nil, mismatchf("column index %d out of range [0, %d)", c, len(f.root.children))
 		}
 		if seen[c] {
-			return nil, nil, fmt.Errorf("orc: column index %d selected twice", c)
+			return nil, nil, mismatchf("column index %d selected twice", c)
 		}
 		seen[c] = true
 		nodes[i] = f.root.children[c]
 	}
-	if opts.Schema == nil {
+	schema := opts.Schema
+	if schema == nil {
 		fs := make([]arrow.Field, len(cols))
 		for i, c := range cols {
 			fs[i] = f.schema.Field(c)
 		}
-		return nodes, arrow.NewSchema(fs, nil), nil
+		schema = arrow.NewSchema(fs, nil)
+	} else if schema.NumFields() != len(nodes) {
+		return nil, nil, mismatchf("requested schema has %d fields for %d selected columns", schema.NumFields(), len(nodes))
 	}
-	if opts.Schema.NumFields() != len(nodes) {
-		return nil, nil, mismatchf("requested schema has %d fields for %d selected columns", opts.Schema.NumFields(), len(nodes))
-	}
+	plans := make([]*colPlan, len(nodes))
 	for i, n := range nodes {
-		if err := compatible(n, opts.Schema.Field(i).Type); err != nil {
+		var err error
+		if plans[i], err = planByPosition(n, schema.Field(i).Type); err != nil {
 			return nil, nil, err
 		}
 	}
-	return nodes, opts.Schema, nil
+	return plans, schema, nil
 }
 
-// compatible reports whether column n can be decoded into Arrow type at.
-func compatible(n *node, at arrow.DataType) error {
-	bad := func() error {
-		return mismatchf("column %d (%q, ORC %s) cannot be read as Arrow %s", n.id, n.name, kindName(n.t.kind), at)
-	}
-	id := at.ID()
+// planByPosition plans reading column n as at, matching struct fields by
+// position.
+func planByPosition(n *node, at arrow.DataType) (*colPlan, error) {
+	p := &colPlan{n: n, at: at}
+	var childTypes []arrow.DataType
 	switch n.t.kind {
-	case kindBoolean:
-		if id != arrow.BOOL {
-			return bad()
-		}
-	case kindByte:
-		if id != arrow.INT8 {
-			return bad()
-		}
-	case kindShort:
-		if id != arrow.INT16 {
-			return bad()
-		}
-	case kindInt:
-		if id != arrow.INT32 && !(id == arrow.TIME32 && at.(*arrow.Time32Type).Unit == arrow.Millisecond) {
-			return bad()
-		}
-	case kindLong:
-		if id != arrow.INT64 {
-			return bad()
-		}
-	case kindFloat:
-		if id != arrow.FLOAT32 && id != arrow.FLOAT64 {
-			return bad()
-		}
-	case kindDouble:
-		if id != arrow.FLOAT64 {
-			return bad()
-		}
-	case kindString, kindVarchar, kindChar, kindBinary:
-		if id != arrow.STRING && id != arrow.BINARY {
-			return bad()
-		}
-	case kindDecimal:
-		if id != arrow.DECIMAL128 {
-			return bad()
-		}
-	case kindDate:
-		if id != arrow.DATE32 {
-			return bad()
-		}
-	case kindTimestamp, kindTimestampInstant:
-		if id != arrow.TIMESTAMP {
-			return bad()
-		}
 	case kindList:
-		lt, ok := at.(*arrow.ListType)
-		if !ok {
-			return bad()
+		if lt, ok := at.(*arrow.ListType); ok {
+			childTypes = []arrow.DataType{lt.Elem()}
 		}
-		return compatible(n.children[0], lt.Elem())
 	case kindMap:
-		mt, ok := at.(*arrow.MapType)
-		if !ok {
-			return bad()
+		if mt, ok := at.(*arrow.MapType); ok {
+			childTypes = []arrow.DataType{mt.KeyType(), mt.ItemType()}
 		}
-		if err := compatible(n.children[0], mt.KeyType()); err != nil {
-			return err
-		}
-		return compatible(n.children[1], mt.ItemType())
 	case kindStruct:
-		st, ok := at.(*arrow.StructType)
-		if !ok || st.NumFields() != len(n.children) {
-			return bad()
-		}
-		for i, ch := range n.children {
-			if err := compatible(ch, st.Field(i).Type); err != nil {
-				return err
+		if st, ok := at.(*arrow.StructType); ok && st.NumFields() == len(n.children) {
+			for _, fd := range st.Fields() {
+				childTypes = append(childTypes, fd.Type)
 			}
 		}
 	default:
-		return bad()
+		return p, checkLeaf(n, at)
+	}
+	if len(childTypes) != len(n.children) {
+		return nil, cannotRead(n, at)
+	}
+	for i, ch := range n.children {
+		cp, err := planByPosition(ch, childTypes[i])
+		if err != nil {
+			return nil, err
+		}
+		p.children = append(p.children, cp)
+	}
+	return p, nil
+}
+
+func cannotRead(n *node, at arrow.DataType) error {
+	return mismatchf("column %d (%q, ORC %s) cannot be read as Arrow %s", n.id, n.name, kindName(n.t.kind), at)
+}
+
+// checkLeaf reports whether the primitive column n can be decoded into at:
+// its default type, a wider integer or float type, or one of the
+// conversions listed at ReadOptions.Schema.
+func checkLeaf(n *node, at arrow.DataType) error {
+	id := at.ID()
+	ok := false
+	switch n.t.kind {
+	case kindBoolean:
+		ok = id == arrow.BOOL
+	case kindByte:
+		ok = id == arrow.INT8 || id == arrow.INT16 || id == arrow.INT32 || id == arrow.INT64
+	case kindShort:
+		ok = id == arrow.INT16 || id == arrow.INT32 || id == arrow.INT64
+	case kindInt:
+		ok = id == arrow.INT32 || id == arrow.INT64 || id == arrow.TIME32 && at.(*arrow.Time32Type).Unit == arrow.Millisecond
+	case kindLong:
+		ok = id == arrow.INT64
+	case kindFloat:
+		ok = id == arrow.FLOAT32 || id == arrow.FLOAT64
+	case kindDouble:
+		ok = id == arrow.FLOAT64
+	case kindString, kindVarchar, kindChar, kindBinary:
+		ok = id == arrow.STRING || id == arrow.BINARY
+	case kindDecimal:
+		ok = id == arrow.DECIMAL128
+	case kindDate:
+		ok = id == arrow.DATE32
+	case kindTimestamp, kindTimestampInstant:
+		ok = id == arrow.TIMESTAMP
+	}
+	if !ok {
+		return cannotRead(n, at)
 	}
 	return nil
 }
 
 func (f *File) readRecords(ctx context.Context, opts ReadOptions, yield func(arrow.RecordBatch, error) bool) error {
-	nodes, schema, err := f.plan(opts)
+	plans, schema, err := f.plan(opts)
 	if err != nil {
 		return err
 	}
-	mem := opts.Allocator
+	return f.scan(ctx, plans, schema, opts.Allocator, opts.BatchRows, nil,
+		func(rec arrow.RecordBatch, _ int64) bool { return yield(rec, nil) })
+}
+
+// scan decodes the planned columns stripe by stripe in records of at most
+// batch rows. skip, when non-nil, is asked per stripe (index, first row,
+// row count) whether to skip it; yield receives each record with the file
+// position of its first row and returns false to stop.
+func (f *File) scan(ctx context.Context, plans []*colPlan, schema *arrow.Schema, mem memory.Allocator, batch int,
+	skip func(stripe int, first, rows int64) bool, yield func(rec arrow.RecordBatch, firstRow int64) bool) error {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	batch := opts.BatchRows
 	if batch <= 0 {
 		batch = DefaultBatchRows
 	}
 	need := make([]bool, len(f.ft.types))
-	var mark func(n *node)
-	mark = func(n *node) {
-		need[n.id] = true
-		for _, ch := range n.children {
+	var mark func(p *colPlan)
+	mark = func(p *colPlan) {
+		if p.n == nil {
+			return
+		}
+		need[p.n.id] = true
+		for _, ch := range p.children {
 			mark(ch)
 		}
 	}
-	for _, n := range nodes {
-		mark(n)
+	for _, p := range plans {
+		mark(p)
 	}
+	first := int64(0)
 	for si := range f.ft.stripes {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rows := int64(f.ft.stripes[si].numberOfRows)
-		if rows == 0 {
+		stripeFirst := first
+		first += rows
+		if rows == 0 || skip != nil && skip(si, stripeFirst, rows) {
 			continue
 		}
 		sd, err := f.loadStripe(si, need)
 		if err != nil {
 			return err
 		}
-		if len(nodes) > 0 && rows > sd.budget {
+		if len(plans) > 0 && rows > sd.budget {
 			return corruptf("stripe %d: %d rows is implausible for %d bytes of column data", si, rows, (sd.budget-1<<20)/1024)
 		}
-		readers := make([]colReader, len(nodes))
-		for i, n := range nodes {
-			if readers[i], err = sd.reader(n); err != nil {
+		readers := make([]colReader, len(plans))
+		for i, p := range plans {
+			if readers[i], err = sd.reader(p); err != nil {
 				return err
 			}
 		}
-		for left := rows; left > 0; {
+		for done := int64(0); done < rows; {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			m := min(int64(batch), left)
+			m := min(int64(batch), rows-done)
 			rec, err := readBatch(mem, schema, readers, int(m))
 			if err != nil {
 				return err
 			}
-			if !yield(rec, nil) {
+			if !yield(rec, stripeFirst+done) {
 				return nil
 			}
-			left -= m
+			done += m
 		}
 	}
 	return nil
@@ -353,8 +374,12 @@ func (f *File) loadStripe(si int, need []bool) (*stripeData, error) {
 	return sd, nil
 }
 
-// reader builds the column reader of n for this stripe.
-func (sd *stripeData) reader(n *node) (colReader, error) {
+// reader builds the column reader of a planned column for this stripe.
+func (sd *stripeData) reader(pl *colPlan) (colReader, error) {
+	if pl.n == nil {
+		return nullColumn{}, nil
+	}
+	n := pl.n
 	what := fmt.Sprintf("stripe %d column %d (%q, %s)", sd.index, n.id, n.name, kindName(n.t.kind))
 	if n.id >= len(sd.enc) {
 		return nil, corruptf("%s: stripe footer has no column encoding", what)
@@ -442,7 +467,7 @@ func (sd *stripeData) reader(n *node) (colReader, error) {
 		return c, nil
 	case kindStruct:
 		c := &structColumn{presence: p}
-		for _, ch := range n.children {
+		for _, ch := range pl.children {
 			r, err := sd.reader(ch)
 			if err != nil {
 				return nil, err
@@ -452,7 +477,7 @@ func (sd *stripeData) reader(n *node) (colReader, error) {
 		return c, nil
 	case kindList, kindMap:
 		c := &listColumn{presence: p, lengths: ints(streamLength, false), budget: sd.budget}
-		for _, ch := range n.children {
+		for _, ch := range pl.children {
 			r, err := sd.reader(ch)
 			if err != nil {
 				return nil, err

@@ -422,10 +422,10 @@ func (d *intRLEv2) patchedBase(h byte) error {
 	if err != nil {
 		return err
 	}
-	bw := int(b2>>5) + 1     // base width in bytes
-	pw := width5(b2 & 0x1f)  // patch width in bits
-	pgw := int(b3>>5) + 1    // patch gap width in bits
-	pll := int(b3 & 0x1f)    // patch list length
+	bw := int(b2>>5) + 1    // base width in bytes
+	pw := width5(b2 & 0x1f) // patch width in bits
+	pgw := int(b3>>5) + 1   // patch gap width in bits
+	pll := int(b3 & 0x1f)   // patch list length
 	if pw+pgw > 64 {
 		return corruptf("%s: integer RLE v2 patch width %d + gap width %d exceeds 64", d.what, pw, pgw)
 	}

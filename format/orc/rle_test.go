@@ -160,7 +160,7 @@ func TestDecodeNanosSpecExamples(t *testing.T) {
 			t.Errorf("decodeNanos(%#x) = %d, %v; want %d", enc, got, ok, want)
 		}
 	}
-	if _, ok := decodeNanos(10 << 3 | 7); ok {
+	if _, ok := decodeNanos(10<<3 | 7); ok {
 		t.Errorf("10e8 ns accepted")
 	}
 }

@@ -1,13 +1,10 @@
 package parquet
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/compute/exec"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -186,23 +183,20 @@ func (c *conformer) conformInt96(data arrow.ArrayData, slots int96Slots, want ty
 }
 
 // cast converts a primitive column to wt: as is when the types are equal,
-// by relabelling when only names or the time zone label differ, otherwise
-// with Arrow's cast kernels (schema evolution widening such as INT ->
-// BIGINT, FLOAT -> DOUBLE, DECIMAL precision increase; time truncation is
-// allowed as in Java's casts, integer overflow is not).
+// by relabelling when only the time zone label or string-ness differ,
+// otherwise with castArray (schema evolution widening such as INT ->
+// BIGINT, FLOAT -> DOUBLE, DECIMAL precision increase).
 func (c *conformer) cast(data arrow.ArrayData, want types.DataType, wt arrow.DataType, path string) (arrow.ArrayData, error) {
 	dt := data.DataType()
 	if arrow.TypeEqual(dt, wt) || sameLayout(dt, wt) {
 		return array.NewData(wt, data.Len(), data.Buffers(), data.Children(), data.NullN(), data.Offset()), nil
 	}
-	if !castable(dt, wt) {
-		return nil, c.mismatch(path, dt, want)
-	}
 	arr := array.MakeFromData(data)
 	defer arr.Release()
-	opts := compute.SafeCastOptions(wt)
-	opts.AllowTimeTruncate = true
-	out, err := compute.CastArray(exec.WithAllocator(context.Background(), c.mem), arr, opts)
+	out, ok, err := castArray(c.mem, arr, wt)
+	if !ok {
+		return nil, c.mismatch(path, dt, want)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: column %s: cast %s to %s: %v", format.ErrSchemaMismatch, c.fileName, path, dt, wt, err)
 	}
@@ -224,15 +218,6 @@ func sameLayout(a, b arrow.DataType) bool {
 		return b.ID() == arrow.BINARY || b.ID() == arrow.STRING
 	}
 	return false
-}
-
-// castable limits casts to primitive-to-primitive conversions.
-func castable(a, b arrow.DataType) bool {
-	nested := func(t arrow.DataType) bool {
-		_, ok := t.(arrow.NestedType)
-		return ok
-	}
-	return !nested(a) && !nested(b) && a.ID() != arrow.NULL
 }
 
 // matcher finds the file child of a group that corresponds to a wanted

@@ -109,6 +109,14 @@ func NewReader(ctx context.Context, f format.File, fileName string, want []types
 		pf.Close()
 		return nil, fmt.Errorf("%w: %s: schema: %v", format.ErrCorrupt, fileName, err)
 	}
+	// Derive the Arrow types from the Parquet schema alone: an ARROW:schema
+	// entry some writers store (Polars, pyarrow) would bring large_utf8,
+	// dictionaries and other layouts the Paimon mapping does not use.
+	r.fr.Manifest, err = pqarrow.NewSchemaManifest(r.md.Schema, nil, &pqarrow.ArrowReadProperties{})
+	if err != nil {
+		pf.Close()
+		return nil, fmt.Errorf("%w: %s: schema: %v", format.ErrCorrupt, fileName, err)
+	}
 	r.batch = int64(opts.BatchSize)
 	if r.batch <= 0 {
 		r.batch = format.DefaultBatchSize
@@ -548,13 +556,21 @@ func (t *trackingReaderAt) wrap(name, where string, err error) error {
 	return fmt.Errorf("%w: %s: %s: %v", format.ErrCorrupt, name, where, err)
 }
 
-// guard is deferred at the package boundary (NewReader, Next): arrow-go
-// trusts page headers and some footer fields it cannot validate for us
-// (e.g. it panics building a DECIMAL logical type with precision 0, or on
-// a page whose header lies about its value count), so a panic inside it is
-// converted into an error wrapping format.ErrCorrupt naming the file — or
-// into the file's I/O error when one happened. Our own code returns errors
-// and does not rely on this.
+// guard is deferred at the package boundary (NewReader, Next). Footer
+// numbers we can check are checked in validate, but arrow-go decodes the
+// Thrift footer, the schema and every page header itself and panics on
+// some damaged input instead of returning an error. Flipping every byte of
+// two fixture files (corrupt_test.go TestBitFlips) hit, inside arrow-go:
+// nil dereferences in generated Thrift page-header code, "invalid logical
+// type" and "TimeUnit must be one of ..." while building the schema,
+// makeslice with a damaged length, "values read exceeded upper bound" in
+// level decoding, "dictionary decoding unimplemented for bool". None of
+// these can be validated from outside without re-implementing the footer
+// and page parsing, so as a last resort a panic is turned into an error
+// wrapping format.ErrCorrupt naming the file (or into the file's I/O error
+// when one happened). Our own code returns errors and does not rely on it.
+// It cannot catch panics on goroutines arrow-go starts itself, which is
+// why Arrow compute casts are not used (see castArray).
 func guard(name string, src *trackingReaderAt, err *error) {
 	if p := recover(); p != nil {
 		if ioErr := src.ioErr(); ioErr != nil {
