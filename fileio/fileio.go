@@ -41,7 +41,6 @@ type FileIO struct {
 // store is the state shared by a FileIO and its Sub views.
 type store struct {
 	bucket  *blob.Bucket
-	scheme  string
 	urlRoot string // scheme://host[/local/dir], without a trailing '/'
 	query   string // raw URL query, kept for URL()
 	retry   retryPolicy
@@ -105,7 +104,7 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 	if err != nil {
 		return nil, bad("bad path")
 	}
-	s := &store{scheme: u.Scheme, query: u.RawQuery, retry: remoteRetry()}
+	s := &store{query: u.RawQuery, retry: remoteRetry()}
 	switch u.Scheme {
 	case "file":
 		if u.Host != "" && u.Host != "localhost" {
@@ -181,7 +180,6 @@ func openS3(ctx context.Context, bucket string, q url.Values) (*blob.Bucket, err
 func openLocal(dir string) *FileIO {
 	dir = filepath.Clean(dir)
 	s := &store{
-		scheme:  "file",
 		bucket:  localblob.OpenBucket(dir),
 		urlRoot: "file://" + strings.TrimSuffix(filepath.ToSlash(dir), "/"),
 		retry:   noRetry(),

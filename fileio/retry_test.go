@@ -151,7 +151,6 @@ func newFaulty(t *testing.T) (*FileIO, *faulty) {
 	d := &faulty{Bucket: localblob.New(t.TempDir()), fail: map[string]int{}}
 	s := &store{
 		bucket:  blob.NewBucket(d),
-		scheme:  "test",
 		urlRoot: "test://faulty",
 		retry:   retryPolicy{attempts: 4, base: time.Millisecond, max: 4 * time.Millisecond},
 	}

@@ -3,9 +3,8 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/hamba/avro/v2"
 
 	"github.com/paimon-go/paimon/manifest/internal/ocf"
 )
@@ -149,47 +148,33 @@ func writeBase(b *strings.Builder, t *ptype, rowName string, g *gen, top bool) {
 type dec[V any] func(d *ocf.Decoder) V
 
 // comp compiles a decoder of V from a (non-union) writer schema.
-type comp[V any] func(ws avro.Schema, c *compiler) (dec[V], error)
+type comp[V any] func(ws *ocf.Schema, c *compiler) (dec[V], error)
 
 // compiler carries per-file compilation state (skipper memo for recursive unknown records).
 type compiler struct {
-	skips map[*avro.RecordSchema]*func(*ocf.Decoder)
+	skips map[*ocf.Schema]*func(*ocf.Decoder)
 }
 
 func newCompiler() *compiler {
-	return &compiler{skips: map[*avro.RecordSchema]*func(*ocf.Decoder){}}
-}
-
-func deref(s avro.Schema) avro.Schema {
-	for i := 0; i < 8; i++ {
-		r, ok := s.(*avro.RefSchema)
-		if !ok {
-			return s
-		}
-		s = r.Schema()
-	}
-	return s
+	return &compiler{skips: map[*ocf.Schema]*func(*ocf.Decoder){}}
 }
 
 // optional compiles ws, which may be a union, into a decoder that reports whether a value was
 // present (false when the union's null branch was selected).
-func optional[V any](ws avro.Schema, c *compiler, base comp[V]) (func(d *ocf.Decoder) (V, bool), error) {
-	ws = deref(ws)
-	u, ok := ws.(*avro.UnionSchema)
-	if !ok {
+func optional[V any](ws *ocf.Schema, c *compiler, base comp[V]) (func(d *ocf.Decoder) (V, bool), error) {
+	if ws.Type != ocf.Union {
 		f, err := base(ws, c)
 		if err != nil {
 			return nil, err
 		}
 		return func(d *ocf.Decoder) (V, bool) { return f(d), true }, nil
 	}
-	types := u.Types()
+	types := ws.Branches
 	branches := make([]dec[V], len(types))
 	usable := false
 	var firstErr error
 	for i, t := range types {
-		t = deref(t)
-		if t.Type() == avro.Null {
+		if t.Type == ocf.Null {
 			continue
 		}
 		f, err := base(t, c)
@@ -219,8 +204,8 @@ func optional[V any](ws avro.Schema, c *compiler, base comp[V]) (func(d *ocf.Dec
 		}
 		f := branches[i]
 		if f == nil {
-			if deref(types[i]).Type() != avro.Null {
-				d.Failf("union branch %d has type %s, which cannot be read here", i, types[i].Type())
+			if types[i].Type != ocf.Null {
+				d.Failf("union branch %d has type %s, which cannot be read here", i, types[i].Type)
 			}
 			return zero, false
 		}
@@ -228,45 +213,45 @@ func optional[V any](ws avro.Schema, c *compiler, base comp[V]) (func(d *ocf.Dec
 	}, nil
 }
 
-func typeErr(ws avro.Schema, want string) error {
-	return fmt.Errorf("writer type %s cannot be read as %s", ws.Type(), want)
+func typeErr(ws *ocf.Schema, want string) error {
+	return fmt.Errorf("writer type %s cannot be read as %s", ws.Type, want)
 }
 
-func cLong(ws avro.Schema, _ *compiler) (dec[int64], error) {
-	switch ws.Type() {
-	case avro.Long:
+func cLong(ws *ocf.Schema, _ *compiler) (dec[int64], error) {
+	switch ws.Type {
+	case ocf.Long:
 		return (*ocf.Decoder).Long, nil
-	case avro.Int:
+	case ocf.Int:
 		return func(d *ocf.Decoder) int64 { return int64(d.Int()) }, nil
 	}
 	return nil, typeErr(ws, "long")
 }
 
-func cInt(ws avro.Schema, _ *compiler) (dec[int32], error) {
-	if ws.Type() == avro.Int {
+func cInt(ws *ocf.Schema, _ *compiler) (dec[int32], error) {
+	if ws.Type == ocf.Int {
 		return (*ocf.Decoder).Int, nil
 	}
 	return nil, typeErr(ws, "int")
 }
 
-func cString(ws avro.Schema, _ *compiler) (dec[string], error) {
-	switch ws.Type() {
-	case avro.String, avro.Bytes:
+func cString(ws *ocf.Schema, _ *compiler) (dec[string], error) {
+	switch ws.Type {
+	case ocf.String, ocf.Bytes:
 		return (*ocf.Decoder).String, nil
 	}
 	return nil, typeErr(ws, "string")
 }
 
-func cBytes(ws avro.Schema, _ *compiler) (dec[[]byte], error) {
-	switch ws.Type() {
-	case avro.String, avro.Bytes:
+func cBytes(ws *ocf.Schema, _ *compiler) (dec[[]byte], error) {
+	switch ws.Type {
+	case ocf.String, ocf.Bytes:
 		return (*ocf.Decoder).Bytes, nil
 	}
 	return nil, typeErr(ws, "bytes")
 }
 
 // cNullableLong decodes a ["null","long"] array element, mapping null to -1 (null counts).
-func cNullableLong(ws avro.Schema, c *compiler) (dec[int64], error) {
+func cNullableLong(ws *ocf.Schema, c *compiler) (dec[int64], error) {
 	f, err := optional(ws, c, cLong)
 	if err != nil {
 		return nil, err
@@ -283,7 +268,7 @@ func cNullableLong(ws avro.Schema, c *compiler) (dec[int64], error) {
 // nonNull wraps base so that it also accepts a ["null", T] writer union, failing when the data
 // selects null (used for array elements that Java declares NOT NULL).
 func nonNull[V any](base comp[V]) comp[V] {
-	return func(ws avro.Schema, c *compiler) (dec[V], error) {
+	return func(ws *ocf.Schema, c *compiler) (dec[V], error) {
 		f, err := optional(ws, c, base)
 		if err != nil {
 			return nil, err
@@ -301,22 +286,25 @@ func nonNull[V any](base comp[V]) comp[V] {
 // cArray compiles an array whose elements are decoded by elem. elem receives the items schema as
 // written, which may be a union (see nonNull and cNullableLong).
 func cArray[V any](elem comp[V]) comp[[]V] {
-	return func(ws avro.Schema, c *compiler) (dec[[]V], error) {
-		a, ok := ws.(*avro.ArraySchema)
-		if !ok {
+	return func(ws *ocf.Schema, c *compiler) (dec[[]V], error) {
+		if ws.Type != ocf.Array {
 			return nil, typeErr(ws, "array")
 		}
-		f, err := elem(deref(a.Items()), c)
+		f, err := elem(ws.Items, c)
 		if err != nil {
 			return nil, err
 		}
 		return func(d *ocf.Decoder) []V {
-			out := []V{}
+			var out []V
 			for {
 				n := d.BlockCount(1)
 				if n == 0 || d.Err() != nil {
+					if out == nil {
+						out = []V{}
+					}
 					return out
 				}
+				out = slices.Grow(out, n)
 				for i := 0; i < n && d.Err() == nil; i++ {
 					out = append(out, f(d))
 				}
@@ -331,7 +319,7 @@ type field[T any] struct {
 	name string
 	typ  *ptype
 	enc  func(e *ocf.Encoder, v *T, g *gen)
-	dec  func(ws avro.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error)
+	dec  func(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error)
 }
 
 // table is a record type: its description and fields.
@@ -361,28 +349,27 @@ func (t *table[T]) encode(e *ocf.Encoder, v *T, g *gen) {
 }
 
 // compile builds a decoder of T from a writer record schema.
-func (t *table[T]) compile(ws avro.Schema, c *compiler) (dec[T], error) {
-	rs, ok := deref(ws).(*avro.RecordSchema)
-	if !ok {
+func (t *table[T]) compile(ws *ocf.Schema, c *compiler) (dec[T], error) {
+	if ws.Type != ocf.Record {
 		return nil, typeErr(ws, "record")
 	}
-	steps := make([]func(d *ocf.Decoder, v *T), 0, len(rs.Fields()))
-	seen := make(map[string]bool, len(rs.Fields()))
-	for _, wf := range rs.Fields() {
+	steps := make([]func(d *ocf.Decoder, v *T), 0, len(ws.Fields))
+	seen := make(map[string]bool, len(ws.Fields))
+	for _, wf := range ws.Fields {
 		var step func(d *ocf.Decoder, v *T)
 		for i := range t.fields {
-			if t.fields[i].name == wf.Name() {
-				s, err := t.fields[i].dec(wf.Type(), c)
+			if t.fields[i].name == wf.Name {
+				s, err := t.fields[i].dec(wf.Type, c)
 				if err != nil {
-					return nil, fmt.Errorf("field %s: %w", wf.Name(), err)
+					return nil, fmt.Errorf("field %s: %w", wf.Name, err)
 				}
 				step = s
-				seen[wf.Name()] = true
+				seen[wf.Name] = true
 				break
 			}
 		}
 		if step == nil {
-			skip := c.skipper(wf.Type())
+			skip := c.skipper(wf.Type)
 			step = func(d *ocf.Decoder, _ *T) { skip(d) }
 		}
 		steps = append(steps, step)
@@ -420,7 +407,7 @@ func reqField[T, V any](name string, typ *ptype, base comp[V], get func(*T) *V,
 			}
 			enc(e, *get(v), g)
 		},
-		dec: func(ws avro.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
+		dec: func(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
 			f, err := optional(ws, c, base)
 			if err != nil {
 				return nil, err
@@ -452,7 +439,7 @@ func ptrField[T, V any](name string, typ *ptype, base comp[V], get func(*T) **V,
 			e.NonNull()
 			enc(e, *p, g)
 		},
-		dec: func(ws avro.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
+		dec: func(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
 			f, err := optional(ws, c, base)
 			if err != nil {
 				return nil, err
@@ -481,7 +468,7 @@ func sliceField[T any, S ~[]E, E any](name string, typ *ptype, base comp[S], get
 			e.NonNull()
 			enc(e, s, g)
 		},
-		dec: func(ws avro.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
+		dec: func(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
 			f, err := optional(ws, c, base)
 			if err != nil {
 				return nil, err
@@ -534,35 +521,34 @@ func eNullCounts(e *ocf.Encoder, v []int64, _ *gen) {
 }
 
 // skipper compiles a function that skips a value of writer schema s.
-func (c *compiler) skipper(s avro.Schema) func(d *ocf.Decoder) {
-	s = deref(s)
-	switch s.Type() {
-	case avro.Null:
+func (c *compiler) skipper(s *ocf.Schema) func(d *ocf.Decoder) {
+	switch s.Type {
+	case ocf.Null:
 		return func(*ocf.Decoder) {}
-	case avro.Boolean:
+	case ocf.Boolean:
 		return func(d *ocf.Decoder) { d.Boolean() }
-	case avro.Int:
+	case ocf.Int:
 		return func(d *ocf.Decoder) { d.Int() }
-	case avro.Long:
+	case ocf.Long:
 		return func(d *ocf.Decoder) { d.Long() }
-	case avro.Float:
+	case ocf.Float:
 		return func(d *ocf.Decoder) { d.Skip(4) }
-	case avro.Double:
+	case ocf.Double:
 		return func(d *ocf.Decoder) { d.Skip(8) }
-	case avro.String, avro.Bytes:
+	case ocf.String, ocf.Bytes:
 		return (*ocf.Decoder).SkipBytes
-	case avro.Fixed:
-		n := s.(*avro.FixedSchema).Size()
+	case ocf.Fixed:
+		n := s.Size
 		return func(d *ocf.Decoder) { d.Skip(n) }
-	case avro.Enum:
-		n := int32(len(s.(*avro.EnumSchema).Symbols()))
+	case ocf.Enum:
+		n := int32(s.Size)
 		return func(d *ocf.Decoder) {
 			if i := d.Int(); i < 0 || i >= n {
 				d.Failf("enum index %d out of range", i)
 			}
 		}
-	case avro.Array:
-		items := deref(s.(*avro.ArraySchema).Items())
+	case ocf.Array:
+		items := s.Items
 		item := c.skipper(items)
 		zero := c.zeroSize(items, 0)
 		return func(d *ocf.Decoder) {
@@ -582,8 +568,8 @@ func (c *compiler) skipper(s avro.Schema) func(d *ocf.Decoder) {
 				}
 			}
 		}
-	case avro.Map:
-		val := c.skipper(s.(*avro.MapSchema).Values())
+	case ocf.Map:
+		val := c.skipper(s.Values)
 		return func(d *ocf.Decoder) {
 			for {
 				n := d.BlockCount(1)
@@ -596,8 +582,8 @@ func (c *compiler) skipper(s avro.Schema) func(d *ocf.Decoder) {
 				}
 			}
 		}
-	case avro.Union:
-		types := s.(*avro.UnionSchema).Types()
+	case ocf.Union:
+		types := s.Branches
 		branches := make([]func(*ocf.Decoder), len(types))
 		for i, t := range types {
 			branches[i] = c.skipper(t)
@@ -613,16 +599,15 @@ func (c *compiler) skipper(s avro.Schema) func(d *ocf.Decoder) {
 			}
 			branches[i](d)
 		}
-	case avro.Record:
-		rs := s.(*avro.RecordSchema)
-		if p, ok := c.skips[rs]; ok {
+	case ocf.Record:
+		if p, ok := c.skips[s]; ok {
 			return func(d *ocf.Decoder) { (*p)(d) }
 		}
 		p := new(func(*ocf.Decoder))
-		c.skips[rs] = p
-		fields := make([]func(*ocf.Decoder), len(rs.Fields()))
-		for i, f := range rs.Fields() {
-			fields[i] = c.skipper(f.Type())
+		c.skips[s] = p
+		fields := make([]func(*ocf.Decoder), len(s.Fields))
+		for i, f := range s.Fields {
+			fields[i] = c.skipper(f.Type)
 		}
 		*p = func(d *ocf.Decoder) {
 			if !d.Enter() {
@@ -638,24 +623,23 @@ func (c *compiler) skipper(s avro.Schema) func(d *ocf.Decoder) {
 		}
 		return *p
 	}
-	return func(d *ocf.Decoder) { d.Fail(errors.New("unsupported writer type " + string(s.Type()))) }
+	return func(d *ocf.Decoder) { d.Fail(errors.New("unsupported writer type " + s.Type.String())) }
 }
 
 // zeroSize reports whether a value of s can be encoded in zero bytes (null, empty fixed, or
 // records made only of such). Recursive records are treated as zero-size, which is conservative.
-func (c *compiler) zeroSize(s avro.Schema, depth int) bool {
-	s = deref(s)
-	switch s.Type() {
-	case avro.Null:
+func (c *compiler) zeroSize(s *ocf.Schema, depth int) bool {
+	switch s.Type {
+	case ocf.Null:
 		return true
-	case avro.Fixed:
-		return s.(*avro.FixedSchema).Size() == 0
-	case avro.Record:
+	case ocf.Fixed:
+		return s.Size == 0
+	case ocf.Record:
 		if depth > 16 {
 			return true
 		}
-		for _, f := range s.(*avro.RecordSchema).Fields() {
-			if !c.zeroSize(f.Type(), depth+1) {
+		for _, f := range s.Fields {
+			if !c.zeroSize(f.Type, depth+1) {
 				return false
 			}
 		}

@@ -106,8 +106,12 @@ func TestFormatSniffing(t *testing.T) {
 	if !bytes.HasPrefix(data, []byte("ORC")) {
 		t.Fatalf("%s is not ORC", paths[0])
 	}
-	if _, err := DecodeManifestList(data, "orc"); err != nil && !errors.Is(err, ErrUnsupportedFormat) {
-		t.Errorf("ORC manifest list: %v", err)
+	if rows, err := DecodeManifestList(data, "orc"); err != nil || len(rows) == 0 {
+		t.Errorf("ORC manifest list: %v %v", rows, err)
+	}
+	// A truncated ORC manifest is corrupt, not unsupported.
+	if _, err := DecodeManifestList(data[:len(data)/2], "orc"); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated ORC: %v", err)
 	}
 	if _, err := DecodeManifestList([]byte("PAR1xxxx"), "p"); !errors.Is(err, ErrUnsupportedFormat) {
 		t.Errorf("parquet: %v", err)

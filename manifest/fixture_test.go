@@ -400,6 +400,7 @@ func TestFixtureRewrite(t *testing.T) {
 
 // snapshotJSON is the part of a snapshot file these tests need.
 type snapshotJSON struct {
+	TimeMillis int64 `json:"timeMillis"`
 	ID                    int64   `json:"id"`
 	BaseManifestList      string  `json:"baseManifestList"`
 	BaseManifestListSize  *int64  `json:"baseManifestListSize"`
@@ -467,7 +468,14 @@ func liveFiles(t *testing.T, fs *fileio.FileIO, s snapshotJSON) (live []Entry, d
 	return live, delta
 }
 
-var avroTables = []string{
+// fixtureTables lists every fixture table; the first six keep manifests as ORC.
+var fixtureTables = []string{
+	"append_09_orc",
+	"append_09_parquet",
+	"append_10_parquet",
+	"parquet_append_table",
+	"pk_table_nested_type_parquet",
+	"pk_table_scan_and_read_dv_orc",
 	"append_complex_data_parquet",
 	"append_table_with_alter_table_parquet",
 	"append_table_with_rt_branch_parquet",
@@ -479,14 +487,14 @@ var avroTables = []string{
 	"pk_table_with_alter_table_parquet",
 }
 
-// TestSnapshotRecordCounts checks the Java invariants for every snapshot of every Avro-manifest
-// fixture: totalRecordCount = Σ rowCount of the live files after netting base+delta manifests,
+// TestSnapshotRecordCounts checks the Java invariants for every snapshot of every fixture (Avro
+// and ORC manifests): totalRecordCount = Σ rowCount of the live files after netting base+delta manifests,
 // deltaRecordCount = Σ rowCount(ADD) − Σ rowCount(DELETE) of the delta manifests, and every
 // manifest-list row agrees with the manifest it describes (size, counts, schema id, bucket/level
 // ranges as Java's ManifestAvroWriter computes them).
 func TestSnapshotRecordCounts(t *testing.T) {
 	ctx := context.Background()
-	for _, table := range avroTables {
+	for _, table := range fixtureTables {
 		fs := openTable(t, table)
 		snaps := readSnapshots(t, table)
 		if len(snaps) == 0 {
@@ -503,6 +511,15 @@ func TestSnapshotRecordCounts(t *testing.T) {
 					dsum += e.File.RowCount
 				} else {
 					dsum -= e.File.RowCount
+				}
+				// The fixtures were written in UTC+8: _CREATION_TIME holds the local wall clock
+				// as if it were UTC (format doc 6.2), so it is 8 h ahead of the snapshot's UTC
+				// commit time, less the seconds between writing the file and committing.
+				if e.Kind == Add && e.File.CreationTime != nil {
+					lag := s.TimeMillis - (*e.File.CreationTime - 8*3600*1000)
+					if lag < 0 || lag > 60_000 {
+						t.Errorf("%s snapshot %d: %s created %d ms before the commit", table, s.ID, e.File.FileName, lag)
+					}
 				}
 			}
 			if total != s.TotalRecordCount || dsum != s.DeltaRecordCount {
@@ -697,6 +714,50 @@ func TestDecodedValues(t *testing.T) {
 		}
 		if len(live) != 3 || n20 != 1 {
 			t.Errorf("snapshot 1: %d live files, %d in partition 20; want 3 and 1", len(live), n20)
+		}
+	})
+
+	t.Run("ORC manifests: append_09 snapshot 5 (EXPECTED.md: 11 rows, 3 splits)", func(t *testing.T) {
+		for _, table := range []string{"append_09_parquet", "append_09_orc"} {
+			fs := openTable(t, table)
+			snaps := readSnapshots(t, table)
+			live, _ := liveFiles(t, fs, snaps[4])
+			groups := map[string]int64{}
+			for _, e := range live {
+				groups[hex.EncodeToString(e.Partition[12:13])+"/"+strconv.Itoa(int(e.Bucket))] += e.File.RowCount
+				if e.TotalBuckets != 2 || e.File.Level != 0 || !bytes.Equal(e.File.MinKey, EmptyRow()) {
+					t.Errorf("%s: entry %+v", table, e)
+				}
+			}
+			var rows int64
+			for _, n := range groups {
+				rows += n
+			}
+			if len(groups) != 3 || groups["0a/0"] == 0 || groups["0a/1"] == 0 || groups["14/0"] == 0 || rows != 11 {
+				t.Errorf("%s: partition-buckets %v", table, groups)
+			}
+		}
+	})
+
+	t.Run("ORC index manifest of the DV table", func(t *testing.T) {
+		fs := openTable(t, "pk_table_scan_and_read_dv_orc")
+		got, err := ReadIndexManifest(ctx, fs, "index-manifest-06caeebd-72bd-4490-90cf-8073e46be369-0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Fatalf("%+v", got)
+		}
+		for i, want := range []struct {
+			bucket int32
+			file   string
+		}{{1, "index-9bb71660-7904-4690-b0fa-eaa921b89480-1"}, {0, "index-9bb71660-7904-4690-b0fa-eaa921b89480-0"}} {
+			f := got[i].IndexFile
+			if got[i].Bucket != want.bucket || f.FileName != want.file || f.FileSize != 31 || f.RowCount != 1 ||
+				len(f.DVRanges) != 1 || f.DVRanges[0].Offset != 1 || f.DVRanges[0].Length != 22 ||
+				f.DVRanges[0].Cardinality == nil || *f.DVRanges[0].Cardinality != 1 || !bytes.Equal(got[i].Partition, part10) {
+				t.Errorf("entry %d: %+v", i, got[i])
+			}
 		}
 	})
 

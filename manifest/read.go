@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
-	"github.com/hamba/avro/v2"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/paimon-go/paimon/manifest/internal/ocf"
 )
@@ -33,49 +34,116 @@ type FileWriter interface {
 // ("manifest/<name>").
 func Path(name string) string { return Dir + "/" + name }
 
-// ReadManifestList reads manifest/<name>, a manifest list (Java ManifestList.read), and returns
-// its rows in file order.
-func ReadManifestList(ctx context.Context, fs FileReader, name string) ([]FileMeta, error) {
-	data, err := fs.ReadFile(ctx, Path(name))
+// Reader reads the manifest files of one table. It caches the decoding plans compiled from
+// writer schemas (all manifests of a table usually share one schema) and a zstd decoder, so
+// reading many files costs little more than decoding their entries. A Reader is safe for
+// concurrent use. Close releases the zstd decoder.
+type Reader struct {
+	fs FileReader
+
+	mu    sync.Mutex
+	plans map[planKey]any
+	zstd  *zstd.Decoder
+}
+
+type planKey struct {
+	id     rowID
+	schema string
+}
+
+// NewReader returns a Reader over fs, whose root is the table (or branch) directory.
+func NewReader(fs FileReader) *Reader {
+	return &Reader{fs: fs, plans: map[planKey]any{}}
+}
+
+// Close releases the Reader's codec resources. The Reader must not be used afterwards.
+func (r *Reader) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.zstd != nil {
+		r.zstd.Close()
+		r.zstd = nil
+	}
+}
+
+func (r *Reader) zstdDecoder() (*zstd.Decoder, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.zstd == nil {
+		d, err := ocf.NewZstdDecoder()
+		if err != nil {
+			return nil, err
+		}
+		r.zstd = d
+	}
+	return r.zstd, nil
+}
+
+// ManifestList reads manifest/<name>, a manifest list (Java ManifestList.read), and returns its
+// rows in file order.
+func (r *Reader) ManifestList(ctx context.Context, name string) ([]FileMeta, error) {
+	data, err := r.fs.ReadFile(ctx, Path(name))
 	if err != nil {
 		return nil, fmt.Errorf("manifest: read manifest list %s: %w", name, err)
 	}
-	return DecodeManifestList(data, name)
+	return decodeFile(r, data, name, listTable, listFromArrow)
 }
 
-// ReadManifest reads manifest/<name>, a manifest file (Java ManifestFile.read), and returns its
+// Manifest reads manifest/<name>, a manifest file (Java ManifestFile.read), and returns its
 // entries in file order.
-func ReadManifest(ctx context.Context, fs FileReader, name string) ([]Entry, error) {
-	data, err := fs.ReadFile(ctx, Path(name))
+func (r *Reader) Manifest(ctx context.Context, name string) ([]Entry, error) {
+	data, err := r.fs.ReadFile(ctx, Path(name))
 	if err != nil {
 		return nil, fmt.Errorf("manifest: read manifest %s: %w", name, err)
 	}
-	return DecodeManifest(data, name)
+	return decodeFile(r, data, name, entryTable, entriesFromArrow)
 }
 
-// ReadIndexManifest reads manifest/<name>, an index manifest (Java IndexManifestFile.read): the
+// IndexManifest reads manifest/<name>, an index manifest (Java IndexManifestFile.read): the
 // complete list of live index files of a snapshot.
-func ReadIndexManifest(ctx context.Context, fs FileReader, name string) ([]IndexManifestEntry, error) {
-	data, err := fs.ReadFile(ctx, Path(name))
+func (r *Reader) IndexManifest(ctx context.Context, name string) ([]IndexManifestEntry, error) {
+	data, err := r.fs.ReadFile(ctx, Path(name))
 	if err != nil {
 		return nil, fmt.Errorf("manifest: read index manifest %s: %w", name, err)
 	}
-	return DecodeIndexManifest(data, name)
+	return decodeFile(r, data, name, indexTable, indexFromArrow)
+}
+
+// ReadManifestList reads manifest/<name>, a manifest list, with a one-off Reader. Use a Reader
+// to read many files.
+func ReadManifestList(ctx context.Context, fs FileReader, name string) ([]FileMeta, error) {
+	r := NewReader(fs)
+	defer r.Close()
+	return r.ManifestList(ctx, name)
+}
+
+// ReadManifest reads manifest/<name>, a manifest file, with a one-off Reader.
+func ReadManifest(ctx context.Context, fs FileReader, name string) ([]Entry, error) {
+	r := NewReader(fs)
+	defer r.Close()
+	return r.Manifest(ctx, name)
+}
+
+// ReadIndexManifest reads manifest/<name>, an index manifest, with a one-off Reader.
+func ReadIndexManifest(ctx context.Context, fs FileReader, name string) ([]IndexManifestEntry, error) {
+	r := NewReader(fs)
+	defer r.Close()
+	return r.IndexManifest(ctx, name)
 }
 
 // DecodeManifestList decodes the bytes of a manifest list; name is only used in errors.
 func DecodeManifestList(data []byte, name string) ([]FileMeta, error) {
-	return decodeFile(data, name, listTable, listFromArrow)
+	return decodeFile(nil, data, name, listTable, listFromArrow)
 }
 
 // DecodeManifest decodes the bytes of a manifest file; name is only used in errors.
 func DecodeManifest(data []byte, name string) ([]Entry, error) {
-	return decodeFile(data, name, entryTable, entriesFromArrow)
+	return decodeFile(nil, data, name, entryTable, entriesFromArrow)
 }
 
 // DecodeIndexManifest decodes the bytes of an index manifest; name is only used in errors.
 func DecodeIndexManifest(data []byte, name string) ([]IndexManifestEntry, error) {
-	return decodeFile(data, name, indexTable, indexFromArrow)
+	return decodeFile(nil, data, name, indexTable, indexFromArrow)
 }
 
 var (
@@ -84,10 +152,11 @@ var (
 )
 
 // decodeFile sniffs the format from the magic bytes and decodes every row.
-func decodeFile[T any](data []byte, name string, t *table[T], fromArrow arrowConverter[T]) ([]T, error) {
+// r may be nil (no caching).
+func decodeFile[T any](r *Reader, data []byte, name string, t *table[T], fromArrow arrowConverter[T]) ([]T, error) {
 	switch {
 	case bytes.HasPrefix(data, ocf.Magic[:]):
-		rows, err := decodeAvro(data, t)
+		rows, err := decodeAvro(r, data, t)
 		if err != nil {
 			return nil, wrapDecodeErr(name, err)
 		}
@@ -114,22 +183,32 @@ func wrapDecodeErr(name string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrCorrupt, name, err)
 }
 
+// maxPrealloc bounds the number of rows allocated up front from block headers.
+const maxPrealloc = 1 << 16
+
 // decodeAvro decodes an Avro object container file with the record layout t.
-func decodeAvro[T any](data []byte, t *table[T]) ([]T, error) {
-	f, err := ocf.Open(data)
+func decodeAvro[T any](r *Reader, data []byte, t *table[T]) ([]T, error) {
+	var zdec *zstd.Decoder
+	if r != nil {
+		var err error
+		if zdec, err = r.zstdDecoder(); err != nil {
+			return nil, err
+		}
+	}
+	f, err := ocf.Open(data, zdec)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	ws, err := avro.ParseBytesWithCache(f.Schema, "", &avro.SchemaCache{})
+	total, err := f.RecordCount()
 	if err != nil {
-		return nil, fmt.Errorf("writer schema: %w", err)
+		return nil, err
 	}
-	read, err := compileTop(ws, t)
+	read, err := plan(r, f.Schema, t)
 	if err != nil {
-		return nil, fmt.Errorf("writer schema: %w", err)
+		return nil, err
 	}
-	var out []T
+	out := make([]T, 0, min(total, maxPrealloc))
 	for {
 		count, block, err := f.Next()
 		if errors.Is(err, io.EOF) {
@@ -137,9 +216,6 @@ func decodeAvro[T any](data []byte, t *table[T]) ([]T, error) {
 		}
 		if err != nil {
 			return nil, err
-		}
-		if out == nil {
-			out = make([]T, 0, count)
 		}
 		d := ocf.NewDecoder(block)
 		for i := int64(0); i < count; i++ {
@@ -152,12 +228,39 @@ func decodeAvro[T any](data []byte, t *table[T]) ([]T, error) {
 	}
 }
 
+// plan returns the decoder compiled for writer schema JSON schema, cached in r.
+func plan[T any](r *Reader, schema []byte, t *table[T]) (dec[T], error) {
+	key := planKey{id: t.desc.id, schema: string(schema)}
+	if r != nil {
+		r.mu.Lock()
+		p, ok := r.plans[key]
+		r.mu.Unlock()
+		if ok {
+			return p.(dec[T]), nil
+		}
+	}
+	ws, err := ocf.ParseSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	read, err := compileTop(ws, t)
+	if err != nil {
+		return nil, fmt.Errorf("writer schema: %w", err)
+	}
+	if r != nil {
+		r.mu.Lock()
+		r.plans[key] = read
+		r.mu.Unlock()
+	}
+	return read, nil
+}
+
 // compileTop compiles the top-level writer schema: a record, or (0.8/0.9 files) a
 // ["null", record] union whose null branch is never valid data.
-func compileTop[T any](ws avro.Schema, t *table[T]) (dec[T], error) {
+func compileTop[T any](ws *ocf.Schema, t *table[T]) (dec[T], error) {
 	c := newCompiler()
-	if u, ok := deref(ws).(*avro.UnionSchema); ok {
-		f, err := optional(u, c, t.compile)
+	if ws.Type == ocf.Union {
+		f, err := optional(ws, c, t.compile)
 		if err != nil {
 			return nil, err
 		}

@@ -3,8 +3,6 @@ package manifest
 import (
 	"fmt"
 
-	"github.com/hamba/avro/v2"
-
 	"github.com/paimon-go/paimon/manifest/internal/ocf"
 )
 
@@ -33,7 +31,7 @@ func versionField[T any](want int32) field[T] {
 		name: "_VERSION",
 		typ:  pt(pInt),
 		enc:  func(e *ocf.Encoder, _ *T, _ *gen) { e.Int(want) },
-		dec: func(ws avro.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
+		dec: func(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
 			f, err := optional(ws, c, cInt)
 			if err != nil {
 				return nil, err
@@ -56,7 +54,7 @@ func versionField[T any](want int32) field[T] {
 	}
 }
 
-func cFileKind(ws avro.Schema, c *compiler) (dec[FileKind], error) {
+func cFileKind(ws *ocf.Schema, c *compiler) (dec[FileKind], error) {
 	f, err := cInt(ws, c)
 	if err != nil {
 		return nil, err
@@ -72,7 +70,7 @@ func cFileKind(ws avro.Schema, c *compiler) (dec[FileKind], error) {
 
 func eFileKind(e *ocf.Encoder, v FileKind, _ *gen) { e.Int(int32(v)) }
 
-func cFileSource(ws avro.Schema, c *compiler) (dec[FileSource], error) {
+func cFileSource(ws *ocf.Schema, c *compiler) (dec[FileSource], error) {
 	f, err := cInt(ws, c)
 	if err != nil {
 		return nil, err

@@ -112,8 +112,8 @@ type DataFileMeta struct {
 	// ValueStatsCols (_VALUE_STATS_COLS, 1.0+): nil = value stats cover all columns of SchemaID;
 	// otherwise the names of the columns present in ValueStats ([] = none).
 	ValueStatsCols []string
-	ExternalPath   *string // _EXTERNAL_PATH (1.0+): full URI when the file lives outside the table
-	FirstRowID     *int64  // _FIRST_ROW_ID (1.3+): row tracking
+	ExternalPath   *string  // _EXTERNAL_PATH (1.0+): full URI when the file lives outside the table
+	FirstRowID     *int64   // _FIRST_ROW_ID (1.3+): row tracking
 	WriteCols      []string // _WRITE_COLS (1.3+): columns physically written; nil = all
 	// WriteColsSequences (_WRITE_COLS_SEQUENCES, unreleased HEAD after 2.0): per written column
 	// max sequence numbers; nil when null. Writing a non-nil value switches the writer to the

@@ -128,7 +128,7 @@ func TestHambaWrittenFileDecodes(t *testing.T) {
 				"_NUM_ADDED_FILES": i, "_NUM_DELETED_FILES": int64(0),
 				"_PARTITION_STATS": map[string]any{"_MIN_VALUES": []byte{1}, "_MAX_VALUES": []byte{2},
 					"_NULL_COUNTS": []any{int64(3), nil}},
-				"_SCHEMA_ID":       int64(7),
+				"_SCHEMA_ID":      int64(7),
 				"_UNKNOWN_FUTURE": map[string]any{"k": []float64{1.5, 2}},
 			}
 			if err := enc.Encode(rec); err != nil {

@@ -26,17 +26,21 @@ const (
 	FirstRow Engine = "first-row"
 )
 
-// Option keys read by NewConfig (Java CoreOptions). Per-field keys have the
-// form "fields.<field>.<suffix>".
+// Option keys read by NewConfig (Java CoreOptions).
 const (
-	KeyMergeEngine                  = "merge-engine"
-	KeyIgnoreDelete                 = "ignore-delete"
-	KeySequenceField                = "sequence.field"
-	KeySequenceFieldSortOrder       = "sequence.field.sort-order"
-	KeyPartialUpdateRemoveOnDelete  = "partial-update.remove-record-on-delete"
-	KeyPartialUpdateRemoveOnSeqGrp  = "partial-update.remove-record-on-sequence-group"
-	KeyAggregationRemoveOnDelete    = "aggregation.remove-record-on-delete"
-	KeyFieldsDefaultAggregateFunc   = "fields.default-aggregate-function"
+	KeyMergeEngine                 = "merge-engine"
+	KeyIgnoreDelete                = "ignore-delete"
+	KeySequenceField               = "sequence.field"
+	KeySequenceFieldSortOrder      = "sequence.field.sort-order"
+	KeyPartialUpdateRemoveOnDelete = "partial-update.remove-record-on-delete"
+	KeyPartialUpdateRemoveOnSeqGrp = "partial-update.remove-record-on-sequence-group"
+	KeyAggregationRemoveOnDelete   = "aggregation.remove-record-on-delete"
+	KeyFieldsDefaultAggregateFunc  = "fields.default-aggregate-function"
+)
+
+// Per-field keys have the form "fields.<field>.<suffix>"; sequence groups
+// "fields.<f1>,<f2>.sequence-group" (CoreOptions.FIELDS_PREFIX and friends).
+const (
 	fieldsPrefix                    = "fields"
 	suffixAggregateFunction         = "aggregate-function"
 	suffixIgnoreRetract             = "ignore-retract"

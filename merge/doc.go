@@ -38,11 +38,17 @@
 // # Output
 //
 // Merged records come out in key order, in batches of at most
-// Options.BatchSize rows, with the columns Options.Layout selects. Stretches
-// of input that need no merging are copied in bulk, or handed out as
-// zero-copy slices when a whole output batch comes from one input batch;
-// merged rows reference their input values and only arithmetic results
-// (sum, product, listagg, bool_and/bool_or) are materialised.
+// Options.BatchSize rows, with the columns Options.Layout selects. While one
+// run holds the smallest keys, its records pass through in stretches without
+// per-record heap work; such stretches are copied in bulk, or handed out as
+// zero-copy slices when an output batch comes from one input batch alone (a
+// single run, or runs with disjoint key ranges, cost almost nothing). Merged
+// rows reference their input values; only arithmetic results (sum, product,
+// listagg, bool_and/bool_or) are materialised.
+//
+// The caller may pass all sorted runs of a bucket to one merge, or split
+// them into sections of overlapping key ranges first (Java's
+// IntervalPartition) and merge each section; the results are the same.
 //
 // # Not implemented
 //

@@ -100,7 +100,7 @@ type Merger struct {
 	seqOrder  []int // value columns of sequence.field
 	seqDesc   bool
 	outCols   []outCol
-	zeroCopy  int // minimum rows of a single-range output emitted as a slice of the input
+	zeroCopy  int                                        // minimum rows of a single-range output emitted as a slice of the input
 	cmp       func(a *batch, i int, b *batch, j int) int // key comparator (specialized when possible)
 	fastI64   bool                                       // single int64-class key: stretch scans read it directly
 	gathers   []gatherer                                 // per output column
@@ -374,17 +374,23 @@ func (m *Merger) Schema() *arrow.Schema { return m.out }
 // iteration early is allowed. On error the iterator yields (nil, err) once
 // and stops; errors wrap ErrSchema, ErrUnsorted, ErrRetract, ErrArithmetic,
 // ErrNull, ErrValueKind, or the error of a Run (annotated with its index).
-// All runs are closed before the iterator returns.
+// All runs are closed before the iterator returns (an iterator that is never
+// ranged over leaves them open: call Close on them yourself).
 //
 // Output batches that consist of one contiguous stretch of one input batch
 // are zero-copy slices of it; others are built in fresh Go memory.
 func (m *Merger) Merge(ctx context.Context, runs []Run) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		s := &mergeState{m: m, ctx: ctx, yield: yield}
-		err := s.run(runs)
-		if cerr := s.close(); err == nil && cerr != nil {
-			err = cerr
-		}
+		err := func() (err error) {
+			// deferred, so runs are closed even if the consumer panics in yield
+			defer func() {
+				if cerr := s.close(); err == nil {
+					err = cerr
+				}
+			}()
+			return s.run(runs)
+		}()
 		if err != nil && !errors.Is(err, errStopped) {
 			yield(nil, err)
 		}
@@ -450,15 +456,15 @@ type mergeState struct {
 	fn      mergeFunc
 	res     result
 
-	segs    []segment
-	rows    int
-	epoch   uint64
-	pinned  []*batch // pinned in the current epoch
-	held    []*batch // pinned in the previous epoch, released at the next flush
-	ckind   []int8
-	cseq    []int64
-	ckey    []entry
-	ccells  [][]cell
+	segs   []segment
+	rows   int
+	epoch  uint64
+	pinned []*batch // pinned in the current epoch
+	held   []*batch // pinned in the previous epoch, released at the next flush
+	ckind  []int8
+	cseq   []int64
+	ckey   []entry
+	ccells [][]cell
 }
 
 func (s *mergeState) close() error {

@@ -326,6 +326,7 @@ func TestRandomAgainstModel(t *testing.T) {
 		{"ignore-delete": "true"},
 		{"merge-engine": "aggregation", "fields.v.aggregate-function": "sum", "fields.s.aggregate-function": "last_value"},
 		{"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"},
+		{"merge-engine": "first-row", "ignore-delete": "true"},
 	}
 	for iter := range 300 {
 		options := engines[iter%len(engines)]
@@ -424,6 +425,14 @@ func model(options map[string]string, all []kvRow) []string {
 			continue
 		}
 		switch options["merge-engine"] {
+		case "first-row":
+			// ignore-delete: the first addition wins; only retractions: nothing
+			for _, r := range g {
+				if !IsRetract(r.kind) {
+					out = append(out, str(k, r.seq, r.kind, r.v, &r.s))
+					break
+				}
+			}
 		case "aggregation":
 			// v: sum (retract subtracts, from null negates); s: last_value (retract -> null)
 			var sum *int64

@@ -77,9 +77,22 @@ func loadRaw(cls class, arr arrow.Array) (rawCol, error) {
 		}
 		if first < 0 || last < first || last > int64(len(rc.data)) {
 			err = fmt.Errorf("%w: offsets [%d, %d] outside data buffer of %d bytes", ErrSchema, first, last, len(rc.data))
+		} else if !offsetsAscending(rc.offs32) || !offsetsAscending(rc.offs64) {
+			err = fmt.Errorf("%w: %s offsets decrease", ErrSchema, arr.DataType())
 		}
 	}
 	return rc, err
+}
+
+// offsetsAscending reports whether offsets never decrease, so that every
+// value slice taken from them is in bounds once the first and last are.
+func offsetsAscending[O int32 | int64](offs []O) bool {
+	for i := 1; i < len(offs); i++ {
+		if offs[i] < offs[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 func (rc *rawCol) isValid(i int) bool {

@@ -235,7 +235,7 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 		if err != nil {
 			return nil, fmt.Errorf("%w: tag %q: %w", ErrNoSnapshot, s.cfg.tag, err)
 		}
-		return sn, nil
+		return &sn.Snapshot, nil
 	case s.cfg.snapshotID != 0:
 		sn, err := snaps.Get(ctx, s.cfg.snapshotID)
 		if err != nil {

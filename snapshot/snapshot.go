@@ -327,14 +327,16 @@ func (s *Snapshot) apply(fields []rawField, skip map[string]bool) error {
 func (s *Snapshot) Encode() ([]byte, error) {
 	w := &jsonWriter{}
 	w.beginObject()
-	if err := s.encodeFields(w); err != nil {
+	s.encodeFields(w)
+	if err := s.encodeExtra(w); err != nil {
 		return nil, err
 	}
 	w.endObject()
 	return w.buf.Bytes(), nil
 }
 
-func (s *Snapshot) encodeFields(w *jsonWriter) error {
+// encodeFields writes the known keys (not the unknown ones).
+func (s *Snapshot) encodeFields(w *jsonWriter) {
 	optStr := func(k string, v *string) {
 		if v != nil {
 			w.key(k)
@@ -399,7 +401,6 @@ func (s *Snapshot) encodeFields(w *jsonWriter) error {
 	}
 	optInt("nextRowId", s.NextRowID)
 	optStr("operation", s.Operation)
-	return s.encodeExtra(w)
 }
 
 func (s *Snapshot) encodeExtra(w *jsonWriter) error {

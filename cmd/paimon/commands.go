@@ -39,9 +39,9 @@ func newSnapshotsCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tSCHEMA\tKIND\tTIME\tTOTAL_RECORDS\tDELTA_RECORDS\tCOMMIT_USER\tCOMMIT_IDENTIFIER")
 			for _, s := range snaps {
-				fmt.Fprintf(w, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d\n", s.ID, s.SchemaID, s.CommitKind,
+				fmt.Fprintf(w, "%d\t%d\t%s\t%s\t%d\t%d\t%s\t%d\n", s.ID, s.SchemaID, s.CommitKind,
 					time.UnixMilli(s.TimeMillis).UTC().Format("2006-01-02T15:04:05.000Z"),
-					optInt(s.TotalRecordCount), optInt(s.DeltaRecordCount), s.CommitUser, s.CommitIdentifier)
+					s.TotalRecordCount, s.DeltaRecordCount, s.CommitUser, s.CommitIdentifier)
 			}
 			return w.Flush()
 		},
@@ -107,7 +107,7 @@ func newFilesCmd() *cobra.Command {
 				return err
 			}
 			defer t.Close()
-			opts, err := sf.options(t)
+			opts, err := sf.options()
 			if err != nil {
 				return err
 			}
@@ -152,7 +152,7 @@ func newCatCmd() *cobra.Command {
 				return err
 			}
 			defer t.Close()
-			opts, err := sf.options(t)
+			opts, err := sf.options()
 			if err != nil {
 				return err
 			}
@@ -190,6 +190,7 @@ type scanFlags struct {
 	allLevels bool
 	where     string
 	columns   string
+	bucket    int
 }
 
 func (f *scanFlags) register(cmd *cobra.Command, rows bool) {
@@ -200,16 +201,20 @@ func (f *scanFlags) register(cmd *cobra.Command, rows bool) {
 		cmd.Flags().BoolVar(&f.allLevels, "all-levels", false, "merge level-0 files too on deletion-vector and first-row tables")
 		cmd.Flags().StringVar(&f.columns, "columns", "", "comma-separated columns to print (default: all)")
 	}
+	cmd.Flags().IntVar(&f.bucket, "bucket", -1, "read only this bucket of every partition")
 	cmd.Flags().StringVar(&f.where, "where", "", "filter, e.g. \"f1 = 10 AND f3 > 15\"")
 }
 
-func (f *scanFlags) options(t *paimon.Table) ([]reader.Option, error) {
+func (f *scanFlags) options() ([]reader.Option, error) {
 	var opts []reader.Option
 	if f.snapshot != 0 {
 		opts = append(opts, reader.WithSnapshot(f.snapshot))
 	}
 	if f.tag != "" {
 		opts = append(opts, reader.WithTag(f.tag))
+	}
+	if f.bucket >= 0 {
+		opts = append(opts, reader.WithBucket(int32(f.bucket)))
 	}
 	if f.allLevels {
 		opts = append(opts, reader.WithAllLevels())

@@ -28,7 +28,7 @@ func main() {
 	err := newRoot(os.Stdout).ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "paimon: "+oneLine(err))
+		fmt.Fprintln(os.Stderr, oneLine(err))
 		var u usageError
 		if errors.As(err, &u) {
 			os.Exit(2)

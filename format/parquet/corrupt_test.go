@@ -73,19 +73,20 @@ func TestTruncated(t *testing.T) {
 	}
 }
 
-// TestBitFlips damages every byte of both files in turn (three patterns);
+// TestBitFlips damages every byte of both files in turn (flipping bit 0,
+// bit 7 or all bits, rotating);
 // each read either succeeds or fails with one of the format errors naming
 // the file, and never panics out of the package. It logs how often the
 // last-resort recover in guard fired.
 func TestBitFlips(t *testing.T) {
 	if testing.Short() {
-		t.Skip("slow")
+		t.Skip("reads about 9000 damaged files")
 	}
 	recovered, failures, total := 0, 0, 0
 	for name, in := range corruptInputs(t) {
 		buf := make([]byte, len(in.data))
 		for i := range in.data {
-			for _, mask := range []byte{0x01, 0x80, 0xFF} {
+			for _, mask := range []byte{[]byte{0x01, 0x80, 0xFF}[i%3]} {
 				copy(buf, in.data)
 				buf[i] ^= mask
 				total++

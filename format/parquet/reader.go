@@ -43,7 +43,10 @@ type Reader struct {
 	nextRG  int
 	cur     *rowGroupState
 	closed  bool
+	failed  error // first error of Next; returned again by later calls
 }
+
+var _ format.Reader = (*Reader)(nil)
 
 // readColumn is the plan for one wanted field.
 type readColumn struct {
@@ -362,14 +365,23 @@ func (r *Reader) RowGroupStats(i int) format.RowGroupStats {
 }
 
 // Next returns the next batch of at most BatchSize rows, or io.EOF. Batches
-// never span row groups; Batch.FirstRow counts skipped row groups too.
+// never span row groups; Batch.FirstRow counts skipped row groups too. After
+// an error (other than a canceled context) the reader keeps returning it.
 func (r *Reader) Next(ctx context.Context) (b format.Batch, err error) {
 	if r.closed {
 		return b, fmt.Errorf("parquet: %s: Next after Close", r.name)
 	}
+	if r.failed != nil {
+		return b, r.failed
+	}
 	if err := ctx.Err(); err != nil {
 		return b, err
 	}
+	defer func() {
+		if err != nil && err != io.EOF {
+			r.failed = err
+		}
+	}()
 	defer guard(r.name, r.src, &err)
 	for {
 		if r.cur == nil {
@@ -436,6 +448,9 @@ func (r *Reader) closeRowGroup() {
 		if cr != nil {
 			cr.Release()
 		}
+	}
+	for _, s := range r.cur.int96 {
+		s.rdr.Close()
 	}
 	r.cur = nil
 }

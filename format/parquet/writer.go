@@ -544,6 +544,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+var (
+	_ format.Writer = (*Writer)(nil)
+	_ format.Format = Format{}
+)
+
 // Format is the Parquet implementation of format.Format (Java
 // ParquetFileFormat). Its zero value is ready to use.
 type Format struct{}

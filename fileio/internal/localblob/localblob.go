@@ -396,14 +396,14 @@ func (b *bucket) Copy(ctx context.Context, dstKey, srcKey string, _ *driver.Copy
 		return err
 	}
 	defer r.Close()
-	w, err := b.NewTypedWriter(ctx, dstKey, contentType, &driver.WriterOptions{})
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.NewTypedWriter(wctx, dstKey, contentType, &driver.WriterOptions{})
 	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(w, r); err != nil {
-		cctx, cancel := context.WithCancel(ctx)
-		cancel()
-		w.(*writer).ctx = cctx // discard the partial copy
+		cancel() // Close then discards the partial copy
 		w.Close()
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/snappy"
@@ -46,14 +47,23 @@ type File struct {
 	// Meta holds every header entry, including avro.schema and avro.codec.
 	Meta map[string][]byte
 
-	sync [16]byte
-	data []byte
-	pos  int
-	zstd *zstd.Decoder
+	sync    [16]byte
+	data    []byte
+	pos     int
+	zstd    *zstd.Decoder
+	ownZstd bool
+}
+
+// NewZstdDecoder returns a zstd decoder suitable for container blocks (bounded memory). It may
+// be shared by many Files and goroutines (DecodeAll is safe for concurrent use); close it when
+// done.
+func NewZstdDecoder() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxBlockSize))
 }
 
 // Open parses the container header of data. data must stay unchanged while blocks are read.
-func Open(data []byte) (*File, error) {
+// zdec, when not nil, is used for zstandard blocks instead of a decoder of the File's own.
+func Open(data []byte, zdec ...*zstd.Decoder) (*File, error) {
 	if len(data) < 4 || !bytes.Equal(data[:4], Magic[:]) {
 		return nil, fmt.Errorf("%w: missing Avro container magic", ErrCorrupt)
 	}
@@ -82,6 +92,9 @@ func Open(data []byte) (*File, error) {
 		return nil, fmt.Errorf("header sync marker: %w", d.err)
 	}
 	f := &File{Meta: meta, data: data, pos: d.pos}
+	if len(zdec) > 0 && zdec[0] != nil {
+		f.zstd = zdec[0]
+	}
 	copy(f.sync[:], sync)
 	schema, ok := meta["avro.schema"]
 	if !ok {
@@ -100,12 +113,36 @@ func Open(data []byte) (*File, error) {
 	return f, nil
 }
 
-// Close releases codec resources.
+// Close releases codec resources the File created itself.
 func (f *File) Close() {
-	if f.zstd != nil {
+	if f.zstd != nil && f.ownZstd {
 		f.zstd.Close()
-		f.zstd = nil
 	}
+	f.zstd = nil
+}
+
+// RecordCount returns the total number of records by scanning the block headers (no
+// decompression). Errors wrap ErrCorrupt.
+func (f *File) RecordCount() (int64, error) {
+	d := NewDecoder(f.data)
+	d.pos = f.pos
+	var total int64
+	for d.Remaining() > 0 {
+		count := d.Long()
+		size := d.Long()
+		if d.err != nil {
+			return 0, d.err
+		}
+		if count < 0 || size < 0 || size > int64(d.Remaining()) || total > math.MaxInt64-count {
+			return 0, fmt.Errorf("%w: invalid block header at offset %d", ErrCorrupt, d.pos)
+		}
+		total += count
+		d.Skip(int(size) + 16)
+		if d.err != nil {
+			return 0, d.err
+		}
+	}
+	return total, nil
 }
 
 // Next returns the record count and the decompressed bytes of the next data block, or io.EOF
@@ -188,7 +225,7 @@ func (f *File) decompress(raw []byte) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("zstd: %w", err)
 			}
-			f.zstd = dec
+			f.zstd, f.ownZstd = dec, true
 		}
 		out, err := f.zstd.DecodeAll(raw, nil)
 		if err != nil {

@@ -1,0 +1,156 @@
+package catalog
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Option keys CreateTable interprets (CoreOptions).
+const (
+	// KeyPrimaryKey ("primary-key") names the primary key columns,
+	// comma-separated, as an alternative to Schema.PrimaryKeys.
+	KeyPrimaryKey = "primary-key"
+	// KeyPartition ("partition") names the partition columns, comma-separated,
+	// as an alternative to Schema.PartitionKeys.
+	KeyPartition = "partition"
+	// KeyPrimaryKeyNullable ("primary-key.nullable", default false) keeps
+	// primary key columns nullable.
+	KeyPrimaryKeyNullable = "primary-key.nullable"
+	// KeyPath ("path") is the table location; a filesystem catalog derives it
+	// and refuses it in CreateTable.
+	KeyPath = "path"
+)
+
+// NewTableSchema builds schema 0 of a new table from s, as Java's Schema
+// constructor and TableSchema.create do, and validates it:
+//
+//   - the "primary-key" / "partition" options become the key lists (an error
+//     if the lists are given as well) and are removed from the options;
+//   - duplicate column names, duplicate keys and keys naming missing columns
+//     are rejected;
+//   - primary key columns get the nullability of "primary-key.nullable"
+//     (default NOT NULL);
+//   - field ids are assigned with types.AssignFieldIDs (Schema.Builder order);
+//   - the bucket rules of SchemaValidation.validateBucket apply.
+//
+// timeMillis is the creation time stored in the schema. Errors wrap
+// ErrInvalidSchema (and schema.ErrInvalidSchema or schema.ErrInvalidOption
+// where those packages rejected it).
+func NewTableSchema(s Schema, timeMillis int64) (*schema.TableSchema, error) {
+	opts := maps.Clone(s.Options)
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	if _, ok := opts[KeyPath]; ok {
+		return nil, fmt.Errorf("%w: option %q cannot be set in a filesystem catalog", ErrInvalidSchema, KeyPath)
+	}
+	pk, err := keysFromOption(opts, KeyPrimaryKey, s.PrimaryKeys)
+	if err != nil {
+		return nil, err
+	}
+	part, err := keysFromOption(opts, KeyPartition, s.PartitionKeys)
+	if err != nil {
+		return nil, err
+	}
+	names := types.FieldNames(s.Fields)
+	if d := duplicates(names); len(d) > 0 {
+		return nil, fmt.Errorf("%w: table columns %v contain duplicate fields %v", ErrInvalidSchema, names, d)
+	}
+	for _, keys := range []struct {
+		what string
+		list []string
+	}{{"partition key", part}, {"primary key", pk}} {
+		if d := duplicates(keys.list); len(d) > 0 {
+			return nil, fmt.Errorf("%w: %s %v contains duplicate columns %v", ErrInvalidSchema, keys.what, keys.list, d)
+		}
+		for _, k := range keys.list {
+			if !slices.Contains(names, k) {
+				return nil, fmt.Errorf("%w: table columns %v do not include %s %q", ErrInvalidSchema, names, keys.what, k)
+			}
+		}
+	}
+	pkNullable, err := schema.Options(opts).Bool(KeyPrimaryKeyNullable, false)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+	}
+	fields := slices.Clone(s.Fields)
+	for i, f := range fields {
+		if slices.Contains(pk, f.Name) && f.Type.Nullable != pkNullable {
+			fields[i].Type = f.Type.WithNullable(pkNullable)
+		}
+	}
+	ts, err := schema.New(fields, false, part, pk, opts, s.Comment, timeMillis)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+	}
+	if err := validateBucket(ts); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// keysFromOption is Schema.normalizePrimaryKeys / normalizePartitionKeys.
+func keysFromOption(opts map[string]string, key string, given []string) ([]string, error) {
+	v, ok := opts[key]
+	if !ok {
+		return slices.Clone(given), nil
+	}
+	if len(given) > 0 {
+		return nil, fmt.Errorf("%w: cannot define %q both as keys and as table option", ErrInvalidSchema, key)
+	}
+	delete(opts, key)
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func duplicates(names []string) []string {
+	seen := map[string]int{}
+	var out []string
+	for _, n := range names {
+		seen[n]++
+		if seen[n] == 2 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// validateBucket mirrors SchemaValidation.validateBucket.
+func validateBucket(ts *schema.TableSchema) error {
+	bucket, err := ts.NumBuckets()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+	}
+	switch {
+	case bucket == -1:
+		if _, ok := ts.Options.Get(schema.KeyBucketKey); ok {
+			return fmt.Errorf("%w: cannot define 'bucket-key' with bucket = -1", ErrInvalidSchema)
+		}
+		if _, set, _ := ts.Options.FullCompactionDeltaCommits(); set && len(ts.PrimaryKeys) == 0 {
+			return fmt.Errorf("%w: append tables of unaware bucket do not support 'full-compaction.delta-commits'", ErrInvalidSchema)
+		}
+	case bucket < 1 && !(bucket == -2 && len(ts.PrimaryKeys) > 0):
+		return fmt.Errorf("%w: the number of buckets needs to be greater than 0, got %d", ErrInvalidSchema, bucket)
+	default:
+		if len(ts.PrimaryKeys) == 0 && len(ts.BucketKeys()) == 0 {
+			return fmt.Errorf("%w: a 'bucket-key' is required for bucketed append tables", ErrInvalidSchema)
+		}
+		for _, f := range ts.BucketKeyFields() {
+			switch f.Type.Kind {
+			case types.KindArray, types.KindMultiset, types.KindMap, types.KindRow:
+				return fmt.Errorf("%w: nested type can not be in bucket-key: %s", ErrInvalidSchema, f.Name)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,501 @@
+// Package commit publishes the files writers produced as new snapshots of a
+// Paimon table, safely on plain object stores: the only visible step of a
+// commit is creating snapshot/snapshot-<id> if absent (fileio.CreateIfAbsent:
+// a conditional PUT on S3 and GCS, link(2) on local disk), so racing
+// committers in any number of processes never overwrite each other and need no
+// lock service.
+//
+// It mirrors Java Paimon's org.apache.paimon.operation.FileStoreCommitImpl
+// (tryCommit / tryCommitOnce), ManifestFileMerger (ManifestFileLegacyMerger),
+// operation.commit.ConflictDetection and table.sink.TableCommitImpl
+// (filterCommitted); see shared/docs/paimon-format.md section 13.
+//
+// # One commit
+//
+// Commit turns the messages into manifest entries (ADD for new files and
+// compaction outputs, DELETE for removed files and compaction inputs), writes
+// them into new manifest files and a delta manifest list, then, per attempt,
+// reads the latest snapshot, writes the base manifest list (the latest base
+// plus delta manifests, merged when Java's thresholds say so) and creates the
+// next snapshot. When another committer took that id first, the attempt's
+// base list and merged manifests are deleted and the commit retries with
+// jittered exponential backoff (commit.min-retry-wait doubling up to
+// commit.max-retry-wait, at most commit.max-retries retries, within
+// commit.timeout). The delta manifests do not depend on the base, so they
+// are written once and reused by every attempt. A commit that fails deletes
+// every manifest file and list it wrote, and nothing else.
+//
+// # Errors
+//
+// ErrConflict (not retried: files this commit deletes were deleted by
+// someone else, overlapping key ranges on a level, or changed bucket counts),
+// ErrRetriesExhausted, ErrUnsupported (index files, which need the index
+// manifest), and the errors of the packages below, wrapped.
+package commit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrConflict: the commit conflicts with a concurrent one in a way a
+	// retry cannot fix (Java "File deletion conflicts detected", "LSM
+	// conflicts detected", "Total buckets ... changed"). Nothing was
+	// published.
+	ErrConflict = errors.New("commit: conflict with a concurrent commit")
+	// ErrRetriesExhausted: every attempt lost the race for the next snapshot
+	// id (commit.max-retries or commit.timeout reached). Nothing was
+	// published.
+	ErrRetriesExhausted = errors.New("commit: retries exhausted")
+	// ErrUnsupported: the messages hold something this committer does not
+	// publish yet (index files, changelog files).
+	ErrUnsupported = errors.New("commit: unsupported commit content")
+)
+
+// BatchIdentifier is the commit identifier of batch jobs
+// (BatchWriteBuilder.COMMIT_IDENTIFIER = Long.MAX_VALUE); commits with it are
+// never de-duplicated.
+const BatchIdentifier = math.MaxInt64
+
+// Option configures New.
+type Option func(*Committer)
+
+// WithIgnoreEmptyCommit sets whether a commit without any file change
+// creates no snapshot (default: the table option snapshot.ignore-empty-commit,
+// else true as for Java batch commits).
+func WithIgnoreEmptyCommit(ignore bool) Option {
+	return func(c *Committer) { c.ignoreEmpty = ignore; c.ignoreEmptySet = true }
+}
+
+// WithWatermark sets the input watermark recorded in the snapshot (the
+// snapshot keeps max(previous, this)).
+func WithWatermark(millis int64) Option { return func(c *Committer) { c.watermark = &millis } }
+
+// WithProperties sets the snapshot's free-form properties.
+func WithProperties(p map[string]string) Option { return func(c *Committer) { c.properties = p } }
+
+// Committer commits messages of one commit user to one table (Java
+// TableCommitImpl over FileStoreCommitImpl). It is safe for concurrent use,
+// though Java expects one committer per commit user.
+type Committer struct {
+	fio        *fileio.FileIO
+	ts         *schema.TableSchema
+	commitUser string
+	snaps      *snapshot.Manager
+	schemas    *schema.Manager
+	mw         *manifestWriter
+	merge      mergeConfig
+
+	ignoreEmpty, ignoreEmptySet bool
+	watermark                   *int64
+	properties                  map[string]string
+	maxRetries                  int
+	minWait, maxWait            time.Duration
+	timeout                     time.Duration // 0 = unlimited
+
+	// filterCommitted cache: snapshots up to scanned have been examined;
+	// userLatest is the highest identifier of commitUser among them (-1: none).
+	scanned    int64
+	userLatest int64
+	userSnap   int64
+
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
+}
+
+// New returns a Committer for the table rooted at fio whose schema is ts,
+// committing as commitUser. Options of ts steer retries (commit.max-retries,
+// commit.min-retry-wait, commit.max-retry-wait, commit.timeout), manifest
+// merging (manifest.target-file-size, manifest.merge-min-count,
+// manifest.full-compaction-threshold-size) and manifest compression.
+// Malformed options wrap schema.ErrInvalidOption.
+func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Committer, error) {
+	o := ts.Options
+	c := &Committer{
+		fio: fio, ts: ts, commitUser: commitUser,
+		snaps:   snapshot.NewManager(fio),
+		schemas: schema.NewManager(fio, ""),
+		scanned: 0, userLatest: -1,
+		now:   time.Now,
+		sleep: sleepCtx,
+	}
+	var err error
+	if c.maxRetries, err = o.CommitMaxRetries(); err != nil {
+		return nil, err
+	}
+	if c.minWait, err = o.CommitMinRetryWait(); err != nil {
+		return nil, err
+	}
+	if c.maxWait, err = o.CommitMaxRetryWait(); err != nil {
+		return nil, err
+	}
+	if d, set, err := o.CommitTimeout(); err != nil {
+		return nil, err
+	} else if set {
+		c.timeout = d
+	}
+	if c.merge.targetSize, err = o.ManifestTargetFileSize(); err != nil {
+		return nil, err
+	}
+	if c.merge.minCount, err = o.ManifestMergeMinCount(); err != nil {
+		return nil, err
+	}
+	if c.merge.fullThreshold, err = o.ManifestFullCompactionThresholdSize(); err != nil {
+		return nil, err
+	}
+	if c.ignoreEmpty, err = o.Bool("snapshot.ignore-empty-commit", true); err != nil {
+		return nil, err
+	}
+	level, err := o.FileCompressionZstdLevel()
+	if err != nil {
+		return nil, err
+	}
+	c.mw = &manifestWriter{
+		fio:   fio,
+		names: &pathFactory{uuid: uuid.NewString()},
+		opts: manifest.WriteOptions{
+			Compression:    o.ManifestCompression(),
+			ZstdLevel:      level,
+			LatestSchemaID: ts.ID,
+			PartitionStats: newPartitionStats(ts.PartitionFields()),
+		},
+		targetSize: c.merge.targetSize,
+	}
+	for _, opt := range opts {
+		opt(c)
+	}
+	return c, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// part is one snapshot a commit produces: the append part or the compact
+// part of the messages (FileStoreCommitImpl.commit).
+type part struct {
+	kind    snapshot.CommitKind
+	entries []manifest.Entry
+	check   bool // run conflict detection
+}
+
+// Commit publishes msgs as the snapshot(s) of commit identifier and returns
+// the id of the last snapshot created (FileStoreCommitImpl.commit): one APPEND
+// snapshot for new files (OVERWRITE when files are also deleted), then one
+// COMPACT snapshot for compaction changes, both with the same identifier.
+//
+// Idempotency (TableCommitImpl.filterCommitted): unless identifier is
+// BatchIdentifier, if a snapshot of this commit user with an identifier >=
+// identifier already exists, nothing is committed and its id is returned.
+// Empty messages create no snapshot (unless WithIgnoreEmptyCommit(false)),
+// and Commit returns 0.
+//
+// Errors: ErrConflict, ErrRetriesExhausted, ErrUnsupported, ctx errors, and
+// file-system errors. After an error nothing was published, except when
+// creating the snapshot failed with an unknown outcome and checking it failed
+// too; then the written manifests are left in place (an orphan at worst).
+func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	if identifier != BatchIdentifier {
+		if id, done, err := c.committedAlready(ctx, identifier); err != nil || done {
+			return id, err
+		}
+	}
+	parts, err := c.parts(msgs)
+	if err != nil {
+		return 0, err
+	}
+	var last int64
+	for _, p := range parts {
+		if len(p.entries) == 0 && (c.ignoreEmpty || p.kind != snapshot.KindAppend) {
+			continue
+		}
+		id, err := c.commitPart(ctx, identifier, p)
+		if err != nil {
+			return last, err
+		}
+		last = id
+	}
+	return last, nil
+}
+
+// parts splits messages into the append part and the compact part.
+func (c *Committer) parts(msgs []Message) ([]part, error) {
+	app := part{kind: snapshot.KindAppend}
+	cmp := part{kind: snapshot.KindCompact, check: true}
+	entry := func(kind manifest.FileKind, m *Message, f manifest.DataFileMeta) manifest.Entry {
+		return manifest.Entry{Kind: kind, Partition: m.Partition, Bucket: m.Bucket, TotalBuckets: m.TotalBuckets, File: f}
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if len(m.Data.NewIndexFiles)+len(m.Data.DeletedIndexFiles)+len(m.Compact.NewIndexFiles)+len(m.Compact.DeletedIndexFiles) > 0 {
+			return nil, fmt.Errorf("%w: index files (partition-bucket %d)", ErrUnsupported, m.Bucket)
+		}
+		if len(m.Data.ChangelogFiles)+len(m.Compact.ChangelogFiles) > 0 {
+			return nil, fmt.Errorf("%w: changelog files (partition-bucket %d)", ErrUnsupported, m.Bucket)
+		}
+		for _, f := range m.Data.NewFiles {
+			app.entries = append(app.entries, entry(manifest.Add, m, f))
+		}
+		for _, f := range m.Data.DeletedFiles {
+			app.entries = append(app.entries, entry(manifest.Delete, m, f))
+			app.kind, app.check = snapshot.KindOverwrite, true
+		}
+		for _, f := range m.Compact.Before {
+			cmp.entries = append(cmp.entries, entry(manifest.Delete, m, f))
+		}
+		for _, f := range m.Compact.After {
+			cmp.entries = append(cmp.entries, entry(manifest.Add, m, f))
+		}
+	}
+	return []part{app, cmp}, nil
+}
+
+// committedAlready scans snapshots newer than the last scan, from the latest
+// downwards, for this commit user (TableCommitImpl.filterCommitted): found
+// reports a snapshot of the user with identifier >= identifier.
+func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int64, bool, error) {
+	latest, err := c.snaps.LatestID(ctx)
+	if errors.Is(err, snapshot.ErrNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if latest > c.scanned {
+		for id := latest; id > c.scanned; id-- {
+			s, err := c.snaps.Get(ctx, id)
+			if errors.Is(err, snapshot.ErrNotFound) {
+				break // expired: nothing older is left
+			}
+			if err != nil {
+				return 0, false, err
+			}
+			if s.CommitUser == c.commitUser {
+				if s.CommitIdentifier > c.userLatest {
+					c.userLatest, c.userSnap = s.CommitIdentifier, s.ID
+				}
+				break
+			}
+		}
+		c.scanned = latest
+	}
+	if c.userLatest >= identifier {
+		return c.userSnap, true, nil
+	}
+	return 0, false, nil
+}
+
+// commitPart publishes one snapshot (FileStoreCommitImpl.tryCommit).
+func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (int64, error) {
+	deltaMetas, err := c.mw.writeManifests(ctx, p.entries)
+	if err != nil {
+		return 0, err
+	}
+	deltaList, deltaSize, err := c.mw.writeList(ctx, deltaMetas)
+	if err != nil {
+		c.mw.deleteManifests(ctx, deltaMetas)
+		return 0, err
+	}
+	cleanDelta := func() {
+		c.mw.deleteManifests(ctx, deltaMetas)
+		c.mw.deleteFiles(ctx, deltaList)
+	}
+	var delta int64
+	for _, e := range p.entries {
+		if e.Kind == manifest.Add {
+			delta += e.File.RowCount
+		} else {
+			delta -= e.File.RowCount
+		}
+	}
+	for retry := 0; ; retry++ {
+		res, err := c.tryOnce(ctx, identifier, p, deltaList, deltaSize, delta)
+		switch {
+		case err == nil && res.id > 0:
+			c.noteOwn(res.id, identifier)
+			return res.id, nil
+		case err != nil && res.unknown:
+			// The snapshot may have been published referencing our files:
+			// keep them.
+			return 0, err
+		case err != nil:
+			cleanDelta()
+			return 0, err
+		}
+		// Lost the race for the id.
+		if retry >= c.maxRetries {
+			cleanDelta()
+			return 0, fmt.Errorf("%w: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
+		}
+		if err := c.sleep(ctx, c.backoff(retry)); err != nil {
+			cleanDelta()
+			return 0, fmt.Errorf("commit: %w", err)
+		}
+	}
+}
+
+// noteOwn records a snapshot this Committer created in the filterCommitted
+// cache.
+func (c *Committer) noteOwn(id, identifier int64) {
+	if identifier > c.userLatest {
+		c.userLatest, c.userSnap = identifier, id
+	}
+}
+
+// backoff is Java's RetryWaiter: min(minWait·2^retry, maxWait) plus up to
+// 20% random jitter.
+func (c *Committer) backoff(retry int) time.Duration {
+	d := c.maxWait
+	if retry < 30 {
+		d = min(c.minWait<<retry, c.maxWait)
+	}
+	return d + time.Duration(rand.Int64N(int64(d)/5+1))
+}
+
+// attempt is the outcome of one tryOnce: id > 0 on success; id == 0 and
+// err == nil when the race for the id was lost; unknown marks an error after
+// which the snapshot may exist.
+type attempt struct {
+	id      int64
+	unknown bool
+}
+
+// tryOnce builds and publishes one snapshot on top of the latest
+// (FileStoreCommitImpl.tryCommitOnce).
+func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, deltaList string, deltaSize, deltaRecords int64) (attempt, error) {
+	latest, err := c.snaps.Latest(ctx)
+	if errors.Is(err, snapshot.ErrNotFound) {
+		latest, err = nil, nil
+	}
+	if err != nil {
+		return attempt{}, err
+	}
+	var base []manifest.FileMeta
+	if latest != nil {
+		for _, name := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
+			metas, err := manifest.ReadManifestList(ctx, c.fio, name)
+			if err != nil {
+				return attempt{}, err
+			}
+			base = append(base, metas...)
+		}
+	}
+	if p.check && latest != nil {
+		if err := c.checkConflicts(ctx, base, p.entries); err != nil {
+			return attempt{}, err
+		}
+	}
+	merged, written, err := c.mw.merge(ctx, base, c.merge, c.ts.PartitionFields())
+	if err != nil {
+		return attempt{}, err
+	}
+	baseList, baseSize, err := c.mw.writeList(ctx, merged)
+	if err != nil {
+		c.mw.deleteManifests(ctx, written)
+		return attempt{}, err
+	}
+	cleanBase := func() {
+		c.mw.deleteManifests(ctx, written)
+		c.mw.deleteFiles(ctx, baseList)
+	}
+	schemaID, err := c.latestSchemaID(ctx)
+	if err != nil {
+		cleanBase()
+		return attempt{}, err
+	}
+	s := &snapshot.Snapshot{
+		Version:               snapshot.CurrentVersion,
+		ID:                    1,
+		SchemaID:              schemaID,
+		BaseManifestList:      baseList,
+		BaseManifestListSize:  &baseSize,
+		DeltaManifestList:     deltaList,
+		DeltaManifestListSize: &deltaSize,
+		CommitUser:            c.commitUser,
+		CommitIdentifier:      identifier,
+		CommitKind:            p.kind,
+		TimeMillis:            c.now().UnixMilli(),
+		TotalRecordCount:      deltaRecords,
+		DeltaRecordCount:      deltaRecords,
+		Watermark:             c.watermark,
+		NextRowID:             new(int64),
+	}
+	if len(c.properties) > 0 {
+		s.Properties = c.properties
+	}
+	if latest != nil {
+		s.ID = latest.ID + 1
+		s.TotalRecordCount += latest.TotalRecordCount
+		s.IndexManifest = latest.IndexManifest
+		if latest.NextRowID != nil {
+			*s.NextRowID = *latest.NextRowID
+		}
+		if w := latest.Watermark; w != nil && (s.Watermark == nil || *w > *s.Watermark) {
+			s.Watermark = w
+		}
+		if latest.Statistics != nil && latest.SchemaID == schemaID {
+			s.Statistics = latest.Statistics
+		}
+	}
+	err = c.snaps.Commit(ctx, s)
+	switch {
+	case err == nil:
+		return attempt{id: s.ID}, nil
+	case errors.Is(err, snapshot.ErrExist):
+		cleanBase()
+		return attempt{}, nil
+	}
+	// Unknown outcome: look at what is there now.
+	got, gerr := c.snaps.Get(context.WithoutCancel(ctx), s.ID)
+	switch {
+	case gerr == nil && got.CommitUser == s.CommitUser && got.CommitIdentifier == s.CommitIdentifier &&
+		got.BaseManifestList == s.BaseManifestList && got.DeltaManifestList == s.DeltaManifestList:
+		_ = c.snaps.CommitLatestHint(ctx, s.ID)
+		return attempt{id: s.ID}, nil
+	case gerr == nil:
+		cleanBase()
+		return attempt{}, nil // someone else's snapshot: lost the race
+	case errors.Is(gerr, snapshot.ErrNotFound):
+		cleanBase()
+		return attempt{}, fmt.Errorf("commit: create snapshot %d: %w", s.ID, err)
+	}
+	return attempt{unknown: true}, fmt.Errorf("commit: create snapshot %d (outcome unknown): %w", s.ID, errors.Join(err, gerr))
+}
+
+// latestSchemaID is the id of the table's latest schema (Java
+// schemaManager.latest()), which the snapshot records.
+func (c *Committer) latestSchemaID(ctx context.Context) (int64, error) {
+	ids, err := c.schemas.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return c.ts.ID, nil
+	}
+	return ids[len(ids)-1], nil
+}

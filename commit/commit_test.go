@@ -1,0 +1,422 @@
+package commit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	paimon "github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/testenv"
+	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func newTable(t testing.TB, whURL string, s catalog.Schema) *catalog.Table {
+	t.Helper()
+	ctx := context.Background()
+	if whURL == "" {
+		whURL = "file://" + t.TempDir()
+	}
+	c, err := catalog.Open(ctx, whURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.CreateDatabase(ctx, "db", true); err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.NewIdentifier("db", "t")
+	if err := c.CreateTable(ctx, id, s, false); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := c.GetTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+var kvSchema = catalog.Schema{Fields: []types.DataField{{Name: "k", Type: types.BigInt()}, {Name: "v", Type: types.String()}}}
+
+// batch builds a (k BIGINT, v STRING) batch.
+func batch(ks []int64, v string) arrow.RecordBatch {
+	sc := types.SchemaToArrow(kvSchema.Fields)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for _, k := range ks {
+		b.Field(0).(*array.Int64Builder).Append(k)
+		b.Field(1).(*array.StringBuilder).Append(v)
+	}
+	return b.NewRecordBatch()
+}
+
+// prepare writes rows with a fresh Write and returns the commit messages.
+func prepare(t testing.TB, tbl *catalog.Table, user string, ks []int64, v string) []commit.Message {
+	t.Helper()
+	ctx := context.Background()
+	w, err := writer.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := batch(ks, v)
+	defer r.Release()
+	if err := w.Write(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := w.PrepareCommit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+func readRows(t testing.TB, url string) []string {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := paimon.OpenTable(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	plan, err := tbl.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for b, err := range plan.Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range int(b.NumRows()) {
+			out = append(out, b.Column(0).ValueStr(i)+"|"+b.Column(1).ValueStr(i))
+		}
+		b.Release()
+	}
+	slices.Sort(out)
+	return out
+}
+
+func snapshots(t testing.TB, fio *fileio.FileIO) []*snapshot.Snapshot {
+	t.Helper()
+	all, err := snapshot.NewManager(fio).List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// referencedManifests returns every file of manifest/ that some snapshot
+// references (lists and the manifests in them).
+func referencedManifests(t testing.TB, fio *fileio.FileIO) []string {
+	t.Helper()
+	ctx := context.Background()
+	ref := map[string]bool{}
+	for _, s := range snapshots(t, fio) {
+		for _, l := range []string{s.BaseManifestList, s.DeltaManifestList} {
+			ref[l] = true
+			metas, err := manifest.ReadManifestList(ctx, fio, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range metas {
+				ref[m.FileName] = true
+			}
+		}
+	}
+	var out []string
+	for n := range ref {
+		out = append(out, manifest.Path(n))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func manifestFiles(t testing.TB, fio *fileio.FileIO) []string {
+	t.Helper()
+	files, err := fio.List(context.Background(), manifest.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+func TestIdempotentRetry(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", kvSchema)
+	c, err := commit.New(tbl.FileIO, tbl.Schema, "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := prepare(t, tbl, "job", []int64{1, 2}, "a")
+	id, err := c.Commit(ctx, 7, msgs)
+	if err != nil || id != 1 {
+		t.Fatalf("Commit = %d, %v; want 1", id, err)
+	}
+	// The same identifier again (a retry after a timeout), through this
+	// committer and through a fresh one as after a restart.
+	if id, err := c.Commit(ctx, 7, msgs); err != nil || id != 1 {
+		t.Errorf("retried Commit = %d, %v; want 1 (no-op)", id, err)
+	}
+	c2, _ := commit.New(tbl.FileIO, tbl.Schema, "job")
+	if id, err := c2.Commit(ctx, 7, prepare(t, tbl, "job", []int64{3}, "b")); err != nil || id != 1 {
+		t.Errorf("Commit by a new committer = %d, %v; want 1 (no-op)", id, err)
+	}
+	// Another user's snapshot in between does not hide ours.
+	other, _ := commit.New(tbl.FileIO, tbl.Schema, "other")
+	if id, err := other.Commit(ctx, 7, prepare(t, tbl, "other", []int64{4}, "c")); err != nil || id != 2 {
+		t.Fatalf("other user's Commit = %d, %v; want 2", id, err)
+	}
+	c3, _ := commit.New(tbl.FileIO, tbl.Schema, "job")
+	if id, err := c3.Commit(ctx, 6, prepare(t, tbl, "job", []int64{5}, "d")); err != nil || id != 1 {
+		t.Errorf("older identifier = %d, %v; want 1 (no-op)", id, err)
+	}
+	if id, err := c3.Commit(ctx, 8, prepare(t, tbl, "job", []int64{6}, "e")); err != nil || id != 3 {
+		t.Errorf("next identifier = %d, %v; want 3", id, err)
+	}
+	if n := len(snapshots(t, tbl.FileIO)); n != 3 {
+		t.Errorf("%d snapshots, want 3", n)
+	}
+	want := []string{"1|a", "2|a", "4|c", "6|e"}
+	if got := readRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	// Batch commits (Long.MAX_VALUE) are never de-duplicated.
+	for i := range 2 {
+		if id, err := c3.Commit(ctx, commit.BatchIdentifier, prepare(t, tbl, "job", []int64{int64(10 + i)}, "f")); err != nil || id != int64(4+i) {
+			t.Errorf("batch commit %d = %d, %v", i, id, err)
+		}
+	}
+}
+
+func TestEmptyCommit(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", kvSchema)
+	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
+	if id, err := c.Commit(ctx, 1, nil); err != nil || id != 0 {
+		t.Errorf("empty Commit = %d, %v; want 0, nil", id, err)
+	}
+	if n := len(snapshots(t, tbl.FileIO)); n != 0 {
+		t.Errorf("%d snapshots after an empty commit", n)
+	}
+	if files := manifestFiles(t, tbl.FileIO); len(files) != 0 {
+		t.Errorf("manifest files after an empty commit: %v", files)
+	}
+	forced, _ := commit.New(tbl.FileIO, tbl.Schema, "u", commit.WithIgnoreEmptyCommit(false))
+	id, err := forced.Commit(ctx, 2, nil)
+	if err != nil || id != 1 {
+		t.Fatalf("forced empty Commit = %d, %v; want 1", id, err)
+	}
+	s := snapshots(t, tbl.FileIO)[0]
+	if s.TotalRecordCount != 0 || s.DeltaRecordCount != 0 || s.CommitKind != snapshot.KindAppend {
+		t.Errorf("empty snapshot %+v", s)
+	}
+}
+
+// race runs writers goroutines, each committing commits snapshots of one
+// row as its own commit user, and checks the result.
+func race(t *testing.T, url string, writers, commits int) {
+	ctx := context.Background()
+	tbl := newTable(t, url, kvSchema)
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*commits)
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := fmt.Sprintf("writer-%d", g)
+			c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := range commits {
+				msgs := prepare(t, tbl, user, []int64{int64(g*1000 + i)}, user)
+				if _, err := c.Commit(ctx, int64(i+1), msgs); err != nil {
+					errs <- fmt.Errorf("%s commit %d: %w", user, i+1, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	all := snapshots(t, tbl.FileIO)
+	seen := map[string]bool{}
+	for i, s := range all {
+		if s.ID != int64(i+1) {
+			t.Fatalf("snapshot ids not contiguous: position %d holds %d", i, s.ID)
+		}
+		key := fmt.Sprint(s.CommitUser, "/", s.CommitIdentifier)
+		if seen[key] {
+			t.Errorf("commit %s published twice", key)
+		}
+		seen[key] = true
+		if s.TotalRecordCount != int64(i+1) {
+			t.Errorf("snapshot %d total record count %d", s.ID, s.TotalRecordCount)
+		}
+	}
+	if len(all) != writers*commits {
+		t.Fatalf("%d snapshots, want %d", len(all), writers*commits)
+	}
+	var want []string
+	for g := range writers {
+		for i := range commits {
+			want = append(want, fmt.Sprintf("%d|writer-%d", g*1000+i, g))
+		}
+	}
+	sort.Strings(want)
+	if got := readRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+		t.Errorf("read %d rows, want %d", len(got), len(want))
+	}
+	// Losing attempts cleaned up after themselves: every file in manifest/
+	// is referenced by a snapshot.
+	if got, want := manifestFiles(t, tbl.FileIO), referencedManifests(t, tbl.FileIO); !slices.Equal(got, want) {
+		t.Errorf("manifest/ holds %d files, snapshots reference %d; unreferenced: %v", len(got), len(want), difference(got, want))
+	}
+}
+
+func difference(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestRacingCommittersLocal(t *testing.T) {
+	race(t, "", 8, 25)
+}
+
+func TestRacingCommittersMinIO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("MinIO race skipped in -short mode")
+	}
+	race(t, testenv.MinIO(t), 8, 25)
+}
+
+// TestCompactConflict: two committers compact (delete) the same level-0 file;
+// the second finds it gone and fails with ErrConflict without publishing or
+// leaving manifest files.
+func TestCompactConflict(t *testing.T) {
+	ctx := context.Background()
+	s := kvSchema
+	s.PrimaryKeys = []string{"k"}
+	s.Options = map[string]string{"bucket": "1"}
+	tbl := newTable(t, "", s)
+	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
+	msgs := prepare(t, tbl, "u", []int64{1, 2, 3}, "a")
+	if _, err := c.Commit(ctx, 1, msgs); err != nil {
+		t.Fatal(err)
+	}
+	f := msgs[0].Data.NewFiles[0]
+	up := f
+	up.Level = 5
+	upgrade := []commit.Message{{Partition: msgs[0].Partition, Bucket: 0, TotalBuckets: 1,
+		Compact: commit.CompactIncrement{Before: []manifest.DataFileMeta{f}, After: []manifest.DataFileMeta{up}}}}
+	id, err := c.Commit(ctx, 2, upgrade)
+	if err != nil || id != 2 {
+		t.Fatalf("compact Commit = %d, %v", id, err)
+	}
+	if s := snapshots(t, tbl.FileIO)[1]; s.CommitKind != snapshot.KindCompact || s.DeltaRecordCount != 0 || s.TotalRecordCount != 3 {
+		t.Errorf("compact snapshot %+v", s)
+	}
+	before := manifestFiles(t, tbl.FileIO)
+	c2, _ := commit.New(tbl.FileIO, tbl.Schema, "v")
+	if _, err := c2.Commit(ctx, 1, upgrade); !errors.Is(err, commit.ErrConflict) {
+		t.Errorf("second compaction of the same file = %v, want ErrConflict", err)
+	}
+	if after := manifestFiles(t, tbl.FileIO); !slices.Equal(before, after) {
+		t.Errorf("a failed commit left files: %v", difference(after, before))
+	}
+	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a" {
+		t.Errorf("rows %v", got)
+	}
+}
+
+// TestManifestMerge: with manifest.merge-min-count = 3 the base list of
+// every third commit merges the small manifests into one, and a DELETE
+// whose ADD sits in a manifest outside the merged run survives (issue
+// case f).
+func TestManifestMerge(t *testing.T) {
+	ctx := context.Background()
+	s := kvSchema
+	s.PrimaryKeys = []string{"k"}
+	s.Options = map[string]string{"bucket": "1", "manifest.merge-min-count": "3"}
+	tbl := newTable(t, "", s)
+	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
+	first := prepare(t, tbl, "u", []int64{1}, "a")
+	if _, err := c.Commit(ctx, 1, first); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(2); i <= 4; i++ {
+		if _, err := c.Commit(ctx, i, prepare(t, tbl, "u", []int64{i}, "a")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listLen := func(id int64) int {
+		sn, err := snapshot.NewManager(tbl.FileIO).Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		metas, err := manifest.ReadManifestList(ctx, tbl.FileIO, sn.BaseManifestList)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(metas)
+	}
+	// Base of snapshot n = merge(base(n-1) + delta(n-1)): 0, 1, 2, then 3
+	// candidates are merged into 1.
+	for id, want := range map[int64]int{1: 0, 2: 1, 3: 2, 4: 1} {
+		if got := listLen(id); got != want {
+			t.Errorf("snapshot %d: base list has %d manifests, want %d", id, got, want)
+		}
+	}
+	// Upgrade the first file (DELETE level 0 + ADD level 5); then two more
+	// appends, so that the next merge run holds the DELETE but the ADD is
+	// in the already merged manifest.
+	f := first[0].Data.NewFiles[0]
+	up := f
+	up.Level = 5
+	if _, err := c.Commit(ctx, 5, []commit.Message{{Partition: first[0].Partition, TotalBuckets: 1,
+		Compact: commit.CompactIncrement{Before: []manifest.DataFileMeta{f}, After: []manifest.DataFileMeta{up}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(6); i <= 9; i++ {
+		if _, err := c.Commit(ctx, i, prepare(t, tbl, "u", []int64{i}, "b")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"1|a", "2|a", "3|a", "4|a", "6|b", "7|b", "8|b", "9|b"}
+	if got := readRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	if got, want := manifestFiles(t, tbl.FileIO), referencedManifests(t, tbl.FileIO); len(difference(want, got)) != 0 {
+		t.Errorf("referenced manifests missing: %v", difference(want, got))
+	}
+}

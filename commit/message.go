@@ -1,0 +1,66 @@
+package commit
+
+import "github.com/paimon-go/paimon/manifest"
+
+// Message is what a writer hands to the committer for one partition-bucket:
+// the files it added and removed since its previous message (Java
+// org.apache.paimon.table.sink.CommitMessageImpl). Writers produce messages
+// with writer.Write.PrepareCommit; Committer.Commit publishes them.
+type Message struct {
+	// Partition is the serialized partition BinaryRow (row.Serialize; the
+	// 12-byte empty row for unpartitioned tables), as stored in manifests.
+	Partition []byte
+	// Bucket is the bucket id (0 for bucket-unaware append tables).
+	Bucket int32
+	// TotalBuckets is the bucket count the files were written for: the
+	// "bucket" option for fixed buckets, -1 for unaware and dynamic
+	// buckets, -2 for postpone. It becomes the entries' _TOTAL_BUCKETS.
+	TotalBuckets int32
+	// Data are the changes of the normal write path (Java DataIncrement).
+	Data DataIncrement
+	// Compact are the changes of compaction (Java CompactIncrement).
+	Compact CompactIncrement
+}
+
+// DataIncrement lists the files a writer added or removed by writing (Java
+// DataIncrement).
+type DataIncrement struct {
+	// NewFiles are new data files (level 0 for primary-key tables).
+	NewFiles []manifest.DataFileMeta
+	// DeletedFiles are data files removed by row-level changes; they must be
+	// copies of the live files' metadata (manifest.Entry.Identifier).
+	DeletedFiles []manifest.DataFileMeta
+	// ChangelogFiles are changelog files produced by the writer
+	// (changelog-producer = input).
+	ChangelogFiles []manifest.DataFileMeta
+	// NewIndexFiles and DeletedIndexFiles are index files (deletion vectors,
+	// hash index) added or removed.
+	NewIndexFiles     []manifest.IndexFileMeta
+	DeletedIndexFiles []manifest.IndexFileMeta
+}
+
+// IsEmpty reports whether d changes nothing.
+func (d *DataIncrement) IsEmpty() bool {
+	return len(d.NewFiles) == 0 && len(d.DeletedFiles) == 0 && len(d.ChangelogFiles) == 0 &&
+		len(d.NewIndexFiles) == 0 && len(d.DeletedIndexFiles) == 0
+}
+
+// CompactIncrement lists the files compaction rewrote (Java
+// CompactIncrement): Before are the inputs it removes, After the outputs it
+// adds (with FileSource COMPACT).
+type CompactIncrement struct {
+	Before            []manifest.DataFileMeta
+	After             []manifest.DataFileMeta
+	ChangelogFiles    []manifest.DataFileMeta
+	NewIndexFiles     []manifest.IndexFileMeta
+	DeletedIndexFiles []manifest.IndexFileMeta
+}
+
+// IsEmpty reports whether c changes nothing.
+func (c *CompactIncrement) IsEmpty() bool {
+	return len(c.Before) == 0 && len(c.After) == 0 && len(c.ChangelogFiles) == 0 &&
+		len(c.NewIndexFiles) == 0 && len(c.DeletedIndexFiles) == 0
+}
+
+// IsEmpty reports whether m changes nothing (CommitMessageImpl.isEmpty).
+func (m *Message) IsEmpty() bool { return m.Data.IsEmpty() && m.Compact.IsEmpty() }

@@ -1,0 +1,207 @@
+package writer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// input is a checked batch: the table columns in table order under the
+// table's Arrow schema, the row kinds and the rows to keep.
+type input struct {
+	rec   arrow.RecordBatch
+	kinds []int8 // nil: every row is +I
+	keep  []bool // nil: keep every row
+}
+
+func (in *input) numRows() int { return int(in.rec.NumRows()) }
+
+func (in *input) release() { in.rec.Release() }
+
+func (in *input) cols(idx []int) []arrow.Array {
+	out := make([]arrow.Array, len(idx))
+	for k, i := range idx {
+		out[k] = in.rec.Column(i)
+	}
+	return out
+}
+
+// take returns the rows of in listed in rows (nil = all) as a new record
+// (the caller releases it) and their kinds (nil = all +I).
+func (in *input) take(ctx context.Context, mem memory.Allocator, rows []int32) (arrow.RecordBatch, []int8, error) {
+	if rows == nil {
+		in.rec.Retain()
+		return in.rec, in.kinds, nil
+	}
+	var kinds []int8
+	if in.kinds != nil {
+		kinds = make([]int8, len(rows))
+		for k, r := range rows {
+			kinds[k] = in.kinds[r]
+		}
+	}
+	// Contiguous rows need no copy.
+	if int(rows[len(rows)-1]-rows[0]) == len(rows)-1 {
+		return in.rec.NewSlice(int64(rows[0]), int64(rows[len(rows)-1])+1), kinds, nil
+	}
+	b := array.NewInt32Builder(mem)
+	b.AppendValues(rows, nil)
+	idx := b.NewArray()
+	b.Release()
+	defer idx.Release()
+	ctx = compute.WithAllocator(ctx, mem)
+	out, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(in.rec), compute.NewDatum(idx))
+	if err != nil {
+		return nil, nil, fmt.Errorf("writer: select rows: %w", err)
+	}
+	return out.(*compute.RecordDatum).Value, kinds, nil
+}
+
+// prepare checks rec against the table (TableWriteImpl.checkNullability and
+// the row kind handling) and returns it in table column order.
+func (w *Write) prepare(rec arrow.RecordBatch) (*input, error) {
+	sc := rec.Schema()
+	fields := w.ts.Fields
+	cols := make([]arrow.Array, len(fields))
+	kindCol := -1
+	used := 0
+	for i, f := range sc.Fields() {
+		if f.Name == w.cfg.rowKindColumn && w.tableSchema.FieldIndices(f.Name) == nil {
+			if kindCol >= 0 {
+				return nil, fmt.Errorf("%w: duplicate row kind column %q", ErrSchemaMismatch, f.Name)
+			}
+			kindCol = i
+			continue
+		}
+		idx := w.tableSchema.FieldIndices(f.Name)
+		if len(idx) == 0 {
+			return nil, fmt.Errorf("%w: column %q is not a table column (table columns %v)", ErrSchemaMismatch, f.Name, w.ts.FieldNames())
+		}
+		t := idx[0]
+		if cols[t] != nil {
+			return nil, fmt.Errorf("%w: duplicate column %q", ErrSchemaMismatch, f.Name)
+		}
+		want := w.tableSchema.Field(t).Type
+		if !arrow.TypeEqual(f.Type, want) {
+			return nil, fmt.Errorf("%w: column %q is %s, table type %s needs %s", ErrSchemaMismatch, f.Name, f.Type, fields[t].Type, want)
+		}
+		cols[t] = rec.Column(i)
+		used++
+	}
+	if used != len(fields) {
+		for t, c := range cols {
+			if c == nil {
+				return nil, fmt.Errorf("%w: column %q is missing", ErrSchemaMismatch, fields[t].Name)
+			}
+		}
+	}
+	for _, t := range w.notNull {
+		if n := cols[t].NullN(); n > 0 {
+			return nil, fmt.Errorf("%w: cannot write null to non-null column %q (%d nulls)", ErrNullViolation, fields[t].Name, n)
+		}
+	}
+	in := &input{}
+	var err error
+	switch {
+	case w.rowKindField >= 0:
+		in.kinds, err = parseKinds(cols[w.rowKindField], fields[w.rowKindField].Name)
+	case kindCol >= 0:
+		in.kinds, err = parseKinds(rec.Column(kindCol), sc.Field(kindCol).Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if in.kinds != nil {
+		if err := w.filterKinds(in); err != nil {
+			return nil, err
+		}
+	}
+	in.rec = array.NewRecordBatch(w.tableSchema, cols, rec.NumRows())
+	return in, nil
+}
+
+// parseKinds reads a row kind column: Int8 RowKind bytes or short strings.
+func parseKinds(col arrow.Array, name string) ([]int8, error) {
+	if col.NullN() > 0 {
+		return nil, fmt.Errorf("%w: row kind column %q holds nulls", ErrRowKind, name)
+	}
+	kinds := make([]int8, col.Len())
+	switch a := col.(type) {
+	case *array.Int8:
+		for i, v := range a.Int8Values() {
+			if v < 0 || v > 3 {
+				return nil, fmt.Errorf("%w: row kind byte %d in column %q (want 0..3)", ErrRowKind, v, name)
+			}
+			kinds[i] = v
+		}
+	case *array.String:
+		for i := range kinds {
+			switch s := a.Value(i); s {
+			case "+I":
+				kinds[i] = 0
+			case "-U":
+				kinds[i] = 1
+			case "+U":
+				kinds[i] = 2
+			case "-D":
+				kinds[i] = 3
+			default:
+				return nil, fmt.Errorf("%w: %q in column %q (want +I, -U, +U or -D)", ErrRowKind, s, name)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w: row kind column %q is %s, want int8 or utf8", ErrSchemaMismatch, name, col.DataType())
+	}
+	return kinds, nil
+}
+
+// filterKinds applies ignore-delete / ignore-update-before (RowKindFilter)
+// and, for append tables, AppendOnlyWriter's rule that only +I and +U rows
+// are accepted.
+func (w *Write) filterKinds(in *input) error {
+	allInsert := true
+	for i, k := range in.kinds {
+		drop := (k == 3 && w.ignoreDelete) || (k == 1 && (w.ignoreDelete || w.ignoreUpdateBefore))
+		if drop {
+			if in.keep == nil {
+				in.keep = make([]bool, len(in.kinds))
+				for j := range i {
+					in.keep[j] = true
+				}
+			}
+			continue
+		}
+		if in.keep != nil {
+			in.keep[i] = true
+		}
+		if w.pk == nil && (k == 1 || k == 3) {
+			return fmt.Errorf("%w: append tables accept only +I and +U rows, row %d is %s; set 'ignore-delete' to drop retractions",
+				ErrRowKind, i, kindString(k))
+		}
+		if k != 0 {
+			allInsert = false
+		}
+	}
+	if allInsert {
+		in.kinds = nil
+	}
+	return nil
+}
+
+func kindString(k int8) string {
+	switch k {
+	case 0:
+		return "+I"
+	case 1:
+		return "-U"
+	case 2:
+		return "+U"
+	case 3:
+		return "-D"
+	}
+	return fmt.Sprintf("?%d", k)
+}

@@ -1,0 +1,488 @@
+package writer
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
+
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrSchemaMismatch: a batch's columns do not match the table's (missing,
+	// extra or duplicate column, wrong Arrow type).
+	ErrSchemaMismatch = errors.New("writer: record does not match table schema")
+	// ErrNullViolation: a NOT NULL column holds a null (Java "Cannot write
+	// null to non-null column").
+	ErrNullViolation = errors.New("writer: null in NOT NULL column")
+	// ErrRowKind: a row kind that is invalid, null, or not accepted by the
+	// table (append tables take only +I and +U unless ignore-delete).
+	ErrRowKind = errors.New("writer: invalid row kind")
+	// ErrUnsupported: a table option value this writer does not implement;
+	// the message names the option.
+	ErrUnsupported = errors.New("writer: unsupported table option")
+	// ErrUnsupportedBucketMode: dynamic (bucket = -1 with a primary key) and
+	// postpone (bucket = -2) bucket modes are not implemented yet; the
+	// message names the "bucket" option.
+	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
+	// ErrBucketCountChanged: the partition's existing files were written with
+	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
+	ErrBucketCountChanged = errors.New("writer: bucket count of partition changed")
+	// ErrClosed: the Write was used after Close.
+	ErrClosed = errors.New("writer: write is closed")
+)
+
+// DefaultRowKindColumn is the extra input column that carries row kinds
+// when WithRowKindColumn is not given.
+const DefaultRowKindColumn = "_ROW_KIND"
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	rowKindColumn string
+	mem           memory.Allocator
+}
+
+// WithRowKindColumn names the extra input column that carries the row kind
+// of each row (Int8 RowKind bytes or "+I"/"-U"/"+U"/"-D" strings). It is not
+// a table column and is not written. Default DefaultRowKindColumn.
+func WithRowKindColumn(name string) Option { return func(c *config) { c.rowKindColumn = name } }
+
+// WithAllocator sets the Arrow allocator for buffers the writer builds;
+// default memory.DefaultAllocator.
+func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
+
+// Write writes record batches into one table's data files (Java
+// TableWriteImpl over an AbstractFileStoreWrite). It keeps one writer per
+// partition-bucket between PrepareCommit calls, as Java does, so sequence
+// numbers and file counters continue. A Write is not safe for concurrent use.
+type Write struct {
+	fio        *fileio.FileIO
+	ts         *schema.TableSchema
+	commitUser string
+	cfg        config
+
+	numBuckets  int  // "bucket" option
+	unaware     bool // append table with bucket = -1
+	modBuckets  bool // bucket-function.type = mod
+	tableSchema *arrow.Schema
+	notNull     []int // indexes of NOT NULL table fields
+
+	partIdx    []int
+	partFields []types.DataField
+	partTypes  []types.DataType
+	partComp   row.PartitionComputer
+	bucketIdx  []int
+	bucketType []types.DataType
+
+	rowKindField       int // index of the "rowkind.field" column, or -1
+	ignoreDelete       bool
+	ignoreUpdateBefore bool
+
+	targetFileSize  int64
+	writeBufferSize int64
+	fileFormat      string
+	filePrefix      string
+	valueModes      []schema.StatsMode
+	denseStats      bool
+	pk              *pkLayout // nil for append tables
+
+	writers  map[string]*bucketWriter
+	restored map[string]restoredBucket // nil until loaded
+	partBkts map[string]int32          // partition -> total buckets of its live files
+	buffered int64                     // bytes held by primary-key sort buffers
+	closed   bool
+
+	now     func() time.Time
+	newUUID func() string
+}
+
+// restoredBucket is what a partition-bucket's live files tell a new writer.
+type restoredBucket struct {
+	maxSeq int64
+}
+
+// New returns a Write for the table rooted at fio with schema ts.
+// commitUser identifies the writing job (Java's commit user); it is kept
+// for the commit messages' consumers and postpone-bucket file names.
+//
+// Errors: ErrUnsupportedBucketMode for dynamic or postpone buckets;
+// ErrUnsupported for file formats other than parquet, deletion vectors or
+// the first-row merge engine on primary-key tables (their level-0 files
+// need compaction to become visible) and changelog-producer = input;
+// schema.ErrInvalidOption and merge.ErrInvalidOption for malformed options.
+func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Write, error) {
+	w := &Write{
+		fio: fio, ts: ts, commitUser: commitUser,
+		cfg:          config{rowKindColumn: DefaultRowKindColumn, mem: memory.DefaultAllocator},
+		writers:      map[string]*bucketWriter{},
+		rowKindField: -1,
+		now:          time.Now,
+		newUUID:      uuid.NewString,
+	}
+	for _, o := range opts {
+		o(&w.cfg)
+	}
+	if err := w.init(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Write) init() error {
+	ts, o := w.ts, w.ts.Options
+	hasPK := len(ts.PrimaryKeys) > 0
+	var err error
+	if w.numBuckets, err = ts.NumBuckets(); err != nil {
+		return err
+	}
+	switch {
+	case w.numBuckets == -2:
+		return fmt.Errorf("%w: bucket = -2 (postpone bucket) is not supported yet", ErrUnsupportedBucketMode)
+	case w.numBuckets == -1 && hasPK:
+		return fmt.Errorf("%w: bucket = -1 on a primary-key table (dynamic bucket) is not supported yet; set option \"bucket\" to a fixed number", ErrUnsupportedBucketMode)
+	case w.numBuckets == -1:
+		w.unaware = true
+	case w.numBuckets <= 0:
+		return fmt.Errorf("%w: bucket = %d", ErrUnsupportedBucketMode, w.numBuckets)
+	}
+	fn, err := o.BucketFunctionType()
+	if err != nil {
+		return err
+	}
+	switch fn {
+	case "default":
+	case "mod":
+		w.modBuckets = true
+	default:
+		return fmt.Errorf("%w: bucket-function.type = %s", ErrUnsupported, fn)
+	}
+	if w.fileFormat = o.FileFormat(); w.fileFormat != "parquet" {
+		return fmt.Errorf("%w: file.format = %s (only parquet is written)", ErrUnsupported, w.fileFormat)
+	}
+	w.filePrefix = o.DataFilePrefix()
+	if w.targetFileSize, err = o.TargetFileSize(hasPK); err != nil {
+		return err
+	}
+	if w.writeBufferSize, err = o.WriteBufferSize(); err != nil {
+		return err
+	}
+	if w.denseStats, err = o.MetadataStatsDenseStore(); err != nil {
+		return err
+	}
+	if w.ignoreDelete, err = o.IgnoreDelete(); err != nil {
+		return err
+	}
+	if w.ignoreUpdateBefore, err = o.Bool("ignore-update-before", false); err != nil {
+		return err
+	}
+	w.tableSchema = types.SchemaToArrow(ts.Fields)
+	for i, f := range ts.Fields {
+		if !f.Type.Nullable {
+			w.notNull = append(w.notNull, i)
+		}
+	}
+	if name, ok := o.Get("rowkind.field"); ok {
+		i, f, found := types.FieldByName(ts.Fields, name)
+		if !found || !f.Type.IsString() {
+			return fmt.Errorf("%w: rowkind.field = %s must name a STRING column", schema.ErrInvalidOption, name)
+		}
+		w.rowKindField = i
+	}
+
+	w.partFields = ts.PartitionFields()
+	w.partIdx = ts.FieldIndexes(ts.PartitionKeys)
+	w.partTypes = row.FieldTypes(w.partFields)
+	legacy, err := o.PartitionLegacyName()
+	if err != nil {
+		return err
+	}
+	w.partComp = row.PartitionComputer{Fields: w.partFields, DefaultName: o.PartitionDefaultName(), Legacy: legacy}
+	if !w.unaware {
+		w.bucketIdx = ts.FieldIndexes(ts.BucketKeys())
+		w.bucketType = row.FieldTypes(ts.BucketKeyFields())
+		if len(w.bucketIdx) == 0 || slices.Contains(w.bucketIdx, -1) {
+			return fmt.Errorf("%w: bucket = %d needs a bucket key (bucket-key option or primary key)", schema.ErrInvalidSchema, w.numBuckets)
+		}
+		if w.modBuckets && (len(w.bucketType) != 1 || (w.bucketType[0].Kind != types.KindInt && w.bucketType[0].Kind != types.KindBigInt)) {
+			return fmt.Errorf("%w: bucket-function.type = mod needs a single INT or BIGINT bucket key", schema.ErrInvalidOption)
+		}
+	}
+	names := ts.FieldNames()
+	if w.valueModes, err = statsModes(o, names, make([]bool, len(names))); err != nil {
+		return err
+	}
+	if hasPK {
+		if err := w.initPK(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Write writes the rows of rec. rec must have one column per table column
+// (matched by name) of the types types.ToArrow gives, plus optionally the row
+// kind column. All checks (schema, NOT NULL, row kinds, partition values,
+// bucket counts of existing partitions) run before any row is written. Append
+// tables write straight into the current data file of each partition-bucket;
+// primary-key tables buffer rows until write-buffer-size is reached or
+// PrepareCommit is called. rec is not retained after Write returns except
+// through reference-counted column buffers.
+func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if w.closed {
+		return ErrClosed
+	}
+	in, err := w.prepare(rec)
+	if err != nil {
+		return err
+	}
+	defer in.release()
+	groups, err := w.group(in)
+	if err != nil {
+		return err
+	}
+	// Create every writer first: their restore may fail (bucket count check),
+	// and nothing may be written then.
+	bws := make([]*bucketWriter, len(groups))
+	for i, g := range groups {
+		if bws[i], err = w.writer(ctx, g); err != nil {
+			return err
+		}
+	}
+	for i, g := range groups {
+		sub, kinds, err := in.take(ctx, w.cfg.mem, g.rows)
+		if err != nil {
+			return err
+		}
+		if w.pk != nil {
+			err = w.bufferPK(ctx, bws[i], sub, kinds)
+		} else {
+			err = bws[i].writeAppend(ctx, sub)
+		}
+		sub.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// group is one partition-bucket's share of a batch.
+type group struct {
+	key       string
+	partition []byte // serialized partition row
+	partPath  string // "k=v/" or ""
+	bucket    int32
+	rows      []int32 // nil = all rows of the batch
+}
+
+// groupKey is the map key of a partition-bucket.
+func groupKey(partition []byte, bucket int32) string {
+	b := binary.BigEndian.AppendUint32(append([]byte(nil), partition...), uint32(bucket))
+	return string(b)
+}
+
+// group computes partition and bucket of every row (TableWriteImpl
+// toSinkRecord: FixedBucketRowKeyExtractor / AppendTableRowKeyExtractor) and
+// groups the rows, in order of first appearance.
+func (w *Write) group(in *input) ([]*group, error) {
+	n := in.numRows()
+	if len(w.partIdx) == 0 && w.unaware && in.keep == nil {
+		p := row.Serialize(row.EmptyRow())
+		return []*group{{key: groupKey(p, 0), partition: p}}, nil
+	}
+	var partCmp, bucketCmp comparator
+	var err error
+	if len(w.partIdx) > 0 {
+		if partCmp, err = keyComparator(in.cols(w.partIdx)); err != nil {
+			return nil, err
+		}
+	}
+	if !w.unaware {
+		if bucketCmp, err = keyComparator(in.cols(w.bucketIdx)); err != nil {
+			return nil, err
+		}
+	}
+	byKey := map[string]*group{}
+	var out []*group
+	emptyPart := row.Serialize(row.EmptyRow())
+	part, path := emptyPart, ""
+	bucket := int32(0)
+	partVals := make([]any, len(w.partIdx))
+	bucketVals := make([]any, len(w.bucketIdx))
+	prev := -1
+	for i := range n {
+		if in.keep != nil && !in.keep[i] {
+			continue
+		}
+		if len(w.partIdx) > 0 && (prev < 0 || partCmp(prev, i) != 0) {
+			for k, c := range w.partIdx {
+				if partVals[k], err = valueAt(in.rec.Column(c), i, w.partFields[k].Type); err != nil {
+					return nil, err
+				}
+			}
+			br, err := row.Encode(w.partTypes, partVals)
+			if err != nil {
+				return nil, fmt.Errorf("writer: partition of row %d: %w", i, err)
+			}
+			part = row.Serialize(br)
+			if path, err = w.partComp.Path(partVals); err != nil {
+				return nil, fmt.Errorf("writer: partition path of row %d: %w", i, err)
+			}
+		}
+		if !w.unaware && (prev < 0 || bucketCmp(prev, i) != 0) {
+			for k, c := range w.bucketIdx {
+				if bucketVals[k], err = valueAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
+					return nil, err
+				}
+			}
+			if bucket, err = w.bucketOf(bucketVals); err != nil {
+				return nil, fmt.Errorf("writer: bucket of row %d: %w", i, err)
+			}
+		}
+		prev = i
+		key := groupKey(part, bucket)
+		g := byKey[key]
+		if g == nil {
+			g = &group{key: key, partition: part, partPath: path, bucket: bucket}
+			byKey[key] = g
+			out = append(out, g)
+		}
+		g.rows = append(g.rows, int32(i))
+	}
+	if len(out) == 1 && len(out[0].rows) == n {
+		out[0].rows = nil
+	}
+	return out, nil
+}
+
+// bucketOf is the bucket function over the bucket key values.
+func (w *Write) bucketOf(vals []any) (int32, error) {
+	if w.modBuckets {
+		b, err := row.ModBucket(vals[0], w.numBuckets)
+		return int32(b), err
+	}
+	br, err := row.Encode(w.bucketType, vals)
+	if err != nil {
+		return 0, err
+	}
+	return int32(row.Bucket(br, w.numBuckets)), nil
+}
+
+// writer returns the partition-bucket's writer, creating it (with the
+// restore of its sequence numbers) on first use.
+func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
+	if bw := w.writers[g.key]; bw != nil {
+		return bw, nil
+	}
+	bw := &bucketWriter{
+		w: w, partition: g.partition, bucket: g.bucket,
+		dir: g.partPath + "bucket-" + fmt.Sprint(g.bucket), uuid: w.newUUID(),
+	}
+	// Unaware-bucket append writers ignore previous files (AppendFileStoreWrite):
+	// their sequence numbers restart at 0.
+	if !w.unaware {
+		if err := w.loadRestore(ctx); err != nil {
+			return nil, err
+		}
+		if tb, ok := w.partBkts[string(g.partition)]; ok && tb > 0 && int(tb) != w.numBuckets {
+			name, _ := w.partComp.NameOf(mustRow(g.partition))
+			return nil, fmt.Errorf("%w: partition %q has files for %d buckets, the table now has %d; rescale it with an overwrite first",
+				ErrBucketCountChanged, name, tb, w.numBuckets)
+		}
+		if r, ok := w.restored[g.key]; ok {
+			bw.seq = r.maxSeq + 1
+		}
+	}
+	w.writers[g.key] = bw
+	return bw, nil
+}
+
+// mustRow deserializes a partition the writer serialized itself.
+func mustRow(b []byte) row.BinaryRow {
+	r, err := row.Deserialize(b)
+	if err != nil {
+		return row.EmptyRow()
+	}
+	return r
+}
+
+// PrepareCommit flushes every partition-bucket (closing open data files,
+// writing primary-key buffers as level-0 files) and returns one commit
+// message per partition-bucket that has new files since the previous
+// PrepareCommit, ordered by partition bytes then bucket
+// (AbstractFileStoreWrite.prepareCommit). Writers stay open for further
+// Write calls.
+func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
+	if w.closed {
+		return nil, ErrClosed
+	}
+	bws := w.sortedWriters()
+	var msgs []commit.Message
+	for _, bw := range bws {
+		if err := bw.flush(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, bw := range bws {
+		if len(bw.newFiles) == 0 {
+			continue
+		}
+		msgs = append(msgs, commit.Message{
+			Partition:    bytesClone(bw.partition),
+			Bucket:       bw.bucket,
+			TotalBuckets: int32(w.numBuckets),
+			Data:         commit.DataIncrement{NewFiles: bw.newFiles},
+		})
+		bw.newFiles = nil
+	}
+	return msgs, nil
+}
+
+func (w *Write) sortedWriters() []*bucketWriter {
+	bws := make([]*bucketWriter, 0, len(w.writers))
+	for _, bw := range w.writers {
+		bws = append(bws, bw)
+	}
+	slices.SortFunc(bws, func(a, b *bucketWriter) int {
+		if c := cmp.Compare(string(a.partition), string(b.partition)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.bucket, b.bucket)
+	})
+	return bws
+}
+
+// Close discards what has not been handed out by PrepareCommit: open data
+// files are aborted, buffered rows dropped and flushed files not yet in a
+// commit message deleted (MergeTreeWriter/AppendOnlyWriter.close). Files in
+// messages already returned are left alone. Close is idempotent.
+func (w *Write) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	ctx := context.Background()
+	var errs []error
+	for _, bw := range w.sortedWriters() {
+		errs = append(errs, bw.abort(ctx))
+	}
+	w.writers = nil
+	return errors.Join(errs...)
+}
+
+func bytesClone(b []byte) []byte { return append([]byte(nil), b...) }
