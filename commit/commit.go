@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -106,8 +107,10 @@ type Committer struct {
 	minWait, maxWait            time.Duration
 	timeout                     time.Duration // 0 = unlimited
 
-	// filterCommitted cache: snapshots up to scanned have been examined;
-	// userLatest is the highest identifier of commitUser among them (-1: none).
+	// filterCommitted cache, guarded by mu: snapshots up to scanned have been
+	// examined; userLatest is the highest identifier of commitUser among
+	// them (-1: none), committed in snapshot userSnap.
+	mu         sync.Mutex
 	scanned    int64
 	userLatest int64
 	userSnap   int64
@@ -121,7 +124,8 @@ type Committer struct {
 // commit.min-retry-wait, commit.max-retry-wait, commit.timeout), manifest
 // merging (manifest.target-file-size, manifest.merge-min-count,
 // manifest.full-compaction-threshold-size) and manifest compression.
-// Malformed options wrap schema.ErrInvalidOption.
+// Malformed options wrap schema.ErrInvalidOption; manifest.format other
+// than avro wraps ErrUnsupported.
 func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Committer, error) {
 	o := ts.Options
 	c := &Committer{
@@ -131,6 +135,9 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		scanned: 0, userLatest: -1,
 		now:   time.Now,
 		sleep: sleepCtx,
+	}
+	if f := o.ManifestFormat(); f != "avro" {
+		return nil, fmt.Errorf("%w: manifest.format = %s (only avro manifests are written)", ErrUnsupported, f)
 	}
 	var err error
 	if c.maxRetries, err = o.CommitMaxRetries(); err != nil {
@@ -279,6 +286,8 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 // downwards, for this commit user (TableCommitImpl.filterCommitted): found
 // reports a snapshot of the user with identifier >= identifier.
 func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int64, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	latest, err := c.snaps.LatestID(ctx)
 	if errors.Is(err, snapshot.ErrNotFound) {
 		return 0, false, nil
@@ -362,6 +371,8 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 // noteOwn records a snapshot this Committer created in the filterCommitted
 // cache.
 func (c *Committer) noteOwn(id, identifier int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if identifier > c.userLatest {
 		c.userLatest, c.userSnap = identifier, id
 	}

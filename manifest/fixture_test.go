@@ -400,7 +400,7 @@ func TestFixtureRewrite(t *testing.T) {
 
 // snapshotJSON is the part of a snapshot file these tests need.
 type snapshotJSON struct {
-	TimeMillis int64 `json:"timeMillis"`
+	TimeMillis            int64   `json:"timeMillis"`
 	ID                    int64   `json:"id"`
 	BaseManifestList      string  `json:"baseManifestList"`
 	BaseManifestListSize  *int64  `json:"baseManifestListSize"`

@@ -323,3 +323,9 @@ func TestNet(t *testing.T) {
 		t.Error("identifier depends on non-identity fields")
 	}
 }
+
+// *fileio.FileIO is the file system the package is used with.
+var (
+	_ FileReader = (*fileio.FileIO)(nil)
+	_ FileWriter = (*fileio.FileIO)(nil)
+)

@@ -365,11 +365,18 @@ func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snap
 		}
 		all = append(all, results[i]...)
 	}
-	live, err := manifest.Net(all)
+	if !slices.Contains(keep, false) {
+		// Every manifest was read: the entries must net out exactly.
+		return manifest.Net(all)
+	}
+	// Pruned manifests may hold the ADD of a DELETE we read; Java's
+	// FileEntry.mergeEntries keeps such a DELETE pending, and the scan keeps
+	// only the ADDs.
+	merged, err := manifest.Merge(all)
 	if err != nil {
 		return nil, err
 	}
-	return live, nil
+	return slices.DeleteFunc(merged, func(e manifest.Entry) bool { return e.Kind != manifest.Add }), nil
 }
 
 // partitionFilter keeps the part of filter that only uses partition fields

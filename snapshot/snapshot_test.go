@@ -532,3 +532,6 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// *fileio.FileIO is the file system the Manager is used with.
+var _ FS = (*fileio.FileIO)(nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,5 +213,60 @@ func TestUnsupportedBucketModes(t *testing.T) {
 		if _, err := writer.New(tbl.FileIO, tbl.Schema, "u"); !errors.Is(err, writer.ErrUnsupportedBucketMode) {
 			t.Errorf("bucket %s: New = %v, want ErrUnsupportedBucketMode", bucket, err)
 		}
+	}
+}
+
+// TestPartitionDirectories: NULL and blank partition values go to
+// __DEFAULT_PARTITION__, special characters are escaped as Java's
+// PartitionPathUtils does, DATE partitions use the epoch day (issue cases c
+// and d), and the rows read back unchanged.
+func TestPartitionDirectories(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", catalog.Schema{
+		Fields:        []types.DataField{{Name: "id", Type: types.Int()}, {Name: "p", Type: types.String()}},
+		PartitionKeys: []string{"p"},
+	})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs,
+		[]any{int32(1), "a/b"}, []any{int32(2), nil}, []any{int32(3), " "}, []any{int32(4), "x:y=z%"}, []any{int32(5), "a/b"}))
+	files, err := tbl.FileIO.ListRecursive(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]int{}
+	for _, f := range files {
+		if dataFileName.MatchString(f.Path[strings.LastIndexByte(f.Path, '/')+1:]) {
+			dirs[f.Path[:strings.LastIndexByte(f.Path, '/')]]++
+		}
+	}
+	want := map[string]int{"p=a%2Fb/bucket-0": 1, "p=__DEFAULT_PARTITION__/bucket-0": 2, "p=x%3Ay%3Dz%25/bucket-0": 1}
+	if fmt.Sprint(dirs) != fmt.Sprint(want) {
+		t.Errorf("data files per directory %v, want %v", dirs, want)
+	}
+	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("1|a/b", "2|(null)", "3| ", "4|x:y=z%", "5|a/b"))
+}
+
+// TestBucketCountChanged: writing a partition whose files were written for
+// another bucket count fails before anything is written.
+func TestBucketCountChanged(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", catalog.Schema{
+		Fields:  []types.DataField{{Name: "k", Type: types.Int()}, {Name: "v", Type: types.Int()}},
+		Options: map[string]string{"bucket": "2", "bucket-key": "k"},
+	})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs, []any{int32(1), int32(1)}))
+	ts := *tbl.Schema
+	ts.Options = ts.Options.Clone()
+	ts.Options["bucket"] = "3"
+	w, err := writer.New(tbl.FileIO, &ts, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := rec(t, fs, []any{int32(2), int32(2)})
+	defer r.Release()
+	if err := w.Write(ctx, r); !errors.Is(err, writer.ErrBucketCountChanged) {
+		t.Errorf("Write = %v, want ErrBucketCountChanged", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -301,7 +303,9 @@ func groupKey(partition []byte, bucket int32) string {
 // groups the rows, in order of first appearance.
 func (w *Write) group(in *input) ([]*group, error) {
 	n := in.numRows()
-	if len(w.partIdx) == 0 && w.unaware && in.keep == nil {
+	// One bucket (or none) means bucket 0 for every row: skip the hashing.
+	hashed := !w.unaware && w.numBuckets > 1
+	if len(w.partIdx) == 0 && !hashed && in.keep == nil {
 		p := row.Serialize(row.EmptyRow())
 		return []*group{{key: groupKey(p, 0), partition: p}}, nil
 	}
@@ -312,7 +316,7 @@ func (w *Write) group(in *input) ([]*group, error) {
 			return nil, err
 		}
 	}
-	if !w.unaware {
+	if hashed {
 		if bucketCmp, err = keyComparator(in.cols(w.bucketIdx)); err != nil {
 			return nil, err
 		}
@@ -344,7 +348,7 @@ func (w *Write) group(in *input) ([]*group, error) {
 				return nil, fmt.Errorf("writer: partition path of row %d: %w", i, err)
 			}
 		}
-		if !w.unaware && (prev < 0 || bucketCmp(prev, i) != 0) {
+		if hashed && (prev < 0 || bucketCmp(prev, i) != 0) {
 			for k, c := range w.bucketIdx {
 				if bucketVals[k], err = valueAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
 					return nil, err
@@ -391,7 +395,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	}
 	bw := &bucketWriter{
 		w: w, partition: g.partition, bucket: g.bucket,
-		dir: g.partPath + "bucket-" + fmt.Sprint(g.bucket), uuid: w.newUUID(),
+		dir: g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)), uuid: w.newUUID(),
 	}
 	// Unaware-bucket append writers ignore previous files (AppendFileStoreWrite):
 	// their sequence numbers restart at 0.
@@ -400,7 +404,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 			return nil, err
 		}
 		if tb, ok := w.partBkts[string(g.partition)]; ok && tb > 0 && int(tb) != w.numBuckets {
-			name, _ := w.partComp.NameOf(mustRow(g.partition))
+			name := strings.TrimSuffix(g.partPath, "/")
 			return nil, fmt.Errorf("%w: partition %q has files for %d buckets, the table now has %d; rescale it with an overwrite first",
 				ErrBucketCountChanged, name, tb, w.numBuckets)
 		}
@@ -410,15 +414,6 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	}
 	w.writers[g.key] = bw
 	return bw, nil
-}
-
-// mustRow deserializes a partition the writer serialized itself.
-func mustRow(b []byte) row.BinaryRow {
-	r, err := row.Deserialize(b)
-	if err != nil {
-		return row.EmptyRow()
-	}
-	return r
 }
 
 // PrepareCommit flushes every partition-bucket (closing open data files,

@@ -30,9 +30,10 @@ const (
 // zstandard (Java can also write bzip2 and xz).
 var ErrUnsupportedCodec = errors.New("ocf: unsupported codec")
 
-// MaxBlockSize bounds the decompressed size of one data block (256 MiB). Java writes blocks of
-// about 64 KB; the bound only protects against corrupt or hostile input.
-const MaxBlockSize = 256 << 20
+// MaxBlockSize bounds the decompressed size of one data block (64 MiB). Java writes blocks of
+// about 64 KB (fastavro, used by pypaimon, 16 KB); the bound only protects against corrupt or
+// hostile input.
+const MaxBlockSize = 64 << 20
 
 // syncInterval is the uncompressed block size after which the writer starts a new block; it is
 // Java's DataFileConstants.DEFAULT_SYNC_INTERVAL.
