@@ -775,3 +775,49 @@ func TestDecodedValues(t *testing.T) {
 		}
 	})
 }
+
+// TestReaderMatchesDecode reads every manifest-directory file of every fixture through one
+// shared Reader from several goroutines and compares with the uncached decoders.
+func TestReaderMatchesDecode(t *testing.T) {
+	ctx := context.Background()
+	for _, table := range fixtureTables {
+		fs := openTable(t, table)
+		r := NewReader(fs)
+		paths, _ := filepath.Glob(filepath.Join(fixtures, table, "manifest", "*"))
+		errs := make(chan error, len(paths))
+		for _, p := range paths {
+			go func() {
+				name := filepath.Base(p)
+				data, err := os.ReadFile(p)
+				if err != nil {
+					errs <- err
+					return
+				}
+				want, err := decodeAny(kindOf(name), data, name)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var got any
+				switch kindOf(name) {
+				case "list":
+					got, err = r.ManifestList(ctx, name)
+				case "index":
+					got, err = r.IndexManifest(ctx, name)
+				default:
+					got, err = r.Manifest(ctx, name)
+				}
+				if err == nil && !reflect.DeepEqual(got, want) {
+					err = errors.New(name + ": Reader result differs")
+				}
+				errs <- err
+			}()
+		}
+		for range paths {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		r.Close()
+	}
+}

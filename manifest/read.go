@@ -109,26 +109,32 @@ func (r *Reader) IndexManifest(ctx context.Context, name string) ([]IndexManifes
 	return decodeFile(r, data, name, indexTable, indexFromArrow)
 }
 
-// ReadManifestList reads manifest/<name>, a manifest list, with a one-off Reader. Use a Reader
-// to read many files.
+// ReadManifestList reads manifest/<name>, a manifest list, without caching. Use a Reader to
+// read many files.
 func ReadManifestList(ctx context.Context, fs FileReader, name string) ([]FileMeta, error) {
-	r := NewReader(fs)
-	defer r.Close()
-	return r.ManifestList(ctx, name)
+	data, err := fs.ReadFile(ctx, Path(name))
+	if err != nil {
+		return nil, fmt.Errorf("manifest: read manifest list %s: %w", name, err)
+	}
+	return DecodeManifestList(data, name)
 }
 
-// ReadManifest reads manifest/<name>, a manifest file, with a one-off Reader.
+// ReadManifest reads manifest/<name>, a manifest file, without caching.
 func ReadManifest(ctx context.Context, fs FileReader, name string) ([]Entry, error) {
-	r := NewReader(fs)
-	defer r.Close()
-	return r.Manifest(ctx, name)
+	data, err := fs.ReadFile(ctx, Path(name))
+	if err != nil {
+		return nil, fmt.Errorf("manifest: read manifest %s: %w", name, err)
+	}
+	return DecodeManifest(data, name)
 }
 
-// ReadIndexManifest reads manifest/<name>, an index manifest, with a one-off Reader.
+// ReadIndexManifest reads manifest/<name>, an index manifest, without caching.
 func ReadIndexManifest(ctx context.Context, fs FileReader, name string) ([]IndexManifestEntry, error) {
-	r := NewReader(fs)
-	defer r.Close()
-	return r.IndexManifest(ctx, name)
+	data, err := fs.ReadFile(ctx, Path(name))
+	if err != nil {
+		return nil, fmt.Errorf("manifest: read index manifest %s: %w", name, err)
+	}
+	return DecodeIndexManifest(data, name)
 }
 
 // DecodeManifestList decodes the bytes of a manifest list; name is only used in errors.

@@ -270,3 +270,50 @@ func TestBucketCountChanged(t *testing.T) {
 		t.Errorf("Write = %v, want ErrBucketCountChanged", err)
 	}
 }
+
+// TestCloseDiscardsUnpreparedFiles: Close deletes data files that were
+// written but never handed out by PrepareCommit, and keeps those that were.
+func TestCloseDiscardsUnpreparedFiles(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", catalog.Schema{
+		Fields:      []types.DataField{{Name: "k", Type: types.Int()}, {Name: "v", Type: types.Int()}},
+		PrimaryKeys: []string{"k"},
+		Options:     map[string]string{"bucket": "1", "write-buffer-size": "1 b"},
+	})
+	fs := arrowFields(tbl.Schema)
+	dataFiles := func() int {
+		files, err := tbl.FileIO.ListRecursive(ctx, "bucket-0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(files)
+	}
+	w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rec(t, fs, []any{int32(1), int32(1)})
+	defer r.Release()
+	if err := w.Write(ctx, r); err != nil { // spills a level-0 file at once
+		t.Fatal(err)
+	}
+	msgs, err := w.PrepareCommit(ctx)
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("PrepareCommit = %d messages, %v", len(msgs), err)
+	}
+	if err := w.Write(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := dataFiles(); n != 2 {
+		t.Fatalf("%d data files before Close, want 2", n)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := dataFiles(); n != 1 {
+		t.Errorf("%d data files after Close, want 1 (the prepared one)", n)
+	}
+	if err := w.Write(ctx, r); !errors.Is(err, writer.ErrClosed) {
+		t.Errorf("Write after Close = %v, want ErrClosed", err)
+	}
+}

@@ -18,6 +18,16 @@ import (
 // partition keys, bucket keys and primary keys are supported; strings and
 // byte slices are copied, so the value outlives arr.
 func valueAt(arr arrow.Array, i int, t types.DataType) (any, error) {
+	return scalarAt(arr, i, t, true)
+}
+
+// viewAt is valueAt without copying strings and byte slices: the value
+// shares arr's memory and must not outlive it.
+func viewAt(arr arrow.Array, i int, t types.DataType) (any, error) {
+	return scalarAt(arr, i, t, false)
+}
+
+func scalarAt(arr arrow.Array, i int, t types.DataType, clone bool) (any, error) {
 	if arr.IsNull(i) {
 		return nil, nil
 	}
@@ -37,9 +47,15 @@ func valueAt(arr arrow.Array, i int, t types.DataType) (any, error) {
 	case *array.Float64:
 		return a.Value(i), nil
 	case *array.String:
-		return strings.Clone(a.Value(i)), nil
+		if clone {
+			return strings.Clone(a.Value(i)), nil
+		}
+		return a.Value(i), nil
 	case *array.Binary:
-		return bytes.Clone(a.Value(i)), nil
+		if clone {
+			return bytes.Clone(a.Value(i)), nil
+		}
+		return a.Value(i), nil
 	case *array.Date32:
 		return int32(a.Value(i)), nil
 	case *array.Time32:

@@ -350,7 +350,7 @@ func (w *Write) group(in *input) ([]*group, error) {
 		}
 		if hashed && (prev < 0 || bucketCmp(prev, i) != 0) {
 			for k, c := range w.bucketIdx {
-				if bucketVals[k], err = valueAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
+				if bucketVals[k], err = viewAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
 					return nil, err
 				}
 			}
