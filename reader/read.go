@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -452,12 +451,17 @@ type recordReader struct {
 	refs   int64
 }
 
-func (r *recordReader) Retain()                      { r.refs++ }
-func (r *recordReader) Release()                     { r.refs--; if r.refs == 0 { r.release() } }
-func (r *recordReader) Schema() *arrow.Schema        { return r.schema }
-func (r *recordReader) Err() error                   { return r.err }
+func (r *recordReader) Retain() { r.refs++ }
+func (r *recordReader) Release() {
+	r.refs--
+	if r.refs == 0 {
+		r.release()
+	}
+}
+func (r *recordReader) Schema() *arrow.Schema          { return r.schema }
+func (r *recordReader) Err() error                     { return r.err }
 func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *recordReader) Record() arrow.RecordBatch    { return r.cur }
+func (r *recordReader) Record() arrow.RecordBatch      { return r.cur }
 
 func (r *recordReader) Next() bool {
 	if r.cur != nil {
@@ -486,5 +490,3 @@ func (r *recordReader) release() {
 	}
 	r.stop()
 }
-
-var _ = bytes.Compare

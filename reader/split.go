@@ -13,7 +13,6 @@ import (
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
-	"github.com/paimon-go/paimon/types"
 )
 
 // Split is the unit of reading: the live data files of one partition-bucket
@@ -249,5 +248,3 @@ func fileMayMatch(ctx context.Context, t *tableState, ts *schema.TableSchema, f 
 	}
 	return filter.TestStats(f.RowCount, st.Min, st.Max, st.NullCounts), nil
 }
-
-var _ = types.KindInt

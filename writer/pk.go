@@ -168,7 +168,7 @@ func (bw *bucketWriter) flushPK(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w, p := bw.w, bw.w.pk
+	p := bw.w.pk
 	nk := len(p.keyIdx)
 	cmp, err := keyComparator(kv.Columns()[:nk])
 	if err != nil {
@@ -200,7 +200,6 @@ func (bw *bucketWriter) flushPK(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_ = w
 	return bw.closeKVFile(ctx)
 }
 

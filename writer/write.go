@@ -335,7 +335,7 @@ func (w *Write) group(in *input) ([]*group, error) {
 		}
 		if len(w.partIdx) > 0 && (prev < 0 || partCmp(prev, i) != 0) {
 			for k, c := range w.partIdx {
-				if partVals[k], err = valueAt(in.rec.Column(c), i, w.partFields[k].Type); err != nil {
+				if partVals[k], err = viewAt(in.rec.Column(c), i, w.partFields[k].Type); err != nil {
 					return nil, err
 				}
 			}
