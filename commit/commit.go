@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -111,6 +112,7 @@ type Committer struct {
 	// examined; userLatest is the highest identifier of commitUser among
 	// them (-1: none), committed in snapshot userSnap.
 	mu         sync.Mutex
+	last       *base // the snapshot this Committer published last
 	scanned    int64
 	userLatest int64
 	userSnap   int64
@@ -288,6 +290,14 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int64, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.last != nil {
+		// This Committer published before: it knows the user's latest
+		// identifier (one committer per commit user, as in Java).
+		if c.userLatest >= identifier {
+			return c.userSnap, true, nil
+		}
+		return 0, false, nil
+	}
 	latest, err := c.snaps.LatestID(ctx)
 	if errors.Is(err, snapshot.ErrNotFound) {
 		return 0, false, nil
@@ -320,30 +330,31 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 }
 
 // commitPart publishes one snapshot (FileStoreCommitImpl.tryCommit).
+//
+// The delta manifests and list do not depend on the base, so they are
+// written once, concurrently with the first attempt's base, and reused by
+// every attempt. The first attempt builds on the snapshot this Committer
+// published last, when there is one (optimistically: if someone else
+// committed since, creating the next id fails and the attempt is redone at
+// once on the real latest snapshot, without counting as a retry).
 func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (int64, error) {
-	deltaMetas, err := c.mw.writeManifests(ctx, p.entries)
-	if err != nil {
-		return 0, err
-	}
-	deltaList, deltaSize, err := c.mw.writeList(ctx, deltaMetas)
-	if err != nil {
-		c.mw.deleteManifests(ctx, deltaMetas)
-		return 0, err
-	}
+	delta := c.writeDelta(ctx, p.entries)
 	cleanDelta := func() {
-		c.mw.deleteManifests(ctx, deltaMetas)
-		c.mw.deleteFiles(ctx, deltaList)
+		d := delta.wait()
+		c.mw.deleteManifests(ctx, d.metas)
+		c.mw.deleteFiles(ctx, d.list)
 	}
-	var delta int64
+	var records int64
 	for _, e := range p.entries {
 		if e.Kind == manifest.Add {
-			delta += e.File.RowCount
+			records += e.File.RowCount
 		} else {
-			delta -= e.File.RowCount
+			records -= e.File.RowCount
 		}
 	}
-	for retry := 0; ; retry++ {
-		res, err := c.tryOnce(ctx, identifier, p, deltaList, deltaSize, delta)
+	useCache := true
+	for retry := 0; ; {
+		res, err := c.tryOnce(ctx, identifier, p, delta, records, useCache)
 		switch {
 		case err == nil && res.id > 0:
 			c.noteOwn(res.id, identifier)
@@ -357,6 +368,10 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			return 0, err
 		}
 		// Lost the race for the id.
+		if res.cached {
+			useCache = false
+			continue
+		}
 		if retry >= c.maxRetries {
 			cleanDelta()
 			return 0, fmt.Errorf("%w: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
@@ -365,7 +380,49 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			cleanDelta()
 			return 0, fmt.Errorf("commit: %w", err)
 		}
+		retry++
 	}
+}
+
+// deltaResult is the outcome of writing a commit's delta manifests and list.
+type deltaResult struct {
+	metas []manifest.FileMeta
+	list  string
+	size  int64
+	err   error
+}
+
+// deltaFuture is a deltaResult being computed.
+type deltaFuture struct {
+	done chan struct{}
+	res  deltaResult
+}
+
+func (f *deltaFuture) wait() deltaResult {
+	<-f.done
+	return f.res
+}
+
+// writeDelta writes the entries into manifest files and the delta manifest
+// list in the background.
+func (c *Committer) writeDelta(ctx context.Context, entries []manifest.Entry) *deltaFuture {
+	f := &deltaFuture{done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		metas, err := c.mw.writeManifests(ctx, entries)
+		if err != nil {
+			f.res.err = err
+			return
+		}
+		list, size, err := c.mw.writeList(ctx, metas)
+		if err != nil {
+			c.mw.deleteManifests(ctx, metas)
+			f.res.err = err
+			return
+		}
+		f.res = deltaResult{metas: metas, list: list, size: size}
+	}()
+	return f
 }
 
 // noteOwn records a snapshot this Committer created in the filterCommitted
@@ -376,6 +433,7 @@ func (c *Committer) noteOwn(id, identifier int64) {
 	if identifier > c.userLatest {
 		c.userLatest, c.userSnap = identifier, id
 	}
+	c.scanned = max(c.scanned, id)
 }
 
 // backoff is Java's RetryWaiter: min(minWait·2^retry, maxWait) plus up to
@@ -389,53 +447,97 @@ func (c *Committer) backoff(retry int) time.Duration {
 }
 
 // attempt is the outcome of one tryOnce: id > 0 on success; id == 0 and
-// err == nil when the race for the id was lost; unknown marks an error after
-// which the snapshot may exist.
+// err == nil when the race for the id was lost (cached: the attempt built on
+// the cached snapshot); unknown marks an error after which the snapshot may
+// exist.
 type attempt struct {
 	id      int64
+	cached  bool
 	unknown bool
 }
 
-// tryOnce builds and publishes one snapshot on top of the latest
-// (FileStoreCommitImpl.tryCommitOnce).
-func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, deltaList string, deltaSize, deltaRecords int64) (attempt, error) {
+// base is a snapshot and its complete manifest list (base then delta
+// manifests): what the next snapshot's base list is merged from.
+type base struct {
+	snap  *snapshot.Snapshot // nil: no snapshot yet
+	metas []manifest.FileMeta
+}
+
+// readBase reads the latest snapshot and its manifest lists.
+func (c *Committer) readBase(ctx context.Context) (base, error) {
 	latest, err := c.snaps.Latest(ctx)
 	if errors.Is(err, snapshot.ErrNotFound) {
-		latest, err = nil, nil
+		return base{}, nil
 	}
 	if err != nil {
-		return attempt{}, err
+		return base{}, err
 	}
-	var base []manifest.FileMeta
-	if latest != nil {
-		for _, name := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
-			metas, err := manifest.ReadManifestList(ctx, c.fio, name)
-			if err != nil {
-				return attempt{}, err
-			}
-			base = append(base, metas...)
-		}
+	var lists [2][]manifest.FileMeta
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, name := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i], errs[i] = manifest.ReadManifestList(ctx, c.fio, name)
+		}()
 	}
-	if p.check && latest != nil {
-		if err := c.checkConflicts(ctx, base, p.entries); err != nil {
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return base{}, err
+	}
+	return base{snap: latest, metas: append(lists[0], lists[1]...)}, nil
+}
+
+// tryOnce builds and publishes one snapshot on top of the latest
+// (FileStoreCommitImpl.tryCommitOnce), or on top of the snapshot this
+// Committer published last when useCache is set and there is one.
+func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta *deltaFuture, records int64, useCache bool) (attempt, error) {
+	c.mu.Lock()
+	last := c.last
+	c.mu.Unlock()
+	var b base
+	cached := useCache && last != nil
+	if cached {
+		b = *last
+	} else {
+		var err error
+		if b, err = c.readBase(ctx); err != nil {
 			return attempt{}, err
 		}
 	}
-	merged, written, err := c.mw.merge(ctx, base, c.merge, c.ts.PartitionFields())
-	if err != nil {
+	var schemaID int64
+	var schemaErr error
+	schemaDone := make(chan struct{})
+	go func() {
+		defer close(schemaDone)
+		schemaID, schemaErr = c.latestSchemaID(ctx)
+	}()
+	fail := func(err error) (attempt, error) {
+		<-schemaDone
 		return attempt{}, err
+	}
+	if p.check && b.snap != nil {
+		if err := c.checkConflicts(ctx, b.metas, p.entries); err != nil {
+			return fail(err)
+		}
+	}
+	merged, written, err := c.mw.merge(ctx, b.metas, c.merge, c.ts.PartitionFields())
+	if err != nil {
+		return fail(err)
 	}
 	baseList, baseSize, err := c.mw.writeList(ctx, merged)
 	if err != nil {
 		c.mw.deleteManifests(ctx, written)
-		return attempt{}, err
+		return fail(err)
 	}
 	cleanBase := func() {
 		c.mw.deleteManifests(ctx, written)
 		c.mw.deleteFiles(ctx, baseList)
 	}
-	schemaID, err := c.latestSchemaID(ctx)
-	if err != nil {
+	d := delta.wait()
+	<-schemaDone
+	if err := errors.Join(d.err, schemaErr); err != nil {
 		cleanBase()
 		return attempt{}, err
 	}
@@ -445,21 +547,21 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta
 		SchemaID:              schemaID,
 		BaseManifestList:      baseList,
 		BaseManifestListSize:  &baseSize,
-		DeltaManifestList:     deltaList,
-		DeltaManifestListSize: &deltaSize,
+		DeltaManifestList:     d.list,
+		DeltaManifestListSize: &d.size,
 		CommitUser:            c.commitUser,
 		CommitIdentifier:      identifier,
 		CommitKind:            p.kind,
 		TimeMillis:            c.now().UnixMilli(),
-		TotalRecordCount:      deltaRecords,
-		DeltaRecordCount:      deltaRecords,
+		TotalRecordCount:      records,
+		DeltaRecordCount:      records,
 		Watermark:             c.watermark,
 		NextRowID:             new(int64),
 	}
 	if len(c.properties) > 0 {
 		s.Properties = c.properties
 	}
-	if latest != nil {
+	if latest := b.snap; latest != nil {
 		s.ID = latest.ID + 1
 		s.TotalRecordCount += latest.TotalRecordCount
 		s.IndexManifest = latest.IndexManifest
@@ -473,13 +575,19 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta
 			s.Statistics = latest.Statistics
 		}
 	}
+	published := func() attempt {
+		c.mu.Lock()
+		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...)}
+		c.mu.Unlock()
+		return attempt{id: s.ID}
+	}
 	err = c.snaps.Commit(ctx, s)
 	switch {
 	case err == nil:
-		return attempt{id: s.ID}, nil
+		return published(), nil
 	case errors.Is(err, snapshot.ErrExist):
 		cleanBase()
-		return attempt{}, nil
+		return attempt{cached: cached}, nil
 	}
 	// Unknown outcome: look at what is there now.
 	got, gerr := c.snaps.Get(context.WithoutCancel(ctx), s.ID)
@@ -487,10 +595,10 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta
 	case gerr == nil && got.CommitUser == s.CommitUser && got.CommitIdentifier == s.CommitIdentifier &&
 		got.BaseManifestList == s.BaseManifestList && got.DeltaManifestList == s.DeltaManifestList:
 		_ = c.snaps.CommitLatestHint(ctx, s.ID)
-		return attempt{id: s.ID}, nil
+		return published(), nil
 	case gerr == nil:
 		cleanBase()
-		return attempt{}, nil // someone else's snapshot: lost the race
+		return attempt{cached: cached}, nil // someone else's snapshot: lost the race
 	case errors.Is(gerr, snapshot.ErrNotFound):
 		cleanBase()
 		return attempt{}, fmt.Errorf("commit: create snapshot %d: %w", s.ID, err)
