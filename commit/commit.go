@@ -372,6 +372,7 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			useCache = false
 			continue
 		}
+		if retry > MaxSeen { MaxSeen = retry }
 		if retry >= c.maxRetries {
 			cleanDelta()
 			return 0, fmt.Errorf("%w: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
@@ -618,3 +619,5 @@ func (c *Committer) latestSchemaID(ctx context.Context) (int64, error) {
 	}
 	return ids[len(ids)-1], nil
 }
+
+var MaxSeen int

@@ -32,7 +32,7 @@ import (
 // reports table-rows/s, raw-rows/s and ratio = table/raw throughput
 // (target >= 0.7 for merge-on-read).
 //
-//	go test -run '^$' -bench 'Read' -benchtime 3x -count 3 ./reader
+//	go test -run '^$' -bench 'Read' -benchtime 5x -count 3 ./reader
 
 const (
 	benchFlightsPath = "../testdata/flights/flights-3m.parquet"

@@ -226,10 +226,10 @@ def _agg_value(fn, old, new):
 def final_rows(engine, partition_keys, primary_keys, options, commits):
     """The logical rows of the table after all commits, from the merge semantics."""
     rows = [r for commit in commits for batch in commit for r in batch]
-    blank_to_null = lambda r: {k: (None if k in partition_keys and v in (None, "") else v)
-                               for k, v in r.items()}
+    # A NULL or blank partition value only changes the directory
+    # (__DEFAULT_PARTITION__); the row keeps the value it was written with.
     if engine == "append":
-        return [blank_to_null(r) for r in rows]
+        return [dict(r) for r in rows]
     state = {}
     seq_field = options.get("sequence.field")
     for r in rows:
@@ -264,7 +264,7 @@ def final_rows(engine, partition_keys, primary_keys, options, commits):
                     old[k] = _agg_value(fn, old[k], v)
         else:
             raise ValueError("unknown engine " + engine)
-    return [blank_to_null(r) for r in state.values()]
+    return list(state.values())
 
 
 def is_nan(x):

@@ -1,0 +1,1 @@
+package org.paimongo.interop; public class Main { public static void main(String[] a){} }

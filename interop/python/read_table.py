@@ -1,0 +1,51 @@
+"""Prints a Paimon table's rows, read with pypaimon, as JSON Lines.
+
+Usage: read_table.py TABLE_PATH
+
+TABLE_PATH is a table directory inside a filesystem-catalog warehouse,
+<warehouse>/<database>.db/<table>. The rows of the latest snapshot are read
+with pypaimon's batch read (ReadBuilder -> TableScan -> TableRead) and printed
+one JSON object per line in the format of `paimon cat --format jsonl`
+(paimon_jsonl), typed by the table's latest schema file.
+"""
+
+import os
+import sys
+
+from pypaimon import CatalogFactory
+
+import paimon_jsonl
+
+
+def read_rows(table_path):
+    table_path = os.path.abspath(table_path)
+    db_dir = os.path.dirname(table_path)
+    if not db_dir.endswith(".db"):
+        raise ValueError("%s is not <warehouse>/<database>.db/<table>" % table_path)
+    warehouse = os.path.dirname(db_dir)
+    ident = os.path.basename(db_dir)[:-len(".db")] + "." + os.path.basename(table_path)
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    table = catalog.get_table(ident)
+    rb = table.new_read_builder()
+    splits = rb.new_scan().plan().splits()
+    data = rb.new_read().to_arrow(splits)
+    fields = paimon_jsonl.latest_schema(table_path)["fields"]
+    if data is None:
+        return fields, []
+    return fields, data.to_pylist()
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    fields, rows = read_rows(argv[1])
+    out = sys.stdout
+    for r in rows:
+        out.write(paimon_jsonl.dumps(paimon_jsonl.format_row(fields, r)) + "\n")
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
