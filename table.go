@@ -17,9 +17,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/writer"
 )
 
 // ErrTableNotExist is returned by OpenTable when the location holds no
@@ -92,3 +94,28 @@ func (t *Table) NewScan(opts ...reader.Option) *reader.Scan {
 
 // Close releases the table's store connection.
 func (t *Table) Close() error { return t.fio.Close() }
+
+// ErrBranchWrite is returned by NewWrite and NewCommit on a table opened on
+// a branch other than main: writing branches is not supported yet.
+var ErrBranchWrite = errors.New("paimon: writing to a branch is not supported")
+
+// NewWrite starts a batch or streaming write into the table, as commitUser
+// (Java BatchWriteBuilder.newWrite / StreamWriteBuilder.newWrite): Write
+// Arrow batches, then PrepareCommit returns the commit messages to hand to
+// NewCommit(commitUser).Commit. See package writer for the input shape and
+// errors.
+func (t *Table) NewWrite(commitUser string, opts ...writer.Option) (*writer.Write, error) {
+	if t.branch != "" && t.branch != schema.MainBranch {
+		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)
+	}
+	return writer.New(t.fio, t.schema, commitUser, opts...)
+}
+
+// NewCommit returns the committer that publishes commit messages as
+// snapshots (Java TableCommitImpl); see package commit.
+func (t *Table) NewCommit(commitUser string, opts ...commit.Option) (*commit.Committer, error) {
+	if t.branch != "" && t.branch != schema.MainBranch {
+		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)
+	}
+	return commit.New(t.fio, t.schema, commitUser, opts...)
+}

@@ -20,8 +20,8 @@
 // next snapshot. When another committer took that id first, the attempt's
 // base list and merged manifests are deleted and the commit retries with
 // jittered exponential backoff (commit.min-retry-wait doubling up to
-// commit.max-retry-wait, at most commit.max-retries retries, within
-// commit.timeout). The delta manifests do not depend on the base, so they
+// commit.max-retry-wait, within commit.timeout, and at most commit.max-retries
+// retries when that option is set). The delta manifests do not depend on the base, so they
 // are written once and reused by every attempt. A commit that fails deletes
 // every manifest file and list it wrote, and nothing else.
 //
@@ -59,8 +59,8 @@ var (
 	// published.
 	ErrConflict = errors.New("commit: conflict with a concurrent commit")
 	// ErrRetriesExhausted: every attempt lost the race for the next snapshot
-	// id (commit.max-retries or commit.timeout reached). Nothing was
-	// published.
+	// id until commit.max-retries was reached, or ctx ended (commit.timeout)
+	// while waiting to retry. Nothing was published.
 	ErrRetriesExhausted = errors.New("commit: retries exhausted")
 	// ErrUnsupported: the messages hold something this committer does not
 	// publish yet (index files, changelog files).
@@ -104,7 +104,7 @@ type Committer struct {
 	ignoreEmpty, ignoreEmptySet bool
 	watermark                   *int64
 	properties                  map[string]string
-	maxRetries                  int
+	maxRetries                  int // -1: lost races are retried until ctx ends
 	minWait, maxWait            time.Duration
 	timeout                     time.Duration // 0 = unlimited
 
@@ -123,7 +123,8 @@ type Committer struct {
 
 // New returns a Committer for the table rooted at fio whose schema is ts,
 // committing as commitUser. Options of ts steer retries (commit.max-retries,
-// commit.min-retry-wait, commit.max-retry-wait, commit.timeout), manifest
+// commit.min-retry-wait, commit.max-retry-wait, commit.timeout; see Commit
+// for how lost races are counted), manifest
 // merging (manifest.target-file-size, manifest.merge-min-count,
 // manifest.full-compaction-threshold-size) and manifest compression.
 // Malformed options wrap schema.ErrInvalidOption; manifest.format other
@@ -142,8 +143,11 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		return nil, fmt.Errorf("%w: manifest.format = %s (only avro manifests are written)", ErrUnsupported, f)
 	}
 	var err error
-	if c.maxRetries, err = o.CommitMaxRetries(); err != nil {
-		return nil, err
+	c.maxRetries = -1
+	if _, set := o.Get(schema.KeyCommitMaxRetries); set {
+		if c.maxRetries, err = o.CommitMaxRetries(); err != nil {
+			return nil, err
+		}
 	}
 	if c.minWait, err = o.CommitMinRetryWait(); err != nil {
 		return nil, err
@@ -218,6 +222,15 @@ type part struct {
 // identifier already exists, nothing is committed and its id is returned.
 // Empty messages create no snapshot (unless WithIgnoreEmptyCommit(false)),
 // and Commit returns 0.
+//
+// Lost races: every attempt that finds its snapshot id taken is redone on
+// the new latest snapshot after a backoff. Only when the table sets
+// commit.max-retries are lost races limited to that many retries (then
+// ErrRetriesExhausted); otherwise they are retried until ctx ends or
+// commit.timeout passes. This deviates from Java, whose default of 10 assumes
+// a lock that makes races rare: without a lock, losing a race is the normal
+// outcome under concurrency, each loss means another commit succeeded, and
+// 8 writers committing in a loop reach 10 consecutive losses now and then.
 //
 // Errors: ErrConflict, ErrRetriesExhausted, ErrUnsupported, ctx errors, and
 // file-system errors. After an error nothing was published, except when
@@ -372,14 +385,13 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			useCache = false
 			continue
 		}
-		if retry > MaxSeen { MaxSeen = retry }
-		if retry >= c.maxRetries {
+		if c.maxRetries >= 0 && retry >= c.maxRetries {
 			cleanDelta()
 			return 0, fmt.Errorf("%w: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
 		}
 		if err := c.sleep(ctx, c.backoff(retry)); err != nil {
 			cleanDelta()
-			return 0, fmt.Errorf("commit: %w", err)
+			return 0, fmt.Errorf("%w after %d lost races: %w", ErrRetriesExhausted, retry+1, err)
 		}
 		retry++
 	}
@@ -619,5 +631,3 @@ func (c *Committer) latestSchemaID(ctx context.Context) (int64, error) {
 	}
 	return ids[len(ids)-1], nil
 }
-
-var MaxSeen int

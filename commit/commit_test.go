@@ -420,3 +420,33 @@ func TestManifestMerge(t *testing.T) {
 		t.Errorf("referenced manifests missing: %v", difference(want, got))
 	}
 }
+
+// TestStaleCache: a Committer first builds on the snapshot it published
+// last; when another committer published since, that attempt loses, its
+// files are deleted, and the commit lands on top of the real latest snapshot.
+func TestStaleCache(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", kvSchema)
+	a, _ := commit.New(tbl.FileIO, tbl.Schema, "a", commit.WithWatermark(100))
+	b, _ := commit.New(tbl.FileIO, tbl.Schema, "b")
+	if id, err := a.Commit(ctx, 1, prepare(t, tbl, "a", []int64{1}, "a")); err != nil || id != 1 {
+		t.Fatalf("a: %d, %v", id, err)
+	}
+	if id, err := b.Commit(ctx, 1, prepare(t, tbl, "b", []int64{2, 3}, "b")); err != nil || id != 2 {
+		t.Fatalf("b: %d, %v", id, err)
+	}
+	if id, err := a.Commit(ctx, 2, prepare(t, tbl, "a", []int64{4}, "a")); err != nil || id != 3 {
+		t.Fatalf("a again: %d, %v; want 3", id, err)
+	}
+	all := snapshots(t, tbl.FileIO)
+	if len(all) != 3 || all[2].TotalRecordCount != 4 || all[2].DeltaRecordCount != 1 || all[2].Watermark == nil || *all[2].Watermark != 100 ||
+		all[1].Watermark == nil || *all[1].Watermark != 100 {
+		t.Errorf("snapshots %+v %+v", all[1], all[2])
+	}
+	if got, want := manifestFiles(t, tbl.FileIO), referencedManifests(t, tbl.FileIO); !slices.Equal(got, want) {
+		t.Errorf("unreferenced manifest files: %v", difference(got, want))
+	}
+	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|b,3|b,4|a" {
+		t.Errorf("rows %v", got)
+	}
+}

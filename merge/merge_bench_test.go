@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/types"
 )
 
 const (
@@ -136,6 +138,131 @@ func BenchmarkIterate(b *testing.B) {
 // platform tells, CPU nanoseconds per input row (robust on a busy machine).
 func reportRows(b *testing.B, cpu0 int64) {
 	rows := float64(benchRuns*benchRowsPerRun) * float64(b.N)
+	b.ReportMetric(rows/b.Elapsed().Seconds(), "in-rows/s")
+	if cpu := processCPU() - cpu0; cpu0 > 0 && cpu > 0 {
+		b.ReportMetric(float64(cpu)/rows, "cpu-ns/row")
+	}
+}
+
+// Composite-key benchmark: the shape of the reader's merge-on-read benchmark
+// (flights keyed by origin STRING, destination STRING, date TIMESTAMP(6)),
+// synthesised so the merge alone is measured. Every (origin, destination)
+// pair has benchPairDates dates; run r holds, for every pair, the dates of a
+// window of 3*benchHalfWindow dates starting at (2r-1)*benchHalfWindow, so
+// consecutive runs share benchHalfWindow dates per pair (keys with two
+// records) and the other dates of a window are in one run only (stretches of
+// about benchHalfWindow records).
+const (
+	benchPairs      = 4000
+	benchHalfWindow = 15
+	benchPairDates  = 2 * benchRuns * benchHalfWindow
+)
+
+// compositeSchema is the KeyValue layout of the flights table.
+var compositeSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "_KEY_origin", Type: arrow.BinaryTypes.String},
+	{Name: "_KEY_destination", Type: arrow.BinaryTypes.String},
+	{Name: "_KEY_date", Type: &arrow.TimestampType{Unit: arrow.Microsecond}},
+	{Name: SequenceNumberColumn, Type: arrow.PrimitiveTypes.Int64},
+	{Name: ValueKindColumn, Type: arrow.PrimitiveTypes.Int8},
+	{Name: "date", Type: &arrow.TimestampType{Unit: arrow.Microsecond}},
+	{Name: "delay", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "distance", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "origin", Type: arrow.BinaryTypes.String},
+	{Name: "destination", Type: arrow.BinaryTypes.String},
+}, nil)
+
+// benchAirport is a three-letter code for n < 26^3.
+func benchAirport(n int) string {
+	return string([]byte{'A' + byte(n/676%26), 'A' + byte(n/26%26), 'A' + byte(n%26)})
+}
+
+// compositeInput builds the runs of the composite-key benchmark, in batches
+// of benchBatchRows, and returns them with their total number of rows.
+func compositeInput() ([][]arrow.RecordBatch, int) {
+	runs := make([][]arrow.RecordBatch, benchRuns)
+	total := 0
+	for r := range benchRuns {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, compositeSchema)
+		n := 0
+		flush := func() {
+			runs[r] = append(runs[r], b.NewRecordBatch())
+			n = 0
+		}
+		for p := range benchPairs {
+			origin, dest := benchAirport(p/60), benchAirport(p%60*7)
+			for d := max(0, (2*r-1)*benchHalfWindow); d < min(benchPairDates, (2*r+2)*benchHalfWindow); d++ {
+				date := arrow.Timestamp(int64(d) * 3_600_000_000)
+				b.Field(0).(*array.StringBuilder).Append(origin)
+				b.Field(1).(*array.StringBuilder).Append(dest)
+				b.Field(2).(*array.TimestampBuilder).Append(date)
+				b.Field(3).(*array.Int64Builder).Append(int64(r*benchPairs*benchPairDates + p*benchPairDates + d))
+				b.Field(4).(*array.Int8Builder).Append(KindInsert)
+				b.Field(5).(*array.TimestampBuilder).Append(date)
+				b.Field(6).(*array.Int64Builder).Append(int64(p + d + r))
+				b.Field(7).(*array.Int64Builder).Append(int64(p))
+				b.Field(8).(*array.StringBuilder).Append(origin)
+				b.Field(9).(*array.StringBuilder).Append(dest)
+				total++
+				if n++; n == benchBatchRows {
+					flush()
+				}
+			}
+		}
+		if n > 0 {
+			flush()
+		}
+		b.Release()
+	}
+	return runs, total
+}
+
+// BenchmarkMergeDedupCompositeKeys merges five overlapping runs keyed by
+// (origin STRING, destination STRING, date TIMESTAMP(6)) with the dedupe
+// engine, dropping deletes and outputting the value columns, as a
+// merge-on-read of the flights table does. in-rows/s and cpu-ns/row count
+// input rows.
+func BenchmarkMergeDedupCompositeKeys(b *testing.B) {
+	input, total := compositeInput()
+	fields := []types.DataField{
+		{ID: 0, Name: "date", Type: types.TimestampOf(6).NotNull()},
+		{ID: 1, Name: "delay", Type: types.BigInt()},
+		{ID: 2, Name: "distance", Type: types.BigInt()},
+		{ID: 3, Name: "origin", Type: types.String().NotNull()},
+		{ID: 4, Name: "destination", Type: types.String().NotNull()},
+	}
+	cfg, err := NewConfig(nil, fields, []string{"origin", "destination", "date"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := NewMerger(cfg, compositeSchema, Options{KeyColumns: []int{0, 1, 2}, DropDeletes: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	cpu0 := processCPU()
+	out := 0
+	for b.Loop() {
+		runs := make([]Run, len(input))
+		for r, batches := range input {
+			for _, rec := range batches {
+				rec.Retain()
+			}
+			runs[r] = RunOf(batches...)
+		}
+		out = 0
+		for rec, err := range m.Merge(context.Background(), runs) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			out += int(rec.NumRows())
+			rec.Release()
+		}
+	}
+	if want := benchPairs * benchPairDates; out != want {
+		b.Fatalf("merged %d rows, want %d (one per key)", out, want)
+	}
+	rows := float64(total) * float64(b.N)
 	b.ReportMetric(rows/b.Elapsed().Seconds(), "in-rows/s")
 	if cpu := processCPU() - cpu0; cpu0 > 0 && cpu > 0 {
 		b.ReportMetric(float64(cpu)/rows, "cpu-ns/row")

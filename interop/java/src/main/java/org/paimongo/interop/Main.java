@@ -1,1 +1,137 @@
-package org.paimongo.interop; public class Main { public static void main(String[] a){} }
+package org.paimongo.interop;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
+import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.RowType;
+
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Java Paimon peer of the paimon-go interop harness.
+ *
+ * <pre>
+ *   write OUTDIR       writes the table set of {@link Tables} with the filesystem catalog into
+ *                      OUTDIR/warehouse/interop.db/NAME (one BatchWriteBuilder commit per
+ *                      commit), the expected final rows into OUTDIR/expected/NAME.jsonl and
+ *                      the list into OUTDIR/tables.json
+ *   read TABLE_PATH    prints the rows of the table's latest snapshot as JSON Lines
+ * </pre>
+ *
+ * Rows are printed in the format of {@code paimon cat --format jsonl} ({@link Jsonl}).
+ */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("write")) {
+            write(args[1]);
+        } else if (args.length == 2 && args[0].equals("read")) {
+            read(args[1]);
+        } else {
+            System.err.println("usage: write OUTDIR | read TABLE_PATH");
+            System.exit(2);
+        }
+    }
+
+    static void write(String outDir) throws Exception {
+        java.nio.file.Path out = Paths.get(outDir).toAbsolutePath();
+        Files.createDirectories(out.resolve("expected"));
+        Options options = new Options();
+        options.set("warehouse", out.resolve("warehouse").toString());
+        List<String> listing = new ArrayList<>();
+        java.nio.file.Path tmp = Files.createDirectories(out.resolve("tmp"));
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
+            catalog.createDatabase("interop", false);
+            for (Tables.Spec t : Tables.all()) {
+                Identifier id = Identifier.create("interop", t.name);
+                catalog.createTable(id, t.schema, false);
+                Table table = catalog.getTable(id);
+                for (List<GenericRow> rows : t.commits) {
+                    BatchWriteBuilder wb = table.newBatchWriteBuilder();
+                    try (BatchTableWrite w = wb.newWrite();
+                            BatchTableCommit c = wb.newCommit()) {
+                        // Lookup compaction (deletion vectors, first-row) spills to local disk.
+                        w.withIOManager(IOManager.create(tmp.toString()));
+                        for (GenericRow r : rows) {
+                            w.write(r);
+                        }
+                        c.commit(w.prepareCommit());
+                    }
+                }
+                RowType type = table.rowType();
+                String expected = "expected/" + t.name + ".jsonl";
+                try (Writer w = Files.newBufferedWriter(out.resolve(expected))) {
+                    for (GenericRow r : Tables.finalRows(t)) {
+                        w.write(Jsonl.row(type, r));
+                        w.write('\n');
+                    }
+                }
+                listing.add(
+                        "{\"name\":"
+                                + Jsonl.quote(t.name)
+                                + ",\"path\":"
+                                + Jsonl.quote("warehouse/interop.db/" + t.name)
+                                + ",\"expected\":"
+                                + Jsonl.quote(expected)
+                                + ",\"snapshots\":"
+                                + t.commits.size()
+                                + "}");
+            }
+        }
+        String version = org.apache.paimon.table.Table.class.getPackage().getImplementationVersion();
+        Files.writeString(
+                out.resolve("tables.json"),
+                "{\"writer\":"
+                        + Jsonl.quote("java paimon " + (version == null ? "?" : version))
+                        + ",\"tables\":[\n"
+                        + String.join(",\n", listing)
+                        + "\n]}\n");
+    }
+
+    static void read(String tablePath) throws Exception {
+        FileStoreTable table =
+                FileStoreTableFactory.create(LocalFileIO.create(), new Path(tablePath));
+        ReadBuilder rb = table.newReadBuilder();
+        RowType type = table.rowType();
+        PrintStream stdout = System.out;
+        try (Writer w =
+                        new BufferedWriter(
+                                new OutputStreamWriter(stdout, StandardCharsets.UTF_8));
+                RecordReader<InternalRow> reader =
+                        rb.newRead().createReader(rb.newScan().plan())) {
+            reader.forEachRemaining(
+                    row -> {
+                        try {
+                            w.write(Jsonl.row(type, row));
+                            w.write('\n');
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+        }
+    }
+}
