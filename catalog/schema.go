@@ -42,41 +42,60 @@ const (
 // ErrInvalidSchema (and schema.ErrInvalidSchema or schema.ErrInvalidOption
 // where those packages rejected it).
 func NewTableSchema(s Schema, timeMillis int64) (*schema.TableSchema, error) {
+	if _, ok := s.Options[KeyPath]; ok {
+		return nil, fmt.Errorf("%w: option %q cannot be set in a filesystem catalog", ErrInvalidSchema, KeyPath)
+	}
+	n, err := normalize(s)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := schema.New(n.Fields, false, n.PartitionKeys, n.PrimaryKeys, n.Options, n.Comment, timeMillis)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+	}
+	if err := validateTable(ts); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// normalize is Java's Schema constructor: it moves the "primary-key" and
+// "partition" options into the key lists, rejects duplicate columns and keys
+// naming missing columns, and gives primary key columns the nullability of
+// "primary-key.nullable". Field ids are kept. Errors wrap ErrInvalidSchema.
+func normalize(s Schema) (Schema, error) {
 	opts := maps.Clone(s.Options)
 	if opts == nil {
 		opts = map[string]string{}
 	}
-	if _, ok := opts[KeyPath]; ok {
-		return nil, fmt.Errorf("%w: option %q cannot be set in a filesystem catalog", ErrInvalidSchema, KeyPath)
-	}
 	pk, err := keysFromOption(opts, KeyPrimaryKey, s.PrimaryKeys)
 	if err != nil {
-		return nil, err
+		return Schema{}, err
 	}
 	part, err := keysFromOption(opts, KeyPartition, s.PartitionKeys)
 	if err != nil {
-		return nil, err
+		return Schema{}, err
 	}
 	names := types.FieldNames(s.Fields)
 	if d := duplicates(names); len(d) > 0 {
-		return nil, fmt.Errorf("%w: table columns %v contain duplicate fields %v", ErrInvalidSchema, names, d)
+		return Schema{}, fmt.Errorf("%w: table columns %v contain duplicate fields %v", ErrInvalidSchema, names, d)
 	}
 	for _, keys := range []struct {
 		what string
 		list []string
 	}{{"partition key", part}, {"primary key", pk}} {
 		if d := duplicates(keys.list); len(d) > 0 {
-			return nil, fmt.Errorf("%w: %s %v contains duplicate columns %v", ErrInvalidSchema, keys.what, keys.list, d)
+			return Schema{}, fmt.Errorf("%w: %s %v contains duplicate columns %v", ErrInvalidSchema, keys.what, keys.list, d)
 		}
 		for _, k := range keys.list {
 			if !slices.Contains(names, k) {
-				return nil, fmt.Errorf("%w: table columns %v do not include %s %q", ErrInvalidSchema, names, keys.what, k)
+				return Schema{}, fmt.Errorf("%w: table columns %v do not include %s %q", ErrInvalidSchema, names, keys.what, k)
 			}
 		}
 	}
 	pkNullable, err := schema.Options(opts).Bool(KeyPrimaryKeyNullable, false)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+		return Schema{}, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
 	}
 	fields := slices.Clone(s.Fields)
 	for i, f := range fields {
@@ -84,14 +103,45 @@ func NewTableSchema(s Schema, timeMillis int64) (*schema.TableSchema, error) {
 			fields[i].Type = f.Type.WithNullable(pkNullable)
 		}
 	}
-	ts, err := schema.New(fields, false, part, pk, opts, s.Comment, timeMillis)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
-	}
+	return Schema{Fields: fields, PartitionKeys: part, PrimaryKeys: pk, Options: opts, Comment: s.Comment}, nil
+}
+
+// validateTable applies the parts of Java's SchemaValidation.validateTableSchema
+// that concern the layout this package writes: the bucket rules and the
+// sequence fields.
+func validateTable(ts *schema.TableSchema) error {
 	if err := validateBucket(ts); err != nil {
-		return nil, err
+		return err
 	}
-	return ts, nil
+	return validateSequenceField(ts)
+}
+
+// validateSequenceField mirrors SchemaValidation.validateSequenceField.
+func validateSequenceField(ts *schema.TableSchema) error {
+	seq := ts.Options.SequenceField()
+	if len(seq) == 0 {
+		return nil
+	}
+	names := ts.FieldNames()
+	for i, f := range seq {
+		if !slices.Contains(names, f) {
+			return fmt.Errorf("%w: sequence field %q can not be found in table schema", ErrInvalidSchema, f)
+		}
+		if _, ok := ts.Options["fields."+f+".aggregate-function"]; ok {
+			return fmt.Errorf("%w: should not define aggregation on sequence field %q", ErrInvalidSchema, f)
+		}
+		if slices.Contains(seq[:i], f) {
+			return fmt.Errorf("%w: sequence field %q is defined repeatedly", ErrInvalidSchema, f)
+		}
+	}
+	if me, err := ts.Options.MergeEngine(); err == nil && me == schema.MergeFirstRow {
+		return fmt.Errorf("%w: sequence field is not supported by the first-row merge engine", ErrInvalidSchema)
+	}
+	if ts.CrossPartitionUpdate() {
+		return fmt.Errorf("%w: sequence.field cannot be used when the primary key %v does not include all partition fields %v",
+			ErrInvalidSchema, ts.PrimaryKeys, ts.PartitionKeys)
+	}
+	return nil
 }
 
 // keysFromOption is Schema.normalizePrimaryKeys / normalizePartitionKeys.

@@ -6,31 +6,60 @@
 // lock service.
 //
 // It mirrors Java Paimon's org.apache.paimon.operation.FileStoreCommitImpl
-// (tryCommit / tryCommitOnce), ManifestFileMerger (ManifestFileLegacyMerger),
-// operation.commit.ConflictDetection and table.sink.TableCommitImpl
-// (filterCommitted); see shared/docs/paimon-format.md section 13.
+// (tryCommit / tryCommitOnce, overwritePartition, dropPartitions,
+// truncateTable), ManifestFileMerger (ManifestFileLegacyMerger),
+// operation.commit.ConflictDetection, OverwriteChangesProvider and
+// table.sink.TableCommitImpl (filterCommitted); see
+// shared/docs/paimon-format.md section 13.
 //
 // # One commit
 //
 // Commit turns the messages into manifest entries (ADD for new files and
-// compaction outputs, DELETE for removed files and compaction inputs), writes
-// them into new manifest files and a delta manifest list, then, per attempt,
-// reads the latest snapshot, writes the base manifest list (the latest base
-// plus delta manifests, merged when Java's thresholds say so) and creates the
-// next snapshot. When another committer took that id first, the attempt's
-// base list and merged manifests are deleted and the commit retries with
-// jittered exponential backoff (commit.min-retry-wait doubling up to
-// commit.max-retry-wait, within commit.timeout, and at most commit.max-retries
-// retries when that option is set). The delta manifests do not depend on the base, so they
-// are written once and reused by every attempt. A commit that fails deletes
-// every manifest file and list it wrote, and nothing else.
+// compaction outputs, DELETE for removed files and compaction inputs). Each
+// attempt then takes a base snapshot, merges its manifests when Java's
+// thresholds say so, and writes the new manifest files, the delta manifest
+// list, the merged manifests and the base manifest list in one round of
+// concurrent PUTs: every file is encoded in memory first, so each list can
+// name its manifests (with their sizes and statistics) before they exist,
+// and nothing refers to any of them until the snapshot does. Only when all
+// those PUTs have completed is snapshot-<id> created if absent; a snapshot
+// never names a file that is not fully written. The LATEST hint is updated
+// afterwards, off the commit's path (see Committer.Close).
+//
+// The base of the first attempt is the snapshot this Committer published
+// last, with its manifest list kept in memory, so that a Committer that
+// commits in a loop reads nothing: if another committer took the id in
+// between, the create fails and the attempt is redone on the latest snapshot
+// read from the store. Manifests this Committer wrote or read are kept in a
+// bounded cache (they are immutable), so merging and conflict checks mostly
+// avoid reads too.
+//
+// When another committer took the id, the attempt's base list and merged
+// manifests are deleted and the commit retries with jittered exponential
+// backoff (commit.min-retry-wait doubling up to commit.max-retry-wait, within
+// commit.timeout, and at most commit.max-retries retries when that option is
+// set). The delta manifests do not depend on the base, so they are written
+// once and reused by every attempt (except for overwrites, whose DELETE
+// entries are recomputed from each base). A commit that fails deletes every
+// manifest file and list it wrote, and nothing else.
+//
+// # Kinds
+//
+// Commit produces an APPEND snapshot (OVERWRITE when the messages delete
+// files) and a COMPACT snapshot for compaction changes. Overwrite,
+// OverwriteDynamic, DropPartitions and Truncate produce one OVERWRITE snapshot
+// that deletes every live file of the selected partitions and adds the new
+// files. Empty commits create no snapshot unless snapshot.ignore-empty-commit
+// = false or commit.force-create-snapshot = true (or WithIgnoreEmptyCommit).
 //
 // # Errors
 //
 // ErrConflict (not retried: files this commit deletes were deleted by
 // someone else, overlapping key ranges on a level, or changed bucket counts),
 // ErrRetriesExhausted, ErrUnsupported (index files, which need the index
-// manifest), and the errors of the packages below, wrapped.
+// manifest), ErrInvalidArgument (a partition spec that does not fit the
+// table, or new files outside the overwritten partitions), and the errors of
+// the packages below, wrapped.
 package commit
 
 import (
@@ -40,6 +69,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +95,23 @@ var (
 	// ErrUnsupported: the messages hold something this committer does not
 	// publish yet (index files, changelog files).
 	ErrUnsupported = errors.New("commit: unsupported commit content")
+	// ErrInvalidArgument: a partition spec names a field that is not a
+	// partition key or holds a value of the wrong Go type, or an overwrite of
+	// given partitions carries files of other partitions (Java
+	// IllegalArgumentException "The changes in ... does not belong to this
+	// partition"). Nothing was published.
+	ErrInvalidArgument = errors.New("commit: invalid argument")
+)
+
+// Table options read by New beyond the typed accessors of package schema
+// (Java CoreOptions).
+const (
+	keyIgnoreEmptyCommit     = "snapshot.ignore-empty-commit" // SNAPSHOT_IGNORE_EMPTY_COMMIT
+	keyForceCreateSnapshot   = "commit.force-create-snapshot" // COMMIT_FORCE_CREATE_SNAPSHOT
+	keyOverwriteUpgrade      = "overwrite-upgrade"            // OVERWRITE_UPGRADE
+	keyPKClusteringOverride  = "pk-clustering-override"       // PK_CLUSTERING_OVERRIDE
+	keyDynamicPartitionOverw = "dynamic-partition-overwrite"  // DYNAMIC_PARTITION_OVERWRITE
+	postponeBucket           = -2                             // BucketMode.POSTPONE_BUCKET
 )
 
 // BatchIdentifier is the commit identifier of batch jobs
@@ -76,8 +123,9 @@ const BatchIdentifier = math.MaxInt64
 type Option func(*Committer)
 
 // WithIgnoreEmptyCommit sets whether a commit without any file change
-// creates no snapshot (default: the table option snapshot.ignore-empty-commit,
-// else true as for Java batch commits).
+// creates no snapshot. The default comes from the table options: false when
+// commit.force-create-snapshot = true, else snapshot.ignore-empty-commit,
+// else true as for Java batch commits (BatchWriteBuilderImpl.newCommit).
 func WithIgnoreEmptyCommit(ignore bool) Option {
 	return func(c *Committer) { c.ignoreEmpty = ignore; c.ignoreEmptySet = true }
 }
@@ -108,14 +156,22 @@ type Committer struct {
 	minWait, maxWait            time.Duration
 	timeout                     time.Duration // 0 = unlimited
 
+	postpone   bool // bucket = -2: overwrites also delete files of negative buckets
+	upgrade    bool // overwrite-upgrade
+	maxLevel   int32
+	hints      *hintWriter
+	background bool // background work after commits (object stores)
+
 	// filterCommitted cache, guarded by mu: snapshots up to scanned have been
 	// examined; userLatest is the highest identifier of commitUser among
 	// them (-1: none), committed in snapshot userSnap.
 	mu         sync.Mutex
-	last       *base // the snapshot this Committer published last
+	last       *base     // the snapshot this Committer published last
+	next       *baseList // the base list prepared for the snapshot after last
 	scanned    int64
 	userLatest int64
 	userSnap   int64
+	schemaID   int64 // the latest schema id seen
 
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
@@ -135,7 +191,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		fio: fio, ts: ts, commitUser: commitUser,
 		snaps:   snapshot.NewManager(fio),
 		schemas: schema.NewManager(fio, ""),
-		scanned: 0, userLatest: -1,
+		scanned: 0, userLatest: -1, schemaID: ts.ID,
 		now:   time.Now,
 		sleep: sleepCtx,
 	}
@@ -169,9 +225,37 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 	if c.merge.fullThreshold, err = o.ManifestFullCompactionThresholdSize(); err != nil {
 		return nil, err
 	}
-	if c.ignoreEmpty, err = o.Bool("snapshot.ignore-empty-commit", true); err != nil {
+	if c.ignoreEmpty, err = o.Bool(keyIgnoreEmptyCommit, true); err != nil {
 		return nil, err
 	}
+	if force, err := o.Bool(keyForceCreateSnapshot, false); err != nil {
+		return nil, err
+	} else if force {
+		c.ignoreEmpty = false
+	}
+	bucket, err := o.Bucket()
+	if err != nil {
+		return nil, err
+	}
+	c.postpone = bucket == postponeBucket
+	if c.upgrade, err = o.Bool(keyOverwriteUpgrade, true); err != nil {
+		return nil, err
+	}
+	if clustering, err := o.Bool(keyPKClusteringOverride, false); err != nil {
+		return nil, err
+	} else if clustering {
+		c.upgrade = false
+	}
+	levels, err := o.NumLevels()
+	if err != nil {
+		return nil, err
+	}
+	c.maxLevel = int32(levels - 1)
+	// Work after a commit (the LATEST hint, the next base list) runs in the
+	// background on object stores only: local writes cost microseconds, and
+	// a background write could race with the removal of the table directory.
+	c.background = !strings.HasPrefix(fio.URL(), "file://")
+	c.hints = newHintWriter(c.snaps, !c.background)
 	level, err := o.FileCompressionZstdLevel()
 	if err != nil {
 		return nil, err
@@ -186,6 +270,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 			PartitionStats: newPartitionStats(ts.PartitionFields()),
 		},
 		targetSize: c.merge.targetSize,
+		cache:      newEntryCache(cacheBudget),
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -210,6 +295,25 @@ type part struct {
 	kind    snapshot.CommitKind
 	entries []manifest.Entry
 	check   bool // run conflict detection
+	// overwrite, when set, selects the partitions whose live files the part
+	// deletes before adding entries; the DELETE entries are computed anew
+	// from the base of every attempt (Java OverwriteChangesProvider).
+	overwrite *selector
+}
+
+// Close waits until the LATEST hint of the last snapshot this Committer
+// created is written (it is written in the background after Commit
+// returns; see hintWriter) and releases nothing else: the Committer stays
+// usable. It returns nil: a hint that could not be written is not an error
+// (readers fall back to listing, Java HintFileUtils.findLatest).
+func (c *Committer) Close() error {
+	c.hints.wait()
+	c.mu.Lock()
+	l := c.next
+	c.next = nil
+	c.mu.Unlock()
+	c.discard(context.Background(), l)
+	return nil
 }
 
 // Commit publishes msgs as the snapshot(s) of commit identifier and returns
@@ -344,33 +448,36 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 
 // commitPart publishes one snapshot (FileStoreCommitImpl.tryCommit).
 //
-// The delta manifests and list do not depend on the base, so they are
-// written once, concurrently with the first attempt's base, and reused by
-// every attempt. The first attempt builds on the snapshot this Committer
-// published last, when there is one (optimistically: if someone else
-// committed since, creating the next id fails and the attempt is redone at
-// once on the real latest snapshot, without counting as a retry).
+// The delta manifests and list of a part without overwrite do not depend on
+// the base, so they are written once, concurrently with the first attempt's
+// base, and reused by every attempt; an overwrite part's delta depends on
+// the live files of its base and is rewritten when they change. The first
+// attempt builds on the snapshot this Committer published last, when there
+// is one (optimistically: if someone else committed since, creating the
+// next id fails and the attempt is redone at once on the real latest
+// snapshot, without counting as a retry).
 func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (int64, error) {
-	delta := c.writeDelta(ctx, p.entries)
-	cleanDelta := func() {
-		d := delta.wait()
-		c.mw.deleteManifests(ctx, d.metas)
-		c.mw.deleteFiles(ctx, d.list)
+	var d *delta
+	if p.overwrite == nil {
+		d = c.writeDelta(ctx, p.entries, "")
 	}
-	var records int64
-	for _, e := range p.entries {
-		if e.Kind == manifest.Add {
-			records += e.File.RowCount
-		} else {
-			records -= e.File.RowCount
+	cleanDelta := func() {
+		if d != nil && d.wait() == nil {
+			c.mw.deleteFiles(ctx, d.names()...)
 		}
 	}
 	useCache := true
 	for retry := 0; ; {
-		res, err := c.tryOnce(ctx, identifier, p, delta, records, useCache)
+		res, err := c.tryOnce(ctx, identifier, &p, &d, useCache)
 		switch {
 		case err == nil && res.id > 0:
 			c.noteOwn(res.id, identifier)
+			if useCache && retry == 0 {
+				c.mu.Lock()
+				last := c.last
+				c.mu.Unlock()
+				c.prepareNext(ctx, last)
+			}
 			return res.id, nil
 		case err != nil && res.unknown:
 			// The snapshot may have been published referencing our files:
@@ -397,45 +504,51 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 	}
 }
 
-// deltaResult is the outcome of writing a commit's delta manifests and list.
-type deltaResult struct {
-	metas []manifest.FileMeta
-	list  string
-	size  int64
-	err   error
+// delta is a commit part's delta manifests and delta manifest list, being
+// written in the background.
+type delta struct {
+	done  chan struct{}
+	key   string // identity of the entries, for overwrite parts
+	files []pendingFile
+	metas []manifest.FileMeta // the delta list's rows
+	list  pendingFile
+	err   error // set when done; nothing is left written then
 }
 
-// deltaFuture is a deltaResult being computed.
-type deltaFuture struct {
-	done chan struct{}
-	res  deltaResult
+func (d *delta) wait() error {
+	<-d.done
+	return d.err
 }
 
-func (f *deltaFuture) wait() deltaResult {
-	<-f.done
-	return f.res
-}
+// names lists the files of a delta written without error.
+func (d *delta) names() []string { return append(names(d.files), d.list.name) }
 
-// writeDelta writes the entries into manifest files and the delta manifest
-// list in the background.
-func (c *Committer) writeDelta(ctx context.Context, entries []manifest.Entry) *deltaFuture {
-	f := &deltaFuture{done: make(chan struct{})}
+// writeDelta encodes the entries into manifest files and the delta manifest
+// list and writes all of them with concurrent PUTs: the list can name the
+// manifests before they exist because encoding gives their names and sizes,
+// and nothing refers to the list until the snapshot is created, after the
+// PUTs completed.
+func (c *Committer) writeDelta(ctx context.Context, entries []manifest.Entry, key string) *delta {
+	d := &delta{done: make(chan struct{}), key: key}
 	go func() {
-		defer close(f.done)
-		metas, err := c.mw.writeManifests(ctx, entries)
+		defer close(d.done)
+		files, metas, err := c.mw.encodeManifests(entries)
 		if err != nil {
-			f.res.err = err
+			d.err = err
 			return
 		}
-		list, size, err := c.mw.writeList(ctx, metas)
+		list, err := c.mw.encodeList(metas)
 		if err != nil {
-			c.mw.deleteManifests(ctx, metas)
-			f.res.err = err
+			d.err = err
 			return
 		}
-		f.res = deltaResult{metas: metas, list: list, size: size}
+		if err := c.mw.putAll(ctx, append(slices.Clip(files), list)...); err != nil {
+			d.err = err
+			return
+		}
+		d.files, d.metas, d.list = files, metas, list
 	}()
-	return f
+	return d
 }
 
 // noteOwn records a snapshot this Committer created in the filterCommitted
@@ -505,7 +618,13 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 // tryOnce builds and publishes one snapshot on top of the latest
 // (FileStoreCommitImpl.tryCommitOnce), or on top of the snapshot this
 // Committer published last when useCache is set and there is one.
-func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta *deltaFuture, records int64, useCache bool) (attempt, error) {
+//
+// Round trips on the path of a commit that builds on its own last snapshot:
+// one round of concurrent PUTs (the delta manifests and list, started by
+// commitPart, and the merged manifests and base list; a HEAD checking for a
+// newer schema runs alongside), then the create-if-absent PUT of the
+// snapshot. The LATEST hint follows in the background (see hintWriter).
+func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot **delta, useCache bool) (attempt, error) {
 	c.mu.Lock()
 	last := c.last
 	c.mu.Unlock()
@@ -530,38 +649,67 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta
 		<-schemaDone
 		return attempt{}, err
 	}
+
+	entries := p.entries
+	if p.overwrite != nil {
+		dels, err := c.overwriteDeletes(ctx, b.metas, p.overwrite)
+		if err != nil {
+			return fail(err)
+		}
+		entries = append(dels, p.entries...)
+		key := entriesKey(entries)
+		if old := *slot; old != nil && old.key != key {
+			if old.wait() == nil {
+				c.mw.deleteFiles(ctx, old.names()...)
+			}
+			*slot = nil
+		}
+		if *slot == nil {
+			*slot = c.writeDelta(ctx, entries, key)
+		}
+	}
+	d := *slot
+	var records int64
+	for _, e := range entries {
+		if e.Kind == manifest.Add {
+			records += e.File.RowCount
+		} else {
+			records -= e.File.RowCount
+		}
+	}
 	if p.check && b.snap != nil {
-		if err := c.checkConflicts(ctx, b.metas, p.entries); err != nil {
+		if err := c.checkConflicts(ctx, b.metas, entries, p.kind); err != nil {
 			return fail(err)
 		}
 	}
-	merged, written, err := c.mw.merge(ctx, b.metas, c.merge, c.ts.PartitionFields())
-	if err != nil {
-		return fail(err)
+	var bl *baseList
+	if cached {
+		bl = c.takePrepared(ctx, last)
 	}
-	baseList, baseSize, err := c.mw.writeList(ctx, merged)
-	if err != nil {
-		c.mw.deleteManifests(ctx, written)
-		return fail(err)
+	if bl == nil {
+		merged, files, err := c.writeBaseList(ctx, &b)
+		if err != nil {
+			return fail(err)
+		}
+		bl = &baseList{merged: merged, files: files}
 	}
-	cleanBase := func() {
-		c.mw.deleteManifests(ctx, written)
-		c.mw.deleteFiles(ctx, baseList)
-	}
-	d := delta.wait()
+	merged, baseList := bl.merged, bl.list()
+	cleanBase := func() { c.mw.deleteFiles(ctx, names(bl.files)...) }
+	derr := d.wait()
 	<-schemaDone
-	if err := errors.Join(d.err, schemaErr); err != nil {
+	if err := errors.Join(derr, schemaErr); err != nil {
 		cleanBase()
 		return attempt{}, err
 	}
+	baseSize, deltaSize := int64(len(baseList.data)), int64(len(d.list.data))
 	s := &snapshot.Snapshot{
 		Version:               snapshot.CurrentVersion,
 		ID:                    1,
 		SchemaID:              schemaID,
-		BaseManifestList:      baseList,
+		BaseManifestList:      baseList.name,
 		BaseManifestListSize:  &baseSize,
-		DeltaManifestList:     d.list,
-		DeltaManifestListSize: &d.size,
+		DeltaManifestList:     d.list.name,
+		DeltaManifestListSize: &deltaSize,
 		CommitUser:            c.commitUser,
 		CommitIdentifier:      identifier,
 		CommitKind:            p.kind,
@@ -592,13 +740,20 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta
 		c.mu.Lock()
 		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...)}
 		c.mu.Unlock()
+		c.hints.update(ctx, s.ID)
 		return attempt{id: s.ID}
 	}
-	err = c.snaps.Commit(ctx, s)
+	data, err := s.Encode()
+	if err != nil {
+		cleanBase()
+		return attempt{}, err
+	}
+	path := c.snaps.Path(s.ID)
+	err = c.fio.CreateIfAbsent(ctx, path, data)
 	switch {
 	case err == nil:
 		return published(), nil
-	case errors.Is(err, snapshot.ErrExist):
+	case errors.Is(err, fileio.ErrExist):
 		cleanBase()
 		return attempt{cached: cached}, nil
 	}
@@ -607,27 +762,54 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p part, delta
 	switch {
 	case gerr == nil && got.CommitUser == s.CommitUser && got.CommitIdentifier == s.CommitIdentifier &&
 		got.BaseManifestList == s.BaseManifestList && got.DeltaManifestList == s.DeltaManifestList:
-		_ = c.snaps.CommitLatestHint(ctx, s.ID)
 		return published(), nil
 	case gerr == nil:
 		cleanBase()
 		return attempt{cached: cached}, nil // someone else's snapshot: lost the race
 	case errors.Is(gerr, snapshot.ErrNotFound):
 		cleanBase()
-		return attempt{}, fmt.Errorf("commit: create snapshot %d: %w", s.ID, err)
+		return attempt{}, fmt.Errorf("commit: create %s: %w", path, err)
 	}
-	return attempt{unknown: true}, fmt.Errorf("commit: create snapshot %d (outcome unknown): %w", s.ID, errors.Join(err, gerr))
+	return attempt{unknown: true}, fmt.Errorf("commit: create %s (outcome unknown): %w", path, errors.Join(err, gerr))
+}
+
+// entriesKey is an identity of a list of entries: equal keys mean the same
+// kinds of the same files in the same order.
+func entriesKey(entries []manifest.Entry) string {
+	var b strings.Builder
+	for i := range entries {
+		b.WriteByte(byte(entries[i].Kind))
+		b.WriteString(entries[i].Identifier())
+	}
+	return b.String()
 }
 
 // latestSchemaID is the id of the table's latest schema (Java
-// schemaManager.latest()), which the snapshot records.
+// schemaManager.latest()), which the snapshot records. Schema ids are
+// created one after the other, so the latest id seen stays the latest while
+// schema-<id+1> does not exist: one HEAD, which runs alongside the
+// commit's PUTs; only after a schema change is the directory listed.
 func (c *Committer) latestSchemaID(ctx context.Context) (int64, error) {
+	c.mu.Lock()
+	known := c.schemaID
+	c.mu.Unlock()
+	next, err := c.fio.Exists(ctx, c.schemas.Path(known+1))
+	if err != nil {
+		return 0, fmt.Errorf("commit: latest schema: %w", err)
+	}
+	if !next {
+		return known, nil
+	}
 	ids, err := c.schemas.List(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if len(ids) == 0 {
-		return c.ts.ID, nil
+	latest := known
+	if len(ids) > 0 {
+		latest = max(latest, ids[len(ids)-1])
 	}
-	return ids[len(ids)-1], nil
+	c.mu.Lock()
+	c.schemaID = max(c.schemaID, latest)
+	c.mu.Unlock()
+	return latest, nil
 }

@@ -450,3 +450,31 @@ func TestStaleCache(t *testing.T) {
 		t.Errorf("rows %v", got)
 	}
 }
+
+// TestCommitRequests: a Committer that commits in a loop builds on the
+// snapshot it published last and reads nothing: per commit one PUT each for
+// the new manifest, the delta list and the base list (concurrent), the
+// snapshot's create-if-absent, the LATEST hint (written before Commit
+// returns on local disk), and one HEAD for a newer schema.
+func TestCommitRequests(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", kvSchema)
+	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
+	for i := int64(1); i <= 3; i++ {
+		msgs := prepare(t, tbl, "u", []int64{i}, "a")
+		before := tbl.FileIO.Stats()
+		if _, err := c.Commit(ctx, i, msgs); err != nil {
+			t.Fatal(err)
+		}
+		got := tbl.FileIO.Stats().Since(before)
+		if i == 1 {
+			continue // the first commit looks for the latest snapshot
+		}
+		if want := (fileio.Stats{Put: 5, Head: 1}); got != want {
+			t.Errorf("commit %d made requests %+v, want %+v", i, got, want)
+		}
+	}
+	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a" {
+		t.Errorf("rows %v", got)
+	}
+}

@@ -7,14 +7,16 @@ import (
 
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 )
 
 // checkConflicts is Java's ConflictDetection.checkConflicts for a commit
 // whose delta deletes files (compaction, row-level changes): base is the
-// latest snapshot's manifest list (base then delta manifests). Errors wrap
-// ErrConflict.
-func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta, delta []manifest.Entry) error {
+// latest snapshot's manifest list (base then delta manifests). The bucket
+// count check is skipped for OVERWRITE commits, which may change it (Java
+// checkBucketKeepSame). Errors wrap ErrConflict.
+func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta, delta []manifest.Entry, kind snapshot.CommitKind) error {
 	parts := map[string][]byte{}
 	for _, e := range delta {
 		parts[string(e.Partition)] = e.Partition
@@ -45,7 +47,11 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 
 	// Total buckets must agree within a partition.
 	buckets := map[string]int32{}
-	for _, group := range [][]manifest.Entry{live, delta} {
+	groups := [][]manifest.Entry{live, delta}
+	if kind == snapshot.KindOverwrite {
+		groups = nil
+	}
+	for _, group := range groups {
 		for _, e := range group {
 			if e.TotalBuckets <= 0 {
 				continue

@@ -39,6 +39,7 @@ type manifestWriter struct {
 	names      *pathFactory
 	opts       manifest.WriteOptions
 	targetSize int64 // manifest.target-file-size
+	cache      *entryCache
 }
 
 // newPartitionStats returns the WriteOptions.PartitionStats function of a
@@ -103,55 +104,110 @@ func newPartitionStats(fields []types.DataField) func([][]byte) (manifest.Simple
 	}
 }
 
-// writeManifests writes entries into manifest files rolling at
-// manifest.target-file-size (Java ManifestFile.write with a
-// RollingFileWriter) and returns their manifest-list rows. No entries give
-// no files.
-func (mw *manifestWriter) writeManifests(ctx context.Context, entries []manifest.Entry) ([]manifest.FileMeta, error) {
-	if len(entries) == 0 {
-		return nil, nil
-	}
-	chunks := [][]manifest.Entry{entries}
-	if len(entries) > 1 {
-		// Measure once, then split evenly so that each file stays near the
-		// target size.
-		data, err := manifest.EncodeManifest(entries, mw.opts)
-		if err != nil {
-			return nil, err
-		}
-		if n := int64(len(data)); n > mw.targetSize && mw.targetSize > 0 {
-			k := int((n + mw.targetSize - 1) / mw.targetSize)
-			k = min(k, len(entries))
-			chunks = chunks[:0]
-			per := (len(entries) + k - 1) / k
-			for i := 0; i < len(entries); i += per {
-				chunks = append(chunks, entries[i:min(i+per, len(entries))])
-			}
-		}
-	}
-	out := make([]manifest.FileMeta, 0, len(chunks))
-	for _, c := range chunks {
-		name := mw.names.manifestName()
-		m, err := manifest.WriteManifest(ctx, mw.fio, name, c, mw.opts)
-		if err != nil {
-			mw.deleteManifests(ctx, out)
-			return nil, fmt.Errorf("commit: write %s: %w", manifest.Path(name), err)
-		}
-		m.FileName = name
-		out = append(out, m)
-	}
-	return out, nil
+// pendingFile is an encoded file of the manifest directory that is not
+// written yet. Encoding first lets a commit know every name, size and
+// manifest-list row before it writes anything, so that all its manifest
+// files and lists go out in one round of concurrent PUTs.
+type pendingFile struct {
+	name    string
+	data    []byte
+	entries []manifest.Entry // a manifest's entries (for the entry cache); nil for a list
 }
 
-// writeList writes a manifest list and returns its name and size.
-func (mw *manifestWriter) writeList(ctx context.Context, metas []manifest.FileMeta) (string, int64, error) {
-	name := mw.names.listName()
-	size, err := manifest.WriteManifestList(ctx, mw.fio, name, metas, mw.opts)
-	if err != nil {
-		mw.deleteFiles(ctx, name)
-		return "", 0, fmt.Errorf("commit: write %s: %w", manifest.Path(name), err)
+// encodeManifests encodes entries into manifest files rolling at
+// manifest.target-file-size (Java ManifestFile.write with a
+// RollingFileWriter) and returns them with their manifest-list rows. No
+// entries give no files.
+func (mw *manifestWriter) encodeManifests(entries []manifest.Entry) ([]pendingFile, []manifest.FileMeta, error) {
+	if len(entries) == 0 {
+		return nil, nil, nil
 	}
-	return name, size, nil
+	data, err := manifest.EncodeManifest(entries, mw.opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("commit: encode manifest: %w", err)
+	}
+	chunks := [][]manifest.Entry{entries}
+	encoded := [][]byte{data}
+	if n := int64(len(data)); n > mw.targetSize && mw.targetSize > 0 && len(entries) > 1 {
+		// Split evenly so that each file stays near the target size.
+		k := min(int((n+mw.targetSize-1)/mw.targetSize), len(entries))
+		per := (len(entries) + k - 1) / k
+		chunks, encoded = chunks[:0], encoded[:0]
+		for i := 0; i < len(entries); i += per {
+			c := entries[i:min(i+per, len(entries))]
+			d, err := manifest.EncodeManifest(c, mw.opts)
+			if err != nil {
+				return nil, nil, fmt.Errorf("commit: encode manifest: %w", err)
+			}
+			chunks, encoded = append(chunks, c), append(encoded, d)
+		}
+	}
+	files := make([]pendingFile, len(chunks))
+	metas := make([]manifest.FileMeta, len(chunks))
+	for i, c := range chunks {
+		m, err := manifest.SummarizeManifest(c, mw.opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("commit: manifest of %d entries: %w", len(c), err)
+		}
+		name := mw.names.manifestName()
+		m.FileName, m.FileSize = name, int64(len(encoded[i]))
+		files[i] = pendingFile{name: name, data: encoded[i], entries: c}
+		metas[i] = m
+	}
+	return files, metas, nil
+}
+
+// encodeList encodes a manifest list.
+func (mw *manifestWriter) encodeList(metas []manifest.FileMeta) (pendingFile, error) {
+	data, err := manifest.EncodeManifestList(metas, mw.opts)
+	if err != nil {
+		return pendingFile{}, fmt.Errorf("commit: encode manifest list: %w", err)
+	}
+	return pendingFile{name: mw.names.listName(), data: data}, nil
+}
+
+// putAll writes files concurrently (at most maxPuts at a time) and caches
+// the entries of the manifests among them. On error it deletes every one of
+// them (best effort) and returns the first error.
+func (mw *manifestWriter) putAll(ctx context.Context, files ...pendingFile) error {
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, maxPuts)
+	var wg sync.WaitGroup
+	for i := range files {
+		f := &files[i]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := mw.fio.WriteFile(ctx, manifest.Path(f.name), f.data); err != nil {
+				errs[i] = fmt.Errorf("commit: write %s: %w", manifest.Path(f.name), err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		mw.deleteFiles(ctx, names(files)...)
+		return err
+	}
+	for _, f := range files {
+		if f.entries != nil {
+			mw.cache.put(f.name, f.entries)
+		}
+	}
+	return nil
+}
+
+// maxPuts bounds the concurrent requests of putAll, deleteFiles and
+// readManifests.
+const maxPuts = 8
+
+func names(files []pendingFile) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.name
+	}
+	return out
 }
 
 func (mw *manifestWriter) deleteManifests(ctx context.Context, metas []manifest.FileMeta) {
@@ -163,34 +219,51 @@ func (mw *manifestWriter) deleteManifests(ctx context.Context, metas []manifest.
 }
 
 // deleteFiles deletes manifest-directory files written by this Committer,
-// best effort (Java CommitCleaner): a leftover is an orphan file, never a
-// correctness problem.
+// concurrently and best effort (Java CommitCleaner): a leftover is an
+// orphan file, never a correctness problem.
 func (mw *manifestWriter) deleteFiles(ctx context.Context, names ...string) {
 	ctx = context.WithoutCancel(ctx)
+	sem := make(chan struct{}, maxPuts)
+	var wg sync.WaitGroup
 	for _, n := range names {
 		if n == "" {
 			continue
 		}
-		if err := mw.fio.Delete(ctx, manifest.Path(n)); err != nil && !errors.Is(err, fileio.ErrNotExist) {
-			_ = err // orphan; removed by orphan-file cleanup
-		}
+		mw.cache.drop(n)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// An error leaves an orphan, removed by orphan-file cleanup.
+			_ = mw.fio.Delete(ctx, manifest.Path(n))
+		}()
 	}
+	wg.Wait()
 }
 
 // readManifests reads the entries of several manifests in parallel, in list
-// order.
+// order, from the entry cache where possible. The returned slices are
+// shared with the cache: callers must not modify them.
 func (mw *manifestWriter) readManifests(ctx context.Context, metas []manifest.FileMeta) ([][]manifest.Entry, error) {
 	out := make([][]manifest.Entry, len(metas))
 	errs := make([]error, len(metas))
-	sem := make(chan struct{}, 8)
+	sem := make(chan struct{}, maxPuts)
 	var wg sync.WaitGroup
 	for i, m := range metas {
+		if es, ok := mw.cache.get(m.FileName); ok {
+			out[i] = es
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			out[i], errs[i] = manifest.ReadManifest(ctx, mw.fio, m.FileName)
+			if errs[i] == nil {
+				mw.cache.put(m.FileName, out[i])
+			}
 		}()
 	}
 	wg.Wait()
@@ -198,6 +271,66 @@ func (mw *manifestWriter) readManifests(ctx context.Context, metas []manifest.Fi
 		return nil, err
 	}
 	return out, nil
+}
+
+// entryCache keeps the entries of recently written or read manifests by
+// file name, up to a budget of entries, evicting the oldest first. Manifest
+// files are immutable and their names unique, so a cached value never goes
+// stale; it saves the reads of manifest merging, conflict detection and
+// overwrites, which mostly touch manifests this Committer wrote itself.
+type entryCache struct {
+	mu      sync.Mutex
+	budget  int
+	size    int
+	byName  map[string][]manifest.Entry
+	order   []string // insertion order, oldest first
+	evicted int      // order[:evicted] are gone
+}
+
+// cacheBudget is the entry budget of a Committer's entry cache (about
+// 16 MiB of entries with typical statistics).
+const cacheBudget = 1 << 15
+
+func newEntryCache(budget int) *entryCache {
+	return &entryCache{budget: budget, byName: map[string][]manifest.Entry{}}
+}
+
+func (c *entryCache) get(name string) ([]manifest.Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	es, ok := c.byName[name]
+	return es, ok
+}
+
+func (c *entryCache) put(name string, es []manifest.Entry) {
+	if len(es) > c.budget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byName[name]; ok {
+		return
+	}
+	c.byName[name] = es
+	c.order = append(c.order, name)
+	c.size += len(es)
+	for c.size > c.budget && c.evicted < len(c.order) {
+		old := c.order[c.evicted]
+		c.evicted++
+		c.size -= len(c.byName[old])
+		delete(c.byName, old)
+	}
+	if c.evicted > len(c.order)/2 {
+		c.order = append([]string(nil), c.order[c.evicted:]...)
+		c.evicted = 0
+	}
+}
+
+func (c *entryCache) drop(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.size -= len(c.byName[name])
+	delete(c.byName, name) // its name stays in order; evicting it again is a no-op
 }
 
 // mergeConfig holds the thresholds of Java's ManifestFileMerger.
@@ -211,22 +344,16 @@ type mergeConfig struct {
 // manifests that must change (with deletions, or smaller than the target
 // size) reach the full-compaction threshold, otherwise a minor compaction
 // that merges runs of small manifests. It returns the new base list and the
-// manifests it wrote (to delete if the commit attempt fails).
-func (mw *manifestWriter) merge(ctx context.Context, input []manifest.FileMeta, cfg mergeConfig, partFields []types.DataField) (result, written []manifest.FileMeta, err error) {
-	defer func() {
-		if err != nil {
-			mw.deleteManifests(ctx, written)
-			written = nil
-		}
-	}()
-	result, written, ok, err := mw.fullCompaction(ctx, input, cfg, partFields)
+// merged manifests it names, encoded but not written yet.
+func (mw *manifestWriter) merge(ctx context.Context, input []manifest.FileMeta, cfg mergeConfig, partFields []types.DataField) (result []manifest.FileMeta, pending []pendingFile, err error) {
+	result, pending, ok, err := mw.fullCompaction(ctx, input, cfg, partFields)
 	if err != nil || ok {
-		return result, written, err
+		return result, pending, err
 	}
 	return mw.minorCompaction(ctx, input, cfg)
 }
 
-func (mw *manifestWriter) minorCompaction(ctx context.Context, input []manifest.FileMeta, cfg mergeConfig) (result, written []manifest.FileMeta, err error) {
+func (mw *manifestWriter) minorCompaction(ctx context.Context, input []manifest.FileMeta, cfg mergeConfig) (result []manifest.FileMeta, pending []pendingFile, err error) {
 	var candidates []manifest.FileMeta
 	var total int64
 	flush := func() error {
@@ -246,11 +373,11 @@ func (mw *manifestWriter) minorCompaction(ctx context.Context, input []manifest.
 		if err != nil {
 			return err
 		}
-		metas, err := mw.writeManifests(ctx, merged)
+		files, metas, err := mw.encodeManifests(merged)
 		if err != nil {
 			return err
 		}
-		written = append(written, metas...)
+		pending = append(pending, files...)
 		result = append(result, metas...)
 		return nil
 	}
@@ -259,24 +386,24 @@ func (mw *manifestWriter) minorCompaction(ctx context.Context, input []manifest.
 		candidates = append(candidates, m)
 		if total >= cfg.targetSize {
 			if err := flush(); err != nil {
-				return nil, written, err
+				return nil, nil, err
 			}
 			candidates, total = nil, 0
 		}
 	}
 	if len(candidates) >= cfg.minCount {
 		if err := flush(); err != nil {
-			return nil, written, err
+			return nil, nil, err
 		}
 	} else {
 		result = append(result, candidates...)
 	}
-	return result, written, nil
+	return result, pending, nil
 }
 
 // fullCompaction is ManifestFileLegacyMerger.tryFullCompaction. ok is false
 // when it does not apply.
-func (mw *manifestWriter) fullCompaction(ctx context.Context, input []manifest.FileMeta, cfg mergeConfig, partFields []types.DataField) (result, written []manifest.FileMeta, ok bool, err error) {
+func (mw *manifestWriter) fullCompaction(ctx context.Context, input []manifest.FileMeta, cfg mergeConfig, partFields []types.DataField) (result []manifest.FileMeta, pending []pendingFile, ok bool, err error) {
 	mustChange := func(m manifest.FileMeta) bool { return m.NumDeletedFiles > 0 || m.FileSize < cfg.targetSize }
 	var deltaSize int64
 	for _, m := range input {
@@ -343,11 +470,11 @@ func (mw *manifestWriter) fullCompaction(ctx context.Context, input []manifest.F
 			result = append(result, toMerge[i])
 		}
 	}
-	written, err = mw.writeManifests(ctx, keep)
+	pending, metas, err := mw.encodeManifests(keep)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	return append(result, written...), written, true, nil
+	return append(result, metas...), pending, true, nil
 }
 
 // mayContainPartitions reports whether manifest m's partition statistics

@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -94,16 +93,15 @@ type Merger struct {
 	opts      Options
 	keyCols   []int
 	keyCls    []class
+	wideKey   bool // key encodings may be longer than 8 bytes: normalized keys need normKeys.lo
 	seqCol    int
 	kindCol   int
 	vals      []valueCol
 	seqOrder  []int // value columns of sequence.field
 	seqDesc   bool
 	outCols   []outCol
-	zeroCopy  int                                        // minimum rows of a single-range output emitted as a slice of the input
-	cmp       func(a *batch, i int, b *batch, j int) int // key comparator (specialized when possible)
-	fastI64   bool                                       // single int64-class key: stretch scans read it directly
-	gathers   []gatherer                                 // per output column
+	zeroCopy  int        // minimum rows of a single-range output emitted as a slice of the input
+	gathers   []gatherer // per output column
 	puGroups  []*seqComparator
 	puSeqCmp  []*seqComparator // per value column
 	puPartDel []bool
@@ -162,6 +160,7 @@ func NewMerger(cfg *Config, in *arrow.Schema, opts Options) (*Merger, error) {
 		m.keyCols = append(m.keyCols, k)
 		m.keyCls = append(m.keyCls, cls)
 	}
+	m.wideKey = wideKey(m.keyCls)
 
 	firstValue := max(m.seqCol, m.kindCol) + 1
 	byField := map[int]int{}
@@ -237,44 +236,7 @@ func NewMerger(cfg *Config, in *arrow.Schema, opts Options) (*Merger, error) {
 	for _, oc := range m.outCols {
 		m.gathers = append(m.gathers, newGatherer(in.Field(oc.in).Type))
 	}
-	m.cmp = m.cmpKeys
-	if len(m.keyCls) == 1 {
-		switch m.keyCls[0] {
-		case clsI64:
-			m.cmp, m.fastI64 = cmpKeyI64, true
-		case clsI32:
-			m.cmp = cmpKeyI32
-		case clsBytes:
-			m.cmp = cmpKeyBytes
-		}
-	}
 	return m, nil
-}
-
-// Specialized comparators for the common single-column keys.
-
-func cmpKeyI64(a *batch, i int, b *batch, j int) int {
-	va, vb := &a.keys[0], &b.keys[0]
-	if va.nulls || vb.nulls {
-		return compareNullable(clsI64, va, i, vb, j)
-	}
-	return cmpOrdered(va.i64[i], vb.i64[j])
-}
-
-func cmpKeyI32(a *batch, i int, b *batch, j int) int {
-	va, vb := &a.keys[0], &b.keys[0]
-	if va.nulls || vb.nulls {
-		return compareNullable(clsI32, va, i, vb, j)
-	}
-	return cmpOrdered(va.i32[i], vb.i32[j])
-}
-
-func cmpKeyBytes(a *batch, i int, b *batch, j int) int {
-	va, vb := &a.keys[0], &b.keys[0]
-	if va.nulls || vb.nulls {
-		return compareNullable(clsBytes, va, i, vb, j)
-	}
-	return bytes.Compare(va.data[va.offs[i]:va.offs[i+1]], vb.data[vb.offs[j]:vb.offs[j+1]])
 }
 
 // projectSequenceGroups maps the table's sequence groups onto the value
@@ -422,6 +384,7 @@ type batch struct {
 	rec   arrow.RecordBatch
 	n     int
 	keys  []colView
+	nk    normKeys // normalized key of each row
 	seq   []int64
 	kind  []int8
 	vals  []colView
@@ -430,12 +393,26 @@ type batch struct {
 	epoch uint64 // output epoch in which the batch was last pinned
 }
 
+// cursor reads one sorted run; its keyRef is the run's current record.
 type cursor struct {
+	keyRef
 	run Run
 	idx int
-	b   *batch
-	row int
-	k   int64 // key at row, maintained while mergeState.fast
+}
+
+// keyRef is the key of one record: its batch and row, with the row's
+// normalized key copied out for fast comparisons.
+type keyRef struct {
+	b     *batch
+	row   int
+	nk    normKey
+	whole bool
+}
+
+// at points k at row i of b.
+func (k *keyRef) at(b *batch, i int) {
+	k.b, k.row = b, i
+	k.nk, k.whole = b.nk.at(i)
 }
 
 type segment struct {
@@ -449,12 +426,13 @@ type mergeState struct {
 	ctx   context.Context
 	yield func(arrow.RecordBatch, error) bool
 
-	cursors []*cursor
-	heap    []*cursor
-	fast    bool // single int64-class key and no null key seen: compare cursor.k directly
-	group   []entry
-	fn      mergeFunc
-	res     result
+	cursors  []*cursor
+	heap     []*cursor
+	enc      keyEncoder
+	freeKeys [][]uint64 // normalized key space of released batches
+	group    []entry
+	fn       mergeFunc
+	res      result
 
 	segs   []segment
 	rows   int
@@ -491,7 +469,27 @@ func (s *mergeState) unref(b *batch) {
 	if b.refs == 0 {
 		b.rec.Release()
 		b.rec = nil
+		for _, w := range [][]uint64{b.nk.hi, b.nk.lo} {
+			if w != nil {
+				s.freeKeys = append(s.freeKeys, w)
+			}
+		}
+		b.nk = normKeys{}
 	}
+}
+
+// keyWords returns n words for normalized keys (not zeroed), reusing those
+// of a released batch when they are enough.
+func (s *mergeState) keyWords(n int) []uint64 {
+	if k := len(s.freeKeys) - 1; k >= 0 {
+		w := s.freeKeys[k]
+		s.freeKeys[k] = nil
+		s.freeKeys = s.freeKeys[:k]
+		if cap(w) >= n {
+			return w[:n]
+		}
+	}
+	return make([]uint64, n)
 }
 
 // pin keeps b alive until the pending output is flushed.
@@ -549,6 +547,11 @@ func (s *mergeState) newBatch(rec arrow.RecordBatch, run int) (*batch, error) {
 			return nil, fmt.Errorf("run %d: key column %d: %w", run, ci, err)
 		}
 	}
+	b.nk.hi = s.keyWords(n)
+	if m.wideKey {
+		b.nk.lo = s.keyWords(n)
+	}
+	s.enc.encode(&b.nk, m.keyCls, b.keys)
 	seqArr, kindArr := rec.Column(m.seqCol), rec.Column(m.kindCol)
 	if seqArr.NullN() > 0 || kindArr.NullN() > 0 {
 		return nil, fmt.Errorf("%w: run %d: null %s or %s", ErrSchema, run, SequenceNumberColumn, ValueKindColumn)
@@ -580,9 +583,7 @@ func (s *mergeState) advance(c *cursor) error {
 	if c.b != nil {
 		c.row++
 		if c.row < c.b.n {
-			if s.fast {
-				c.k = c.b.keys[0].i64[c.row]
-			}
+			c.at(c.b, c.row)
 			return nil
 		}
 		s.unref(c.b)
@@ -611,16 +612,28 @@ func (s *mergeState) advance(c *cursor) error {
 			rec.Release()
 			return err
 		}
-		c.b, c.row = b, 0
-		if s.fast {
-			if b.keys[0].nulls {
-				s.fast = false // from now on compare through m.cmp, which orders nulls
-			} else {
-				c.k = b.keys[0].i64[0]
-			}
-		}
+		c.at(b, 0)
 		return nil
 	}
+}
+
+// compare orders the keys at a[i] and b[j] (cmpKeys' order), through their
+// normalized keys when these decide it.
+func (m *Merger) compare(a *batch, i int, b *batch, j int) int {
+	x, xw := a.nk.at(i)
+	y, yw := b.nk.at(j)
+	if o := x.cmp(y); o != 0 || xw && yw {
+		return o
+	}
+	return m.cmpKeys(a, i, b, j)
+}
+
+// cmpRef is compare for two keyRefs.
+func (m *Merger) cmpRef(x, y *keyRef) int {
+	if o := x.nk.cmp(y.nk); o != 0 || x.whole && y.whole {
+		return o
+	}
+	return m.cmpKeys(x.b, x.row, y.b, y.row)
 }
 
 // cmpKeys orders the keys at a[i] and b[j]: column by column, nulls first.
@@ -640,15 +653,18 @@ func (m *Merger) cmpKeys(a *batch, i int, b *batch, j int) int {
 	return 0
 }
 
+// less orders the heap: by key, then by run index.
 func (s *mergeState) less(x, y *cursor) bool {
-	if s.fast {
-		if x.k != y.k {
-			return x.k < y.k
+	a, b := &x.nk, &y.nk
+	switch {
+	case a.hi != b.hi:
+		return a.hi < b.hi
+	case a.lo != b.lo:
+		return a.lo < b.lo
+	case !x.whole || !y.whole:
+		if c := s.m.cmpKeys(x.b, x.row, y.b, y.row); c != 0 {
+			return c < 0
 		}
-		return x.idx < y.idx
-	}
-	if c := s.m.cmp(x.b, x.row, y.b, y.row); c != 0 {
-		return c < 0
 	}
 	return x.idx < y.idx
 }
@@ -686,7 +702,7 @@ func (s *mergeState) popTop() {
 // collect adds the current record of c and all following records of the
 // same run with the same key to the group, then advances c past them and
 // restores the heap (c is at the top).
-func (s *mergeState) collect(c *cursor, kb *batch, kr int, gk int64) error {
+func (s *mergeState) collect(c *cursor, k *keyRef) error {
 	for {
 		s.pin(c.b)
 		s.group = append(s.group, entry{b: c.b, row: int32(c.row), run: int32(c.idx)})
@@ -697,12 +713,7 @@ func (s *mergeState) collect(c *cursor, kb *batch, kr int, gk int64) error {
 			s.popTop()
 			return nil
 		}
-		var cmp int
-		if s.fast {
-			cmp = cmpOrdered(c.k, gk)
-		} else {
-			cmp = s.m.cmp(c.b, c.row, kb, kr)
-		}
+		cmp := s.m.cmpRef(&c.keyRef, k)
 		switch {
 		case cmp == 0:
 			continue
@@ -726,7 +737,6 @@ func (s *mergeState) run(runs []Run) error {
 	}
 	s.fn = fn
 	s.ccells = make([][]cell, len(m.vals))
-	s.fast = m.fastI64
 	for _, c := range s.cursors {
 		if err := s.advance(c); err != nil {
 			return err
@@ -753,9 +763,9 @@ func (s *mergeState) run(runs []Run) error {
 			}
 		}
 		lastTop = top
-		kb, kr, gk := top.b, top.row, top.k
+		k := top.keyRef
 		s.group = s.group[:0]
-		if err := s.collect(top, kb, kr, gk); err != nil {
+		if err := s.collect(top, &k); err != nil {
 			return err
 		}
 		for len(s.heap) > 0 {
@@ -764,10 +774,10 @@ func (s *mergeState) run(runs []Run) error {
 				// top still leads with a larger key (collect checked it)
 				break
 			}
-			if s.fast && h.k != gk || !s.fast && m.cmp(h.b, h.row, kb, kr) != 0 {
+			if m.cmpRef(&h.keyRef, &k) != 0 {
 				break
 			}
-			if err := s.collect(h, kb, kr, gk); err != nil {
+			if err := s.collect(h, &k); err != nil {
 				return err
 			}
 		}
@@ -798,42 +808,16 @@ func (s *mergeState) stretch(c *cursor) (bool, error) {
 			ru = s.heap[2]
 		}
 	}
-	if ru != nil && m.cmp(b, r, ru.b, ru.row) >= 0 {
-		return false, nil
+	var bound *keyRef
+	if ru != nil {
+		if m.cmpRef(&c.keyRef, &ru.keyRef) >= 0 {
+			return false, nil
+		}
+		bound = &ru.keyRef
 	}
-	e := r
-	if m.fastI64 && !b.keys[0].nulls && (ru == nil || !ru.b.keys[0].nulls) {
-		k := b.keys[0].i64
-		bound, bounded := int64(0), ru != nil
-		if bounded {
-			bound = ru.b.keys[0].i64[ru.row]
-		}
-		for e+1 < b.n {
-			if e > r && bounded && k[e] >= bound {
-				break
-			}
-			if k[e] >= k[e+1] {
-				if k[e] > k[e+1] {
-					return false, fmt.Errorf("%w: run %d: key at row %d sorts before the previous key", ErrUnsorted, c.idx, e+1)
-				}
-				break
-			}
-			e++
-		}
-	} else {
-		for e+1 < b.n {
-			if e > r && ru != nil && m.cmp(b, e, ru.b, ru.row) >= 0 {
-				break
-			}
-			cmp := m.cmp(b, e, b, e+1)
-			if cmp > 0 {
-				return false, fmt.Errorf("%w: run %d: key at row %d sorts before the previous key", ErrUnsorted, c.idx, e+1)
-			}
-			if cmp == 0 {
-				break
-			}
-			e++
-		}
+	e, err := m.stretchEnd(b, r, bound, c.idx)
+	if err != nil {
+		return false, err
 	}
 	if e == r {
 		return false, nil
@@ -841,12 +825,56 @@ func (s *mergeState) stretch(c *cursor) (bool, error) {
 	if err := s.emitRange(b, r, e-r); err != nil {
 		return false, err
 	}
-	c.row = e
-	if s.fast {
-		c.k = b.keys[0].i64[e]
-	}
+	c.at(b, e)
 	s.siftDown(0)
 	return true, nil
+}
+
+// stretchEnd returns the end of the stretch of b that starts at row r: the
+// first row e > r, at most b.n-1, such that the key at e-1 is repeated at e
+// or the key at e is not below bound (nil: no bound). Row r must be below
+// bound. Keys that decrease are ErrUnsorted (in run number run).
+func (m *Merger) stretchEnd(b *batch, r int, bound *keyRef, run int) (int, error) {
+	e := r
+	if hi := b.nk.hi[:b.n]; b.nk.lo == nil && b.nk.partial == nil && (bound == nil || bound.whole) {
+		// Whole keys of at most 8 encoded bytes (integer keys): the words
+		// are the keys.
+		var limit uint64
+		if bound != nil {
+			limit = bound.nk.hi
+		}
+		for e+1 < len(hi) {
+			if e > r && bound != nil && hi[e] >= limit {
+				break
+			}
+			if hi[e] >= hi[e+1] {
+				if hi[e] > hi[e+1] {
+					return 0, fmt.Errorf("%w: run %d: key at row %d sorts before the previous key", ErrUnsorted, run, e+1)
+				}
+				break
+			}
+			e++
+		}
+		return e, nil
+	}
+	var cur, next keyRef
+	cur.at(b, e)
+	for e+1 < b.n {
+		if e > r && bound != nil && m.cmpRef(&cur, bound) >= 0 {
+			break
+		}
+		next.at(b, e+1)
+		o := m.cmpRef(&cur, &next)
+		if o > 0 {
+			return 0, fmt.Errorf("%w: run %d: key at row %d sorts before the previous key", ErrUnsorted, run, e+1)
+		}
+		if o == 0 {
+			break
+		}
+		cur = next
+		e++
+	}
+	return e, nil
 }
 
 // emitRange outputs rows [start, start+n) of b unchanged, without the

@@ -2,7 +2,7 @@ package merge
 
 import (
 	"encoding/binary"
-	"math"
+	"slices"
 )
 
 // Normalized keys.
@@ -12,11 +12,11 @@ import (
 // the runner-up run to find keys with several records and stretches that pass
 // through. Comparing composite keys column by column (a switch on the column
 // class, a bytes.Compare call per string) costs tens of nanoseconds. So each
-// batch, when it is loaded, gets for every row a normKey: the first
+// batch, when it is loaded, gets for every row a normalized key: the first
 // normKeyBytes bytes of an order-preserving byte encoding of the whole key,
-// held as two big-endian uint64. Comparing two keys is then one or two
-// integer comparisons; only when the prefixes are equal and one of the keys
-// did not fit (or has a null) does the comparison fall back to
+// held as two big-endian uint64 (normKey). Comparing two keys is then one or
+// two integer comparisons; only when the prefixes are equal and one of the
+// keys did not fit (or has a null) does the comparison fall back to
 // Merger.cmpKeys. The fallback keeps the ordering exactly the one of
 // compareAt / compareNullable (Java's), whatever the keys look like.
 //
@@ -52,181 +52,404 @@ import (
 // Java's nulls-first order requires; ties go to cmpKeys.
 const normKeyBytes = 16
 
-// normKey is the normalized key prefix of one row.
-type normKey struct {
-	hi, lo uint64 // bytes 0-7 and 8-15 of the prefix, big-endian
-	whole  bool   // the key has no null and its encoding fits in the prefix
-}
+// normKey is the normalized key prefix of one row: bytes 0-7 and 8-15,
+// big-endian.
+type normKey struct{ hi, lo uint64 }
 
-// cmpNorm compares two normalized keys. sure is false when the prefixes are
-// equal but a key is not whole: the keys must then be compared in full.
-func cmpNorm(x, y *normKey) (c int, sure bool) {
+// cmp compares two prefixes; 0 means equal prefixes, which decides equality
+// of the keys only when both are whole.
+func (x normKey) cmp(y normKey) int {
 	switch {
 	case x.hi != y.hi:
 		if x.hi < y.hi {
-			return -1, true
+			return -1
 		}
-		return 1, true
+		return 1
 	case x.lo != y.lo:
 		if x.lo < y.lo {
-			return -1, true
+			return -1
 		}
-		return 1, true
+		return 1
 	}
-	return 0, x.whole && y.whole
+	return 0
 }
 
-// keyEncoder builds the normalized keys of batches. It keeps scratch space
-// between batches; one belongs to each merge.
+// normKeys are the normalized keys of the rows of one batch, stored column
+// by column so that keys of at most 8 encoded bytes (integer keys) cost 8
+// bytes per row.
+type normKeys struct {
+	hi []uint64 // prefix bytes 0-7 of each row
+	lo []uint64 // prefix bytes 8-15 of each row; nil when the merger's keys never reach them (all zero)
+	// partial marks the rows whose key is not whole (a null key column, or
+	// an encoding longer than the prefix); nil when every row is whole.
+	partial []bool
+}
+
+// wideKey reports whether keys of the classes cls may encode to more than 8
+// bytes, so that normKeys need their lo words.
+func wideKey(cls []class) bool {
+	width := 0
+	for _, c := range cls {
+		w := fixedWidth(c)
+		if w < 0 {
+			return true
+		}
+		width += w
+	}
+	return width > 8
+}
+
+// at returns the prefix of row i and whether the row's key is whole.
+func (k *normKeys) at(i int) (normKey, bool) {
+	var lo uint64
+	if k.lo != nil {
+		lo = k.lo[i]
+	}
+	return normKey{hi: k.hi[i], lo: lo}, k.partial == nil || !k.partial[i]
+}
+
+// keyEncoder builds the normalized keys of batches, keeping scratch space
+// between batches; each merge has its own.
 type keyEncoder struct {
-	buf  []byte  // normKeyBytes per row
-	pos  []uint8 // bytes written per row
-	stop []bool  // the row's encoding has ended (null or prefix full)
+	pos  []uint8 // per row: bytes of the prefix written so far
+	stop []bool  // per row: the encoding has ended (a null, or the prefix is full)
 }
 
-// encode fills dst (len n) with the normalized keys of the n rows of keys,
-// whose classes are cls. The key columns are encoded one after another over
-// all rows, so the class switch stays out of the per-row loops.
-func (e *keyEncoder) encode(dst []normKey, cls []class, keys []colView, n int) {
-	if cap(e.buf) < n*normKeyBytes {
-		e.buf = make([]byte, n*normKeyBytes)
-		e.pos = make([]uint8, n)
-		e.stop = make([]bool, n)
+// encode fills dst.hi and dst.lo (of the batch's length, any contents; lo
+// may be nil when no encoding reaches byte 8) with the normalized keys of the
+// key columns keys, whose classes are cls, and sets dst.partial.
+//
+// The columns are encoded one after another over all rows, so the class
+// switch stays out of the per-row loops. While the columns so far all have
+// fixed widths and no nulls in this batch, every row's encoding has the same
+// length and a column's values are placed at one offset for all rows; after
+// that the encoder keeps one offset per row.
+func (e *keyEncoder) encode(dst *normKeys, cls []class, keys []colView) {
+	n := len(dst.hi)
+	// Zero the prefixes, except the first word where a BIGINT (or other
+	// int64-stored) first key column overwrites it.
+	if len(keys) == 0 || cls[0] != clsI64 || keys[0].nulls {
+		clear(dst.hi)
 	}
-	buf, pos, stop := e.buf[:n*normKeyBytes], e.pos[:n], e.stop[:n]
-	clear(buf)
-	clear(pos)
-	clear(stop)
+	clear(dst.lo)
+	p := 0 // common offset of all rows while pos is nil
+	var pos []uint8
+	var stop []bool
 	for k := range keys {
 		v := &keys[k]
+		w := fixedWidth(cls[k])
+		if pos == nil && (w < 0 || v.nulls || p+w > normKeyBytes) {
+			if cap(e.pos) < n {
+				e.pos, e.stop = make([]uint8, n), make([]bool, n)
+			}
+			pos, stop = e.pos[:n], e.stop[:n]
+			for i := range pos {
+				pos[i] = uint8(p)
+			}
+			clear(stop)
+		}
+		if pos == nil {
+			placeColumn(dst, cls[k], v, p, w)
+			p += w
+			continue
+		}
 		switch cls[k] {
-		case clsI64:
-			for i, x := range v.i64[:n] {
-				e.putFixed(i, v, binary.BigEndian.AppendUint64(nil, uint64(x)^1<<63))
-			}
-		case clsI32:
-			for i, x := range v.i32[:n] {
-				e.putFixed(i, v, binary.BigEndian.AppendUint32(nil, uint32(x)^1<<31))
-			}
-		case clsI16:
-			for i, x := range v.i16[:n] {
-				e.putFixed(i, v, binary.BigEndian.AppendUint16(nil, uint16(x)^1<<15))
-			}
-		case clsI8:
-			for i, x := range v.i8[:n] {
-				e.putFixed(i, v, []byte{uint8(x) ^ 1<<7})
-			}
-		case clsBool:
-			for i := range n {
-				b := byte(0)
-				if !v.isNull(i) && v.b.Value(i) {
-					b = 1
-				}
-				e.putFixed(i, v, []byte{b})
-			}
-		case clsF32, clsF64:
-			for i := range n {
-				bits := uint64(javaDoubleBits(v.floatAt(i)))
-				if bits&(1<<63) != 0 {
-					bits = ^bits
-				} else {
-					bits ^= 1 << 63
-				}
-				e.putFixed(i, v, binary.BigEndian.AppendUint64(nil, bits))
-			}
-		case clsDec128:
-			for i, x := range v.dec[:n] {
-				b := binary.BigEndian.AppendUint64(nil, uint64(x.HighBits())^1<<63)
-				e.putFixed(i, v, binary.BigEndian.AppendUint64(b, x.LowBits()))
-			}
-		case clsFixed:
-			for i := range n {
-				e.putFixed(i, v, v.bytesAt(i))
-			}
 		case clsBytes:
-			for i := range n {
-				if !stop[i] {
-					e.putBytes(i, v, v.data[v.offs[i]:v.offs[i+1]])
-				}
-			}
-		case clsLBytes:
-			for i := range n {
-				if !stop[i] {
-					e.putBytes(i, v, v.data[v.loffs[i]:v.loffs[i+1]])
-				}
-			}
+			e.putStrings(dst, v)
+		case clsI64:
+			e.putInt64s(dst, v)
 		default:
-			// Not reached: NewMerger accepts comparable key classes only.
-			// Leave every prefix as it is and let cmpKeys decide.
-			clear(stop[:0])
 			for i := range n {
-				stop[i] = true
-			}
-			for i := range dst {
-				dst[i] = normKey{}
+				if !stop[i] {
+					e.putRow(dst, i, cls[k], v)
+				}
 			}
 		}
 	}
-	for i := range dst[:n] {
-		p := buf[i*normKeyBytes : (i+1)*normKeyBytes]
-		dst[i] = normKey{
-			hi:    binary.BigEndian.Uint64(p[:8]),
-			lo:    binary.BigEndian.Uint64(p[8:]),
-			whole: !stop[i],
-		}
+	dst.partial = nil
+	if pos != nil && slices.Contains(stop, true) {
+		dst.partial = slices.Clone(stop)
 	}
 }
 
-// putFixed appends the fixed-width encoding val of row i of column v to the
-// row's prefix; a null ends the row's encoding, and so does a value that
-// does not fit completely.
-func (e *keyEncoder) putFixed(i int, v *colView, val []byte) {
-	if e.stop[i] {
-		return
-	}
+// putRow encodes row i of column v (class cls) into the prefix of row i at
+// the row's offset, ending the row's encoding at a null or when the value
+// does not fit.
+func (e *keyEncoder) putRow(dst *normKeys, i int, cls class, v *colView) {
 	if v.nulls && v.isNull(i) {
 		e.stop[i] = true
 		return
 	}
-	p := int(e.pos[i])
-	n := copy(e.buf[i*normKeyBytes+p:(i+1)*normKeyBytes], val)
-	e.pos[i] = uint8(p + n)
-	if n < len(val) {
-		e.stop[i] = true
+	var nk normKey
+	nk.hi = dst.hi[i]
+	if dst.lo != nil {
+		nk.lo = dst.lo[i]
+	}
+	end, ok := nk.putValue(int(e.pos[i]), cls, v, i)
+	dst.hi[i] = nk.hi
+	if dst.lo != nil {
+		dst.lo[i] = nk.lo
+	}
+	e.pos[i], e.stop[i] = uint8(min(end, normKeyBytes)), !ok
+}
+
+// putStrings is putRow over a whole clsBytes column, with a fast path for
+// strings of at most 8 bytes that fit the prefix with their terminator and
+// need no escapes (keys such as codes and short names).
+func (e *keyEncoder) putStrings(dst *normKeys, v *colView) {
+	n := len(dst.hi)
+	pos, stop := e.pos[:n], e.stop[:n]
+	offs, data := v.offs[:n+1], v.data
+	for i := range n {
+		if stop[i] {
+			continue
+		}
+		if x, w, ok := shortString(data, int(offs[i]), int(offs[i+1])); ok && !v.nulls {
+			if p := int(pos[i]); p+w < normKeyBytes {
+				dst.place(i, p, x, w)
+				pos[i] = uint8(p + w + 1)
+				continue
+			}
+		}
+		e.putRow(dst, i, clsBytes, v)
 	}
 }
 
-// putBytes appends the escaped, terminated encoding of the string or binary
-// s (row i of column v) to the row's prefix.
-func (e *keyEncoder) putBytes(i int, v *colView, s []byte) {
-	if v.nulls && v.isNull(i) {
-		e.stop[i] = true
-		return
+// shortString returns data[from:to] as a big-endian number when it has at
+// most 8 bytes, none of them 0x00 or 0x01 (which the encoding escapes).
+func shortString(data []byte, from, to int) (x uint64, w int, ok bool) {
+	w = to - from
+	if w > 8 || w < 0 {
+		return 0, 0, false
 	}
-	dst := e.buf[i*normKeyBytes : (i+1)*normKeyBytes]
-	p := int(e.pos[i])
-	for _, c := range s {
+	if from+8 <= len(data) {
+		// Load 8 bytes and keep the w first; check them all at once: set the
+		// bytes above the string to 0xff, clear bit 0 of every byte, and
+		// look for a zero byte.
+		x = binary.BigEndian.Uint64(data[from:]) >> (8 * (8 - w)) // 0 for w == 0
+		y := (x | ^uint64(0)<<(8*w)) & 0xfefefefefefefefe
+		return x, w, (y-0x0101010101010101)&^y&0x8080808080808080 == 0
+	}
+	for _, c := range data[from:to] {
 		if c <= 1 {
-			if p == normKeyBytes {
-				e.stop[i] = true
-				return
-			}
-			dst[p] = 1
-			p++
+			return 0, 0, false
 		}
-		if p == normKeyBytes {
-			e.stop[i] = true
+		x = x<<8 | uint64(c)
+	}
+	return x, w, true
+}
+
+// putInt64s is putRow over a whole clsI64 column, with a fast path for
+// values that fit the prefix.
+func (e *keyEncoder) putInt64s(dst *normKeys, v *colView) {
+	n := len(dst.hi)
+	pos, stop := e.pos[:n], e.stop[:n]
+	for i, x := range v.i64[:n] {
+		if stop[i] {
+			continue
+		}
+		if p := int(pos[i]); p+8 <= normKeyBytes && !v.nulls {
+			dst.place(i, p, uint64(x)^1<<63, 8)
+			pos[i] = uint8(p + 8)
+			continue
+		}
+		e.putRow(dst, i, clsI64, v)
+	}
+}
+
+// fixedWidth is the length of the encoding of every value of class c, or
+// -1 for strings and binaries (and fixed-size binaries, which are encoded
+// row by row as well).
+func fixedWidth(c class) int {
+	switch c {
+	case clsBool, clsI8:
+		return 1
+	case clsI16:
+		return 2
+	case clsI32:
+		return 4
+	case clsI64, clsF32, clsF64:
+		return 8
+	case clsDec128:
+		return 16
+	}
+	return -1
+}
+
+// placer ORs values of w <= 8 bytes into the prefixes at one offset p, with
+// shifts computed once per column: such a value ending at byte end = p+w <=
+// 16 of the prefix is the 128-bit number x << (8*(16-end)). Go defines shifts
+// by 64 or more to give 0, so no case needs a branch.
+type placer struct {
+	a, b, sh uint
+	hi, lo   []uint64 // lo nil when the value stays within bytes 0-7
+}
+
+func placerAt(dst *normKeys, p, w int) placer {
+	pl := placer{sh: uint(8 * (normKeyBytes - p - w)), hi: dst.hi, lo: dst.lo}
+	if pl.sh >= 64 {
+		pl.a, pl.lo = pl.sh-64, nil
+	} else {
+		pl.b = 64 - pl.sh
+	}
+	return pl
+}
+
+func (pl *placer) put(i int, x uint64) {
+	pl.hi[i] |= x << pl.a >> pl.b
+	if pl.lo != nil {
+		pl.lo[i] |= x << pl.sh
+	}
+}
+
+// placeColumn encodes column v of class cls, which has no nulls in this
+// batch and whose encoding has the fixed width w, at offset p of every row;
+// p+w <= normKeyBytes.
+func placeColumn(dst *normKeys, cls class, v *colView, p, w int) {
+	n := len(dst.hi)
+	pl := placerAt(dst, p, min(w, 8))
+	switch cls {
+	case clsI64:
+		if p == 0 { // the value is the whole first word (not zeroed by encode)
+			for i, x := range v.i64[:n] {
+				dst.hi[i] = uint64(x) ^ 1<<63
+			}
 			return
 		}
-		dst[p] = c
-		p++
+		for i, x := range v.i64[:n] {
+			pl.put(i, uint64(x)^1<<63)
+		}
+	case clsI32:
+		for i, x := range v.i32[:n] {
+			pl.put(i, uint64(uint32(x)^1<<31))
+		}
+	case clsI16:
+		for i, x := range v.i16[:n] {
+			pl.put(i, uint64(uint16(x)^1<<15))
+		}
+	case clsI8:
+		for i, x := range v.i8[:n] {
+			pl.put(i, uint64(uint8(x)^1<<7))
+		}
+	case clsBool:
+		for i := range n {
+			if v.b.Value(i) {
+				pl.put(i, 1)
+			}
+		}
+	case clsF32, clsF64:
+		for i := range n {
+			pl.put(i, floatKeyBits(v.floatAt(i)))
+		}
+	case clsDec128:
+		low := placerAt(dst, p+8, 8)
+		for i, x := range v.dec[:n] {
+			pl.put(i, uint64(x.HighBits())^1<<63)
+			low.put(i, x.LowBits())
+		}
 	}
-	if p == normKeyBytes { // no room for the terminator
-		e.stop[i] = true
-		return
-	}
-	e.pos[i] = uint8(p + 1) // the terminator 0x00 is already there
 }
 
-// javaFloatKeyBits is the order-preserving unsigned form of a float key.
-var _ = math.Float64bits
+// floatKeyBits maps a float key (float32 widened exactly) to an unsigned
+// integer in Double.compare order: Java's doubleToLongBits (NaN canonical),
+// all bits flipped for negative values, the sign bit flipped otherwise.
+func floatKeyBits(f float64) uint64 {
+	bits := uint64(javaDoubleBits(f))
+	if bits&(1<<63) != 0 {
+		return ^bits
+	}
+	return bits ^ 1<<63
+}
+
+// place ORs the w (<= 8) low bytes of x, big-endian, into the prefix of row
+// i at byte offset p, where p+w <= normKeyBytes.
+func (k *normKeys) place(i, p int, x uint64, w int) {
+	sh := uint(8 * (normKeyBytes - p - w))
+	if sh >= 64 {
+		k.hi[i] |= x << (sh - 64)
+		return
+	}
+	k.hi[i] |= x >> (64 - sh)
+	k.lo[i] |= x << sh // lo exists: the key reaches byte 8
+}
+
+// keyBits is the encoding of the non-null row i of column v, of a class of
+// fixed width <= 8.
+func keyBits(cls class, v *colView, i int) uint64 {
+	switch cls {
+	case clsI64:
+		return uint64(v.i64[i]) ^ 1<<63
+	case clsI32:
+		return uint64(uint32(v.i32[i]) ^ 1<<31)
+	case clsI16:
+		return uint64(uint16(v.i16[i]) ^ 1<<15)
+	case clsI8:
+		return uint64(uint8(v.i8[i]) ^ 1<<7)
+	case clsBool:
+		if v.b.Value(i) {
+			return 1
+		}
+		return 0
+	case clsF32, clsF64:
+		return floatKeyBits(v.floatAt(i))
+	}
+	return 0
+}
+
+// put ORs the w (<= 8) low bytes of x, big-endian, into k at byte offset p
+// and reports whether they all fit.
+func (k *normKey) put(p int, x uint64, w int) bool {
+	end := p + w
+	switch {
+	case end <= 8:
+		k.hi |= x << (8 * (8 - end))
+	case p >= normKeyBytes:
+		return false
+	case p >= 8 && end <= normKeyBytes:
+		k.lo |= x << (8 * (normKeyBytes - end))
+	case p >= 8:
+		k.lo |= x >> (8 * (end - normKeyBytes))
+		return false
+	default: // straddles hi and lo; end <= 16 as w <= 8
+		k.hi |= x >> (8 * (end - 8))
+		k.lo |= x << (8 * (normKeyBytes - end))
+	}
+	return true
+}
+
+// putValue encodes the non-null row i of column v (class cls) into k at
+// offset p. It returns the offset after the value and whether the value fit
+// completely.
+func (k *normKey) putValue(p int, cls class, v *colView, i int) (int, bool) {
+	switch cls {
+	case clsI64, clsI32, clsI16, clsI8, clsBool, clsF32, clsF64:
+		w := fixedWidth(cls)
+		return p + w, k.put(p, keyBits(cls, v, i), w)
+	case clsDec128:
+		x := v.dec[i]
+		return p + 16, k.put(p, uint64(x.HighBits())^1<<63, 8) && k.put(p+8, x.LowBits(), 8)
+	case clsFixed:
+		for _, c := range v.bytesAt(i) {
+			if !k.put(p, uint64(c), 1) {
+				return p, false
+			}
+			p++
+		}
+		return p, true
+	case clsBytes, clsLBytes:
+		for _, c := range v.bytesAt(i) {
+			if c <= 1 {
+				if !k.put(p, 1, 1) {
+					return p, false
+				}
+				p++
+			}
+			if !k.put(p, uint64(c), 1) {
+				return p, false
+			}
+			p++
+		}
+		return p + 1, k.put(p, 0, 1) // the terminator
+	}
+	return p, false // not reached: NewMerger accepts ordered key classes only
+}

@@ -44,8 +44,10 @@ func (in *input) take(ctx context.Context, mem memory.Allocator, rows []int32) (
 			kinds[k] = in.kinds[r]
 		}
 	}
-	// Contiguous rows need no copy.
-	if int(rows[len(rows)-1]-rows[0]) == len(rows)-1 {
+	// Rows that are one ascending contiguous range need no copy. The first
+	// and last positions alone do not prove it: a permutation such as
+	// [0 2 1 3] spans the same range.
+	if contiguous(rows) {
 		return in.rec.NewSlice(int64(rows[0]), int64(rows[len(rows)-1])+1), kinds, nil
 	}
 	b := array.NewInt32Builder(mem)
@@ -204,4 +206,14 @@ func kindString(k int8) string {
 		return "-D"
 	}
 	return fmt.Sprintf("?%d", k)
+}
+
+// contiguous reports whether rows is exactly first, first+1, ..., first+n-1.
+func contiguous(rows []int32) bool {
+	for k, r := range rows {
+		if r != rows[0]+int32(k) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,10 @@
 //	paimon files [--snapshot N] [--branch B] URL
 //	paimon cat [--snapshot N] [--tag T] [--branch B] [--all-levels]
 //	           [--format jsonl|csv|table] [--where EXPR] [--columns a,b] URL
+//	paimon create [--schema FILE.json] [--column name:TYPE ...] [--primary-key a,b]
+//	              [--partition c] [--bucket N] [--option k=v ...] [--comment C] URL
+//	paimon import [--create [create flags]] [--format parquet|jsonl] [--batch-rows N]
+//	              [--commit-every N] [--limit N] URL FILE
 //
 // Exit status 0 on success; 1 with one line on stderr for a missing table, a
 // corrupt file or an unsupported feature; 2 for bad usage.
@@ -45,13 +49,13 @@ func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " 
 func newRoot(out io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "paimon",
-		Short:         "Inspect and read Apache Paimon tables",
+		Short:         "Inspect, read, create and load Apache Paimon tables",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(out)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd())
+	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd())
 	return root
 }
 

@@ -17,7 +17,8 @@ from pypaimon import CatalogFactory
 import paimon_jsonl
 
 
-def read_rows(table_path):
+def open_table(table_path):
+    """Opens <warehouse>/<database>.db/<table> through pypaimon's filesystem catalog."""
     table_path = os.path.abspath(table_path)
     db_dir = os.path.dirname(table_path)
     if not db_dir.endswith(".db"):
@@ -25,7 +26,11 @@ def read_rows(table_path):
     warehouse = os.path.dirname(db_dir)
     ident = os.path.basename(db_dir)[:-len(".db")] + "." + os.path.basename(table_path)
     catalog = CatalogFactory.create({"warehouse": warehouse})
-    table = catalog.get_table(ident)
+    return catalog.get_table(ident)
+
+
+def read_rows(table_path):
+    table = open_table(table_path)
     rb = table.new_read_builder()
     splits = rb.new_scan().plan().splits()
     data = rb.new_read().to_arrow(splits)

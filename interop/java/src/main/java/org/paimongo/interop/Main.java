@@ -39,6 +39,10 @@ import java.util.List;
  *                      commit), the expected final rows into OUTDIR/expected/NAME.jsonl and
  *                      the list into OUTDIR/tables.json
  *   read TABLE_PATH    prints the rows of the table's latest snapshot as JSON Lines
+ *   apply TABLE_PATH ROWS_JSONL
+ *                      commits the rows of ROWS_JSONL (one JSON object per row in the same
+ *                      format, scalar columns only) to the table with one BatchWriteBuilder
+ *                      commit; row kinds come from the table's rowkind.field column, if any
  * </pre>
  *
  * Rows are printed in the format of {@code paimon cat --format jsonl} ({@link Jsonl}).
@@ -51,8 +55,10 @@ public final class Main {
             write(args[1]);
         } else if (args.length == 2 && args[0].equals("read")) {
             read(args[1]);
+        } else if (args.length == 3 && args[0].equals("apply")) {
+            apply(args[1], args[2]);
         } else {
-            System.err.println("usage: write OUTDIR | read TABLE_PATH");
+            System.err.println("usage: write OUTDIR | read TABLE_PATH | apply TABLE_PATH ROWS_JSONL");
             System.exit(2);
         }
     }
@@ -97,11 +103,12 @@ public final class Main {
                                 + Jsonl.quote("warehouse/interop.db/" + t.name)
                                 + ",\"expected\":"
                                 + Jsonl.quote(expected)
-                                + ",\"snapshots\":"
+                                + ",\"commits\":"
                                 + t.commits.size()
                                 + "}");
             }
         }
+        deleteTree(tmp);
         String version = org.apache.paimon.table.Table.class.getPackage().getImplementationVersion();
         Files.writeString(
                 out.resolve("tables.json"),
@@ -110,6 +117,38 @@ public final class Main {
                         + ",\"tables\":[\n"
                         + String.join(",\n", listing)
                         + "\n]}\n");
+    }
+
+    private static void deleteTree(java.nio.file.Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> s = Files.walk(dir)) {
+            for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) s.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    static void apply(String tablePath, String rowsFile) throws Exception {
+        FileStoreTable table =
+                FileStoreTableFactory.create(LocalFileIO.create(), new Path(tablePath));
+        RowType type = table.rowType();
+        List<GenericRow> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(Paths.get(rowsFile), StandardCharsets.UTF_8)) {
+            if (!line.isBlank()) {
+                rows.add(Rows.fromJson(type, Json.parse(line)));
+            }
+        }
+        java.nio.file.Path tmp = Files.createTempDirectory("paimon-interop");
+        BatchWriteBuilder wb = table.newBatchWriteBuilder();
+        try (BatchTableWrite w = wb.newWrite();
+                BatchTableCommit c = wb.newCommit()) {
+            w.withIOManager(IOManager.create(tmp.toString()));
+            for (GenericRow r : rows) {
+                w.write(r);
+            }
+            c.commit(w.prepareCommit());
+        } finally {
+            deleteTree(tmp);
+        }
     }
 
     static void read(String tablePath) throws Exception {

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/types"
+)
+
+// errImportSchema marks an input file whose columns do not match the table.
+var errImportSchema = errors.New("input does not match the table")
+
+// batchSource yields Arrow batches of the table's columns; Next returns
+// io.EOF after the last one.
+type batchSource interface {
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close() error
+}
+
+type importFlags struct {
+	create      bool
+	table       tableFlags
+	formatName  string
+	batchRows   int
+	commitEvery int64
+	limit       int64
+}
+
+func newImportCmd() *cobra.Command {
+	var f importFlags
+	cmd := &cobra.Command{
+		Use:   "import URL FILE.parquet|FILE.jsonl",
+		Short: "Write the rows of a Parquet or JSONL file into a table",
+		Long: `Stream a Parquet or JSON Lines file into the table at URL through the
+table writer and commit (one snapshot at the end, or one every
+--commit-every rows).
+
+Parquet columns are matched to table columns by name (by field id when the
+file carries Paimon field ids) and converted by the table reader's widening
+rules; JSONL lines are objects in the form 'paimon cat --format jsonl'
+prints. Every table column must be present in the file and every file
+column must be a table column.
+
+With --create the table is created first when it does not exist, from the
+same flags as 'paimon create'; without --schema/--column a Parquet file's
+own columns define it. Nothing is published when the import fails before
+its first commit.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("expected a table URL and a file, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runImport(cmd, args[0], args[1], &f) },
+	}
+	cmd.Flags().BoolVar(&f.create, "create", false, "create the table if it does not exist (with the create flags)")
+	f.table.register(cmd)
+	cmd.Flags().StringVar(&f.formatName, "format", "", "input format: parquet or jsonl (default: from the file extension)")
+	cmd.Flags().IntVar(&f.batchRows, "batch-rows", 8192, "rows per batch handed to the writer")
+	cmd.Flags().Int64Var(&f.commitEvery, "commit-every", 0, "commit after every N rows (default: one commit at the end)")
+	cmd.Flags().Int64Var(&f.limit, "limit", 0, "import only the first N rows (default: all)")
+	return cmd
+}
+
+// inputFormat returns "parquet" or "jsonl" from --format or the file name.
+func inputFormat(name, flag string) (string, error) {
+	v := strings.ToLower(flag)
+	if v == "" {
+		switch strings.ToLower(filepath.Ext(name)) {
+		case ".parquet", ".parq":
+			v = "parquet"
+		case ".jsonl", ".json", ".ndjson":
+			v = "jsonl"
+		default:
+			return "", usageError{fmt.Errorf("cannot tell the format of %s from its extension; give --format parquet|jsonl", name)}
+		}
+	}
+	switch v {
+	case "parquet", "jsonl":
+		return v, nil
+	case "json", "ndjson":
+		return "jsonl", nil
+	}
+	return "", usageError{fmt.Errorf("--format %q: want parquet or jsonl", flag)}
+}
+
+func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) error {
+	ctx := cmd.Context()
+	if f.batchRows <= 0 {
+		return usageError{fmt.Errorf("--batch-rows must be positive, got %d", f.batchRows)}
+	}
+	if f.commitEvery < 0 || f.limit < 0 {
+		return usageError{errors.New("--commit-every and --limit must not be negative")}
+	}
+	if !f.create && f.table.given() {
+		return usageError{errors.New("table definition flags need --create")}
+	}
+	kind, err := inputFormat(fileName, f.formatName)
+	if err != nil {
+		return err
+	}
+	in, err := os.Open(fileName)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+
+	t, err := paimon.OpenTable(ctx, tableURL)
+	if errors.Is(err, paimon.ErrTableNotExist) && f.create {
+		var derived []types.DataField
+		if kind == "parquet" && f.table.schemaFile == "" && len(f.table.columns) == 0 {
+			if derived, err = parquetColumns(in, fileName); err != nil {
+				return err
+			}
+		}
+		s, err := f.table.definition(derived)
+		if err != nil {
+			return err
+		}
+		if _, err := createTable(ctx, tableURL, s); err != nil {
+			return err
+		}
+		t, err = paimon.OpenTable(ctx, tableURL)
+		if err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	defer t.Close()
+	fields := t.Schema().Fields
+
+	var src batchSource
+	if kind == "parquet" {
+		ps, err := newParquetSource(ctx, in, fileName, fields, f.batchRows)
+		if err != nil {
+			return err
+		}
+		src = ps
+	} else {
+		src = &jsonlSource{r: newJSONLReader(in, fields, f.batchRows)}
+	}
+	defer src.Close()
+
+	user := "paimon-import-" + uuid.NewString()
+	w, err := t.NewWrite(user)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	cm, err := t.NewCommit(user)
+	if err != nil {
+		return err
+	}
+	var (
+		rows, pending int64
+		commits       []int64
+		identifier    int64
+	)
+	publish := func() error {
+		msgs, err := w.PrepareCommit(ctx)
+		if err != nil {
+			return err
+		}
+		identifier++
+		id := identifier
+		if f.commitEvery == 0 {
+			id = commit.BatchIdentifier
+		}
+		snap, err := cm.Commit(ctx, id, msgs)
+		if err != nil {
+			return err
+		}
+		if len(msgs) > 0 {
+			commits = append(commits, snap)
+		}
+		pending = 0
+		return nil
+	}
+	for f.limit == 0 || rows < f.limit {
+		rec, err := src.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if f.limit > 0 && rows+rec.NumRows() > f.limit {
+			cut := rec.NewSlice(0, f.limit-rows)
+			rec.Release()
+			rec = cut
+		}
+		n := rec.NumRows()
+		err = w.Write(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+		rows += n
+		pending += n
+		if f.commitEvery > 0 && pending >= f.commitEvery {
+			if err := publish(); err != nil {
+				return err
+			}
+		}
+	}
+	if pending > 0 || len(commits) == 0 {
+		if err := publish(); err != nil {
+			return err
+		}
+	}
+	snaps := "no snapshot"
+	if len(commits) > 0 {
+		snaps = "snapshot " + strconv.FormatInt(commits[0], 10)
+		if len(commits) > 1 {
+			snaps = fmt.Sprintf("snapshots %d..%d", commits[0], commits[len(commits)-1])
+		}
+	}
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "imported %d rows in %d commits (%s)\n", rows, len(commits), snaps)
+	return err
+}
+
+// parquetColumns returns the columns of a Parquet file as Paimon fields
+// (types.FromArrow of the Arrow schema pqarrow derives).
+func parquetColumns(f *os.File, name string) ([]types.DataField, error) {
+	sc, err := parquetArrowSchema(f, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]types.DataField, 0, sc.NumFields())
+	for _, af := range sc.Fields() {
+		t, err := types.FromArrow(af.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: column %q: %w", errImportSchema, name, af.Name, err)
+		}
+		out = append(out, types.DataField{Name: af.Name, Type: t.WithNullable(af.Nullable)})
+	}
+	return out, nil
+}
+
+func parquetArrowSchema(f *os.File, name string) (*arrow.Schema, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// A SectionReader, so that closing the Parquet reader leaves f open.
+	pf, err := file.NewParquetReader(io.NewSectionReader(f, 0, st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", format.ErrCorrupt, name, err)
+	}
+	defer pf.Close()
+	sc, err := pqarrow.FromParquet(pf.MetaData().Schema, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", format.ErrCorrupt, name, err)
+	}
+	return sc, nil
+}
+
+// osFile adapts *os.File to format.File.
+type osFile struct {
+	*os.File
+	size int64
+}
+
+func (f osFile) Size() int64 { return f.size }
+
+type parquetSource struct {
+	r format.Reader
+}
+
+// newParquetSource reads the table's columns from a Parquet file with the
+// table reader's Parquet reader: columns are found by name, or by field id
+// when the file carries ids (the ids of the same-named file columns are
+// asked for), and converted to the table types.
+func newParquetSource(ctx context.Context, f *os.File, name string, fields []types.DataField, batchRows int) (*parquetSource, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	sc, err := parquetArrowSchema(f, name)
+	if err != nil {
+		return nil, err
+	}
+	fileIDs := map[string]int{}
+	var fileNames []string
+	for _, af := range sc.Fields() {
+		fileNames = append(fileNames, af.Name)
+		id := -1
+		if v, ok := af.Metadata.GetValue("PARQUET:field_id"); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				id = n
+			}
+		}
+		fileIDs[af.Name] = id
+	}
+	want := make([]types.DataField, len(fields))
+	for i, tf := range fields {
+		id, ok := fileIDs[tf.Name]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s has no column %q (file columns %v)", errImportSchema, name, tf.Name, fileNames)
+		}
+		want[i] = tf
+		if id >= 0 {
+			want[i].ID = id
+		}
+	}
+	for _, n := range fileNames {
+		if !slices.ContainsFunc(fields, func(tf types.DataField) bool { return tf.Name == n }) {
+			return nil, fmt.Errorf("%w: column %q of %s is not a table column (table columns %v)", errImportSchema, n, name, types.FieldNames(fields))
+		}
+	}
+	r, err := parquet.NewReader(ctx, osFile{f, st.Size()}, name, want, format.ReadOptions{BatchSize: batchRows})
+	if err != nil {
+		return nil, err
+	}
+	return &parquetSource{r: r}, nil
+}
+
+func (s *parquetSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	b, err := s.r.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Record, nil
+}
+
+func (s *parquetSource) Close() error { return s.r.Close() }
+
+type jsonlSource struct{ r *jsonlReader }
+
+func (s *jsonlSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.r.Next()
+}
+
+func (s *jsonlSource) Close() error { return nil }

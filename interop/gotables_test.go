@@ -1,0 +1,509 @@
+//go:build interop
+
+package interop
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/rowfmt"
+	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
+)
+
+// goRow is one input row of a Go-written table: its row kind (row.RowKind*)
+// and one Go value per table column (the convention of package types).
+type goRow struct {
+	kind   byte
+	values []any
+}
+
+func ins(v ...any) goRow              { return goRow{kind: row.RowKindInsert, values: v} }
+func withKind(k byte, v ...any) goRow { return goRow{kind: k, values: v} }
+
+// goTable is a table our writer and commit create: schema, options, the merge
+// engine that gives its final rows, and the rows of each commit.
+type goTable struct {
+	name          string
+	fields        []types.DataField
+	partitionKeys []string
+	primaryKeys   []string
+	options       map[string]string
+	engine        string // append, deduplicate, partial-update, aggregation
+	commits       [][]goRow
+}
+
+func notNull(t types.DataType) types.DataType { t.Nullable = false; return t }
+
+func field(name string, t types.DataType) types.DataField { return types.Field(0, name, t) }
+
+func dec(s string, p, scale int) types.Decimal {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	frac += strings.Repeat("0", scale-len(frac))
+	u, ok := new(big.Int).SetString(intPart+frac, 10)
+	if !ok {
+		panic("bad decimal literal " + s) // test data literal, fixed at compile time
+	}
+	if neg {
+		u.Neg(u)
+	}
+	return types.Decimal{Unscaled: u, Precision: p, Scale: scale}
+}
+
+func ts(s string) types.Timestamp {
+	t, err := time.Parse("2006-01-02T15:04:05.999999999", s)
+	if err != nil {
+		panic(err) // test data literal
+	}
+	return types.Timestamp{Millis: t.UnixMilli(), NanoOfMilli: int32(t.Nanosecond() % 1_000_000)}
+}
+
+func date(s string) int32 {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err) // test data literal
+	}
+	return int32(math.Floor(float64(t.Unix()) / 86400))
+}
+
+// goTables is the set of tables the forward cells write with our writer.
+func goTables() []goTable {
+	typeFields := []types.DataField{
+		field("id", notNull(types.Int())),
+		field("b", types.Boolean()),
+		field("ti", types.TinyInt()),
+		field("si", types.SmallInt()),
+		field("bi", types.BigInt()),
+		field("f", types.Float()),
+		field("d", types.Double()),
+		field("dec", types.DecimalOf(10, 2)),
+		field("dec38", types.DecimalOf(38, 9)),
+		field("c", types.CharOf(5)),
+		field("vc", types.VarCharOf(10)),
+		field("s", types.String()),
+		field("bin", types.BinaryOf(3)),
+		field("vb", types.Bytes()),
+		field("dt", types.Date()),
+		field("tm", types.TimeOf(3)),
+		field("ts0", types.TimestampOf(0)),
+		field("ts3", types.TimestampOf(3)),
+		field("ts6", types.TimestampOf(6)),
+		field("ts9", types.TimestampOf(9)),
+		field("ltz3", types.LocalZonedTimestampOf(3)),
+		field("ltz6", types.LocalZonedTimestampOf(6)),
+		field("arr", types.ArrayOf(types.Int())),
+		field("m", types.MapOf(notNull(types.String()), types.Int())),
+		field("r", types.RowOf(field("x", types.Int()), field("y", types.String()))),
+	}
+	nulls := make([]any, len(typeFields))
+	nulls[0] = int32(3)
+	types1 := []goRow{
+		ins(int32(1), true, int8(-128), int16(-32768), int64(math.MinInt64), float32(3.1), 0.1,
+			dec("12345678.90", 10, 2), dec("12345678901234567890123456789.123456789", 38, 9),
+			"ab   ", "héllo ✓", "<a&b> \"q\" \\", []byte("a31"), []byte{0, 1, 255},
+			date("2024-02-29"), int32(3_723_004),
+			ts("2024-01-02T03:04:05"), ts("2024-01-02T03:04:05.678"), ts("2024-01-02T03:04:05.678901"),
+			ts("2024-01-02T03:04:05.678901234"), ts("2024-01-02T03:04:05.123"), ts("2024-01-02T03:04:05.000006"),
+			[]any{int32(1), nil, int32(3)}, types.Map{Keys: []any{"k1", "k2"}, Values: []any{int32(1), nil}},
+			[]any{int32(7), "seven"}),
+		ins(int32(2), false, int8(127), int16(32767), int64(math.MaxInt64), float32(-0.5), 1e-7,
+			dec("-0.12", 10, 2), dec("0.000000001", 38, 9),
+			"x    ", "", "line\nbreak", []byte{0, 0, 0}, []byte{},
+			date("1969-12-31"), int32(0),
+			ts("1969-12-31T23:59:59"), ts("1969-12-31T23:59:59.999"), ts("1970-01-01T00:00:00.000001"),
+			ts("1969-12-31T23:59:59.999999999"), ts("1999-12-31T23:59:59.999"), ts("1999-12-31T23:59:59.999999"),
+			[]any{}, types.Map{}, []any{nil, nil}),
+	}
+	types2 := []goRow{
+		{kind: row.RowKindInsert, values: nulls},
+		ins(int32(4), true, int8(0), int16(0), int64(0), float32(math.Inf(1)), math.NaN(),
+			dec("7.00", 10, 2), dec("-99999999999999999999999999999.999999999", 38, 9),
+			"     ", "0123456789", "✓✓", []byte{1, 2, 3}, []byte("x"),
+			date("0001-01-01"), int32(86_399_999),
+			ts("2038-01-19T03:14:08"), ts("2000-02-29T12:00:00.001"), ts("9999-12-31T23:59:59.999999"),
+			ts("1970-01-01T00:00:00.000001"), ts("1970-01-01T00:00:00"), ts("1970-01-01T00:00:00"),
+			[]any{nil}, types.Map{Keys: []any{"z"}, Values: []any{int32(0)}}, []any{int32(-1), ""}),
+	}
+
+	partFields := []types.DataField{field("dt", types.String()), field("id", types.Int()), field("v", types.String())}
+	var part1, part2 []goRow
+	for i := 1; i <= 5; i++ {
+		part1 = append(part1, ins("2024-01-01", int32(i), fmt.Sprintf("a%d", i)))
+	}
+	for i := 6; i <= 8; i++ {
+		part1 = append(part1, ins("2024-01-02", int32(i), fmt.Sprintf("b%d", i)))
+	}
+	part2 = append(part2, ins("2024-01-02", int32(9), "c9"), ins("2024-01-03", int32(12), "d12"))
+
+	bucketFields := []types.DataField{field("p", types.Int()), field("id", types.Int()), field("v", types.String())}
+	var b1, b2 []goRow
+	for i := 0; i < 20; i++ {
+		b1 = append(b1, ins(int32(i%2), int32(i), fmt.Sprintf("v%d", i)))
+	}
+	for i := 20; i < 30; i++ {
+		b2 = append(b2, ins(int32(i%3), int32(i), fmt.Sprintf("w%d", i)))
+	}
+
+	pkFields := []types.DataField{
+		field("region", types.String()), field("id", types.Int()), field("name", types.String()),
+		field("amount", types.DecimalOf(12, 3)), field("ts", types.TimestampOf(6)),
+	}
+	pk := func(k byte, region string, id int, name string) goRow {
+		return withKind(k, region, int32(id), name,
+			dec(fmt.Sprintf("%d.%03d", id*3/2, (id*3%2)*500), 12, 3),
+			ts(fmt.Sprintf("2024-05-01T00:00:%02d.%06d", id%60, id)))
+	}
+	var pk1, pk2, pk4 []goRow
+	for _, r := range []string{"eu", "us"} {
+		for i := 1; i <= 12; i++ {
+			pk1 = append(pk1, pk(row.RowKindInsert, r, i, fmt.Sprintf("%s-%d", r, i)))
+		}
+	}
+	for i := 1; i <= 4; i++ {
+		pk2 = append(pk2, pk(row.RowKindUpdateBefore, "eu", i, fmt.Sprintf("eu-%d", i)),
+			pk(row.RowKindUpdateAfter, "eu", i, fmt.Sprintf("eu-%d-v2", i)))
+	}
+	for i := 1; i <= 3; i++ {
+		pk2 = append(pk2, pk(row.RowKindDelete, "us", i, fmt.Sprintf("us-%d", i)))
+	}
+	pk2 = append(pk2, pk(row.RowKindInsert, "eu", 13, "eu-13"), pk(row.RowKindUpdateAfter, "eu", 1, "eu-1-v3"))
+	pk3 := []goRow{
+		pk(row.RowKindDelete, "eu", 13, "eu-13"), pk(row.RowKindInsert, "us", 2, "us-2-back"),
+		pk(row.RowKindDelete, "eu", 99, "ghost"),
+	}
+	for i := 5; i <= 8; i++ {
+		pk4 = append(pk4, pk(row.RowKindUpdateAfter, "us", i, fmt.Sprintf("us-%d-v2", i)))
+	}
+
+	var agg1 []goRow
+	for i := 1; i <= 5; i++ {
+		agg1 = append(agg1, ins(int32(i), int64(i*10), int32(i), fmt.Sprintf("t%d", i)))
+	}
+
+	return []goTable{
+		{name: "go_append_types", fields: typeFields, options: map[string]string{"bucket": "-1"},
+			engine: "append", commits: [][]goRow{types1, types2}},
+		{name: "go_append_part", fields: partFields, partitionKeys: []string{"dt"},
+			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{part1, part2}},
+		{name: "go_append_part_escape", fields: partFields, partitionKeys: []string{"dt"},
+			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{{
+				ins(nil, int32(1), "null"), ins("", int32(2), "blank"), ins("a:b", int32(3), "colon"),
+				ins("x=y/z", int32(4), "eq-slash"), ins("100%", int32(5), "percent"),
+				ins("sp ace", int32(6), "space"),
+			}}},
+		{name: "go_append_bucket2", fields: bucketFields, partitionKeys: []string{"p"},
+			options: map[string]string{"bucket": "2", "bucket-key": "id"}, engine: "append",
+			commits: [][]goRow{b1, b2}},
+		{name: "go_pk_dedupe", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},
+		{name: "go_pk_partial_update",
+			fields: []types.DataField{field("id", types.Int()), field("a", types.Int()),
+				field("b", types.String()), field("c", types.Double())},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "1", "merge-engine": "partial-update"},
+			engine: "partial-update", commits: [][]goRow{
+				{ins(int32(1), int32(1), nil, nil), ins(int32(2), nil, "x", nil)},
+				{ins(int32(1), nil, "y", 1.5), ins(int32(3), int32(3), nil, nil), ins(int32(2), int32(20), nil, 2.5)},
+				{ins(int32(1), int32(100), nil, nil)},
+			}},
+		{name: "go_pk_aggregation",
+			fields: []types.DataField{field("id", types.Int()), field("total", types.BigInt()),
+				field("mx", types.Int()), field("tag", types.String())},
+			primaryKeys: []string{"id"},
+			options: map[string]string{"bucket": "2", "merge-engine": "aggregation",
+				"fields.total.aggregate-function": "sum", "fields.mx.aggregate-function": "max"},
+			engine: "aggregation", commits: [][]goRow{
+				agg1,
+				{ins(int32(1), int64(5), int32(0), nil), ins(int32(2), nil, int32(99), "u2"),
+					ins(int32(1), int64(1), int32(50), "u1"), ins(int32(6), nil, nil, nil)},
+				{ins(int32(3), int64(-30), int32(2), nil), ins(int32(6), int64(6), nil, "t6")},
+			}},
+		{name: "go_pk_sequence_field",
+			fields:      []types.DataField{field("id", types.Int()), field("v", types.String()), field("seq", types.BigInt())},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "1", "sequence.field": "seq"},
+			engine: "deduplicate", commits: [][]goRow{
+				{ins(int32(1), "a", int64(10)), ins(int32(2), "b", int64(5))},
+				{ins(int32(1), "old", int64(3)), ins(int32(2), "new", int64(7)), ins(int32(1), "tie", int64(10)),
+					withKind(row.RowKindDelete, int32(2), "gone-but-older", int64(1))},
+			}},
+	}
+}
+
+// finalRows applies the table's merge semantics to its rows in write order.
+func (g goTable) finalRows() [][]any {
+	var rows []goRow
+	for _, c := range g.commits {
+		rows = append(rows, c...)
+	}
+	if g.engine == "append" {
+		out := make([][]any, len(rows))
+		for i, r := range rows {
+			out[i] = r.values
+		}
+		return out
+	}
+	idx := map[string]int{}
+	for i, f := range g.fields {
+		idx[f.Name] = i
+	}
+	seq := -1
+	if s, ok := g.options["sequence.field"]; ok {
+		seq = idx[s]
+	}
+	state := map[string][]any{}
+	var order []string
+	for _, r := range rows {
+		var kb strings.Builder
+		for _, k := range g.primaryKeys {
+			fmt.Fprintf(&kb, "%v|", r.values[idx[k]])
+		}
+		key := kb.String()
+		old, exists := state[key]
+		retract := r.kind == row.RowKindDelete || r.kind == row.RowKindUpdateBefore
+		if !exists {
+			order = append(order, key)
+		}
+		switch g.engine {
+		case "deduplicate":
+			if seq >= 0 && exists && old != nil && r.values[seq].(int64) < old[seq].(int64) {
+				continue
+			}
+			if retract {
+				state[key] = nil
+			} else {
+				state[key] = append([]any(nil), r.values...)
+			}
+		case "partial-update":
+			if old == nil {
+				state[key] = append([]any(nil), r.values...)
+				continue
+			}
+			for i, v := range r.values {
+				if v != nil {
+					old[i] = v
+				}
+			}
+		case "aggregation":
+			if old == nil {
+				state[key] = append([]any(nil), r.values...)
+				continue
+			}
+			for i, v := range r.values {
+				if v == nil {
+					continue
+				}
+				if old[i] == nil {
+					old[i] = v
+					continue
+				}
+				switch g.options["fields."+g.fields[i].Name+".aggregate-function"] {
+				case "sum":
+					old[i] = old[i].(int64) + v.(int64)
+				case "max":
+					old[i] = max(old[i].(int32), v.(int32))
+				default:
+					old[i] = v
+				}
+			}
+		default:
+			panic("unknown engine " + g.engine)
+		}
+	}
+	var out [][]any
+	for _, k := range order {
+		if v := state[k]; v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// write creates the table in the warehouse at whURL with our catalog and
+// writes each commit with a fresh writer.Write and commit.Committer (as a
+// batch job would), passing row kinds through writer.DefaultRowKindColumn.
+// It returns the table directory relative to the warehouse.
+func (g goTable) write(ctx context.Context, whURL string) (string, error) {
+	cat, err := catalog.Open(ctx, whURL)
+	if err != nil {
+		return "", err
+	}
+	defer cat.Close()
+	if err := cat.CreateDatabase(ctx, "interop", true); err != nil {
+		return "", err
+	}
+	id := catalog.NewIdentifier("interop", g.name)
+	err = cat.CreateTable(ctx, id, catalog.Schema{
+		Fields: g.fields, PartitionKeys: g.partitionKeys, PrimaryKeys: g.primaryKeys, Options: g.options,
+	}, false)
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", id, err)
+	}
+	tbl, err := cat.GetTable(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	user := "interop-go-" + g.name
+	for i, rows := range g.commits {
+		if err := commitRows(ctx, tbl, user, int64(i+1), rows, len(g.primaryKeys) > 0); err != nil {
+			return "", fmt.Errorf("%s commit %d: %w", g.name, i+1, err)
+		}
+	}
+	return catalog.TablePath(id), nil
+}
+
+// commitRows writes rows into tbl with a fresh writer.Write and commits them as
+// commit identifier of user. With withKind the row kinds are passed through
+// writer.DefaultRowKindColumn.
+func commitRows(ctx context.Context, tbl *catalog.Table, user string, identifier int64, rows []goRow, withKind bool) error {
+	rec := buildRecord(tbl.Schema.Fields, rows, withKind)
+	defer rec.Release()
+	w, err := writer.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		return fmt.Errorf("writer: %w", err)
+	}
+	if err := w.Write(ctx, rec); err != nil {
+		w.Close()
+		return fmt.Errorf("write: %w", err)
+	}
+	msgs, err := w.PrepareCommit(ctx)
+	w.Close()
+	if err != nil {
+		return fmt.Errorf("prepare commit: %w", err)
+	}
+	c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Commit(ctx, identifier, msgs); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// rowsJSONL formats rows (one Go value per column of fields) with rowfmt.
+func rowsJSONL(fields []types.DataField, values [][]any) ([]byte, error) {
+	var rows []goRow
+	for _, v := range values {
+		rows = append(rows, goRow{values: v})
+	}
+	rec := buildRecord(fields, rows, false)
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := rowfmt.NewWriter(&buf, rowfmt.JSONL, &rowfmt.Options{Fields: fields})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Write(rec); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// expectedJSONL formats the table's final rows with rowfmt, the format every
+// reader prints.
+func (g goTable) expectedJSONL(fields []types.DataField) ([]byte, error) {
+	return rowsJSONL(fields, g.finalRows())
+}
+
+// buildRecord builds an Arrow record batch of the table columns (types.ToArrow
+// types) from Go values, plus an Int8 row-kind column when withKind is set.
+func buildRecord(fields []types.DataField, rows []goRow, withKind bool) arrow.RecordBatch {
+	sc := types.SchemaToArrow(fields)
+	if withKind {
+		fs := append(sc.Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.PrimitiveTypes.Int8})
+		sc = arrow.NewSchema(fs, nil)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for _, r := range rows {
+		for i, v := range r.values {
+			appendValue(b.Field(i), v)
+		}
+		if withKind {
+			b.Field(len(fields)).(*array.Int8Builder).Append(int8(r.kind))
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+// appendValue appends one Go value (types convention) to an Arrow builder.
+// The values are test literals, so a mismatch is a bug in the test: panic.
+func appendValue(b array.Builder, v any) {
+	if v == nil {
+		b.AppendNull()
+		return
+	}
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		bb.Append(v.(bool))
+	case *array.Int8Builder:
+		bb.Append(v.(int8))
+	case *array.Int16Builder:
+		bb.Append(v.(int16))
+	case *array.Int32Builder:
+		bb.Append(v.(int32))
+	case *array.Int64Builder:
+		bb.Append(v.(int64))
+	case *array.Float32Builder:
+		bb.Append(v.(float32))
+	case *array.Float64Builder:
+		bb.Append(v.(float64))
+	case *array.StringBuilder:
+		bb.Append(v.(string))
+	case *array.BinaryBuilder:
+		bb.Append(v.([]byte))
+	case *array.Decimal128Builder:
+		bb.Append(decimal128.FromBigInt(v.(types.Decimal).Unscaled))
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(v.(int32)))
+	case *array.Time32Builder:
+		bb.Append(arrow.Time32(v.(int32)))
+	case *array.TimestampBuilder:
+		t := v.(types.Timestamp)
+		switch bb.Type().(*arrow.TimestampType).Unit {
+		case arrow.Millisecond:
+			bb.Append(arrow.Timestamp(t.Millis))
+		case arrow.Microsecond:
+			bb.Append(arrow.Timestamp(t.Millis*1000 + int64(t.NanoOfMilli)/1000))
+		default:
+			bb.Append(arrow.Timestamp(t.Millis*1_000_000 + int64(t.NanoOfMilli)))
+		}
+	case *array.MapBuilder:
+		m := v.(types.Map)
+		bb.Append(true)
+		for i := range m.Keys {
+			appendValue(bb.KeyBuilder(), m.Keys[i])
+			appendValue(bb.ItemBuilder(), m.Values[i])
+		}
+	case *array.ListBuilder:
+		bb.Append(true)
+		for _, e := range v.([]any) {
+			appendValue(bb.ValueBuilder(), e)
+		}
+	case *array.StructBuilder:
+		bb.Append(true)
+		for i, e := range v.([]any) {
+			appendValue(bb.FieldBuilder(i), e)
+		}
+	default:
+		panic(fmt.Sprintf("appendValue: builder %T", b))
+	}
+}
