@@ -19,6 +19,17 @@
 // Java created on a local disk (an empty directory) is not visible here
 // until it holds a file.
 //
+// # Schema changes
+//
+// AlterTable applies SchemaChanges (add, rename, drop, move and retype
+// columns, set and remove options, comments) as Java's
+// SchemaManager.commitChanges does and publishes schema-(N+1) only if
+// absent, retrying on the new latest schema when a concurrent change took
+// the id. Field ids never change and are never reused, so readers match old
+// data files to the new schema by id (renamed columns keep their values,
+// dropped ones disappear, added ones read as null, widened ones are
+// converted). ApplyChanges is the same rule set without I/O.
+//
 // # Errors
 //
 // Errors wrap one of the sentinels below (test with errors.Is) and name the

@@ -36,7 +36,8 @@ const (
 //   - primary key columns get the nullability of "primary-key.nullable"
 //     (default NOT NULL);
 //   - field ids are assigned with types.AssignFieldIDs (Schema.Builder order);
-//   - the bucket rules of SchemaValidation.validateBucket apply.
+//   - the bucket rules of SchemaValidation.validateBucket and the
+//     sequence.field rules of SchemaValidation.validateSequenceField apply.
 //
 // timeMillis is the creation time stored in the schema. Errors wrap
 // ErrInvalidSchema (and schema.ErrInvalidSchema or schema.ErrInvalidOption

@@ -127,7 +127,7 @@ type Option func(*Committer)
 // commit.force-create-snapshot = true, else snapshot.ignore-empty-commit,
 // else true as for Java batch commits (BatchWriteBuilderImpl.newCommit).
 func WithIgnoreEmptyCommit(ignore bool) Option {
-	return func(c *Committer) { c.ignoreEmpty = ignore; c.ignoreEmptySet = true }
+	return func(c *Committer) { c.ignoreEmpty = ignore }
 }
 
 // WithWatermark sets the input watermark recorded in the snapshot (the
@@ -139,7 +139,9 @@ func WithProperties(p map[string]string) Option { return func(c *Committer) { c.
 
 // Committer commits messages of one commit user to one table (Java
 // TableCommitImpl over FileStoreCommitImpl). It is safe for concurrent use,
-// though Java expects one committer per commit user.
+// though Java expects one committer per commit user. Call Close when done
+// with it (Java TableCommit.close): on object stores a Committer finishes
+// some work in the background after each commit.
 type Committer struct {
 	fio        *fileio.FileIO
 	ts         *schema.TableSchema
@@ -149,12 +151,12 @@ type Committer struct {
 	mw         *manifestWriter
 	merge      mergeConfig
 
-	ignoreEmpty, ignoreEmptySet bool
-	watermark                   *int64
-	properties                  map[string]string
-	maxRetries                  int // -1: lost races are retried until ctx ends
-	minWait, maxWait            time.Duration
-	timeout                     time.Duration // 0 = unlimited
+	ignoreEmpty      bool
+	watermark        *int64
+	properties       map[string]string
+	maxRetries       int // -1: lost races are retried until ctx ends
+	minWait, maxWait time.Duration
+	timeout          time.Duration // 0 = unlimited
 
 	postpone   bool // bucket = -2: overwrites also delete files of negative buckets
 	upgrade    bool // overwrite-upgrade
@@ -180,9 +182,12 @@ type Committer struct {
 // New returns a Committer for the table rooted at fio whose schema is ts,
 // committing as commitUser. Options of ts steer retries (commit.max-retries,
 // commit.min-retry-wait, commit.max-retry-wait, commit.timeout; see Commit
-// for how lost races are counted), manifest
-// merging (manifest.target-file-size, manifest.merge-min-count,
-// manifest.full-compaction-threshold-size) and manifest compression.
+// for how lost races are counted), manifest merging
+// (manifest.target-file-size, manifest.merge-min-count,
+// manifest.full-compaction-threshold-size), manifest compression, empty
+// commits (snapshot.ignore-empty-commit, commit.force-create-snapshot) and
+// overwrites (bucket, overwrite-upgrade, pk-clustering-override, num-levels;
+// dynamic-partition-overwrite is reported by DynamicPartitionOverwrite).
 // Malformed options wrap schema.ErrInvalidOption; manifest.format other
 // than avro wraps ErrUnsupported.
 func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Committer, error) {
@@ -324,8 +329,10 @@ func (c *Committer) Close() error {
 // Idempotency (TableCommitImpl.filterCommitted): unless identifier is
 // BatchIdentifier, if a snapshot of this commit user with an identifier >=
 // identifier already exists, nothing is committed and its id is returned.
-// Empty messages create no snapshot (unless WithIgnoreEmptyCommit(false)),
-// and Commit returns 0.
+// Empty messages create no snapshot, and Commit returns 0, unless empty
+// commits are kept (commit.force-create-snapshot = true,
+// snapshot.ignore-empty-commit = false or WithIgnoreEmptyCommit(false)):
+// then they create an APPEND snapshot without changes.
 //
 // Lost races: every attempt that finds its snapshot id taken is redone on
 // the new latest snapshot after a backoff. Only when the table sets

@@ -250,6 +250,7 @@ func race(t *testing.T, url string, writers, commits int) {
 				errs <- err
 				return
 			}
+			defer c.Close() // deletes an unused prepared base list (object stores)
 			for i := range commits {
 				msgs := prepare(t, tbl, user, []int64{int64(g*1000 + i)}, user)
 				if _, err := c.Commit(ctx, int64(i+1), msgs); err != nil {

@@ -307,3 +307,39 @@ func TestForceCreateSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactionAfterOverwriteConflicts: a compaction prepared before an
+// overwrite of its partition deletes a file the overwrite already deleted;
+// it fails with ErrConflict (Java "File deletion conflicts detected") and
+// publishes nothing, and the overwrite's rows stand.
+func TestCompactionAfterOverwriteConflicts(t *testing.T) {
+	ctx := context.Background()
+	s := kvSchema
+	s.PrimaryKeys = []string{"k"}
+	s.Options = map[string]string{"bucket": "1"}
+	tbl := newTable(t, "", s)
+	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
+	msgs := prepare(t, tbl, "u", []int64{1, 2}, "a")
+	if _, err := c.Commit(ctx, 1, msgs); err != nil {
+		t.Fatal(err)
+	}
+	f := msgs[0].Data.NewFiles[0]
+	up := f
+	up.Level = 3
+	compact := []commit.Message{{Partition: msgs[0].Partition, TotalBuckets: 1,
+		Compact: commit.CompactIncrement{Before: []manifest.DataFileMeta{f}, After: []manifest.DataFileMeta{up}}}}
+	o, _ := commit.New(tbl.FileIO, tbl.Schema, "o")
+	if id, err := o.Overwrite(ctx, 1, nil, prepare(t, tbl, "o", []int64{7}, "b")); err != nil || id != 2 {
+		t.Fatalf("Overwrite = %d, %v", id, err)
+	}
+	before := manifestFiles(t, tbl.FileIO)
+	if _, err := c.Commit(ctx, 2, compact); !errors.Is(err, commit.ErrConflict) {
+		t.Errorf("compaction after the overwrite = %v, want ErrConflict", err)
+	}
+	if after := manifestFiles(t, tbl.FileIO); !slices.Equal(before, after) {
+		t.Errorf("the failed compaction left files: %v", difference(after, before))
+	}
+	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "7|b" {
+		t.Errorf("rows %v", got)
+	}
+}

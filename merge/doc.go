@@ -35,6 +35,14 @@
 // first; descending if sequence.field.sort-order says so, nulls still first),
 // then _SEQUENCE_NUMBER, then retractions before additions, then run index.
 //
+// For speed, every input batch gets, per row, a normalized key: the first 16
+// bytes of an order-preserving byte encoding of the whole key (see
+// normkey.go), so that most comparisons are one or two integer comparisons.
+// Keys that do not fit in 16 bytes, or have a null, are compared column by
+// column when their prefixes tie; the order is the one above either way.
+// Composite keys of short strings and a timestamp (such as origin,
+// destination, date) fit whole.
+//
 // # Output
 //
 // Merged records come out in key order, in batches of at most

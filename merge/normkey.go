@@ -204,10 +204,11 @@ func (e *keyEncoder) putStrings(dst *normKeys, v *colView) {
 		if stop[i] {
 			continue
 		}
-		if x, w, ok := shortString(data, int(offs[i]), int(offs[i+1])); ok && !v.nulls {
-			if p := int(pos[i]); p+w < normKeyBytes {
+		if !v.nulls {
+			x, w, ok := shortString(data, int(offs[i]), int(offs[i+1]))
+			if p := int(pos[i]); ok && p+w < normKeyBytes {
 				dst.place(i, p, x, w)
-				pos[i] = uint8(p + w + 1)
+				pos[i] = uint8(p + w + 1) // the terminator 0x00 is in place
 				continue
 			}
 		}
@@ -323,29 +324,15 @@ func placeColumn(dst *normKeys, cls class, v *colView, p, w int) {
 		for i, x := range v.i32[:n] {
 			pl.put(i, uint64(uint32(x)^1<<31))
 		}
-	case clsI16:
-		for i, x := range v.i16[:n] {
-			pl.put(i, uint64(uint16(x)^1<<15))
-		}
-	case clsI8:
-		for i, x := range v.i8[:n] {
-			pl.put(i, uint64(uint8(x)^1<<7))
-		}
-	case clsBool:
-		for i := range n {
-			if v.b.Value(i) {
-				pl.put(i, 1)
-			}
-		}
-	case clsF32, clsF64:
-		for i := range n {
-			pl.put(i, floatKeyBits(v.floatAt(i)))
-		}
 	case clsDec128:
 		low := placerAt(dst, p+8, 8)
 		for i, x := range v.dec[:n] {
 			pl.put(i, uint64(x.HighBits())^1<<63)
 			low.put(i, x.LowBits())
+		}
+	default: // narrower integers, booleans, floats
+		for i := range n {
+			pl.put(i, keyBits(cls, v, i))
 		}
 	}
 }

@@ -79,17 +79,23 @@ func normKeyArray(t *testing.T, dt arrow.DataType, vals []any) arrow.Array {
 }
 
 // normKeyBatch loads the key columns of a batch whose row i has the values
-// rows[i][k] for key column k of type dts[k], encoded with e.
+// rows[i][k] for key column k of type dts[k] (at least one row), encoded
+// with e.
 func normKeyBatch(t *testing.T, e *keyEncoder, dts []arrow.DataType, rows [][]any) (*Merger, *batch) {
 	t.Helper()
 	m := &Merger{}
 	b := &batch{n: len(rows)}
 	for k, dt := range dts {
-		col := make([]any, len(rows))
+		// The arrays are slices starting at row 1 of a longer array, so
+		// that offsets and validity bits do not start at 0.
+		col := make([]any, len(rows)+1)
+		col[0] = rows[len(rows)-1][k]
 		for i := range rows {
-			col[i] = rows[i][k]
+			col[i+1] = rows[i][k]
 		}
-		arr := normKeyArray(t, dt, col)
+		whole := normKeyArray(t, dt, col)
+		arr := array.NewSlice(whole, 1, int64(len(col)))
+		whole.Release()
 		t.Cleanup(arr.Release)
 		var v colView
 		cls := classOf(dt)
@@ -219,12 +225,18 @@ func TestNormKeyComposite(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// All combinations, in key order as the loops nest (values are
 			// ascending per column).
-			var withNull, noNull [][]any
+			// withNull has nulls everywhere (encoded row by row from the
+			// first column on), lastNull only in the last column (encoded
+			// column at a time up to it), noNull none.
+			var withNull, lastNull, noNull [][]any
 			var rec func(k int, row []any)
 			rec = func(k int, row []any) {
 				if k == len(tc.vals) {
 					r := append([]any(nil), row...)
 					withNull = append(withNull, r)
+					if !containsNil(r[:len(r)-1]) {
+						lastNull = append(lastNull, r)
+					}
 					if !containsNil(r) {
 						noNull = append(noNull, r)
 					}
@@ -238,6 +250,7 @@ func TestNormKeyComposite(t *testing.T) {
 			var e keyEncoder
 			m, a := normKeyBatch(t, &e, tc.dts, withNull)
 			_, b := normKeyBatch(t, &e, tc.dts, noNull)
+			_, c := normKeyBatch(t, &e, tc.dts, lastNull)
 			for i := 0; i+1 < a.n; i++ {
 				if c := m.cmpKeys(a, i, a, i+1); c >= 0 {
 					t.Fatalf("rows %v and %v are not ascending", withNull[i], withNull[i+1])
@@ -245,6 +258,9 @@ func TestNormKeyComposite(t *testing.T) {
 			}
 			checkNormOrder(t, m, a, a)
 			checkNormOrder(t, m, a, b)
+			checkNormOrder(t, m, c, c)
+			checkNormOrder(t, m, c, a)
+			checkNormOrder(t, m, b, c)
 			if decided := checkNormOrder(t, m, b, b); decided == 0 {
 				t.Errorf("no pair decided by the prefixes")
 			}

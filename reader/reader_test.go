@@ -281,3 +281,38 @@ func mustGlob(t *testing.T, pattern string) []string {
 	}
 	return m
 }
+
+// TestLatestReadUsesLatestSchema: a column added after the last commit is
+// part of a latest read (as null), while time travel keeps the snapshot's
+// own schema (Java AbstractFileStoreTable.copyInternal).
+func TestLatestReadUsesLatestSchema(t *testing.T) {
+	dir := fixture.Copy(t, "pk_table_scan_and_read_mor_parquet")
+	data, err := os.ReadFile(filepath.Join(dir, "schema", "schema-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// schema-1 = schema-0 plus a nullable column f4 (id 4).
+	s1 := bytes.Replace(data, []byte(`"id" : 0,`), []byte(`"id" : 1,`), 1)
+	s1 = bytes.Replace(s1, []byte(`"type" : "DOUBLE"
+  } ]`), []byte(`"type" : "DOUBLE"
+  }, {
+    "id" : 4,
+    "name" : "f4",
+    "type" : "INT"
+  } ]`), 1)
+	s1 = bytes.Replace(s1, []byte(`"highestFieldId" : 3`), []byte(`"highestFieldId" : 4`), 1)
+	if bytes.Equal(s1, data) || !bytes.Contains(s1, []byte(`"f4"`)) {
+		t.Fatalf("could not build schema-1 from:\n%s", data)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schema", "schema-1"), s1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, rows := readJSONL(t, dir, reader.WithWhere("f0 = 'Paul'"))
+	if plan.Schema.ID != 1 || len(rows) != 1 || rows[0] != `{"f0":"Paul","f1":20,"f2":1,"f3":18.1,"f4":null}` {
+		t.Fatalf("latest read: schema %d rows %v", plan.Schema.ID, rows)
+	}
+	plan, rows = readJSONL(t, dir, reader.WithSnapshot(5), reader.WithWhere("f0 = 'Paul'"))
+	if plan.Schema.ID != 0 || len(rows) != 1 || rows[0] != `{"f0":"Paul","f1":20,"f2":1,"f3":18.1}` {
+		t.Fatalf("time travel: schema %d rows %v", plan.Schema.ID, rows)
+	}
+}

@@ -203,7 +203,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	if plan.Schema != nil {
 		fallback = plan.Schema.Options.ScanFallbackBranch()
 	}
-	if fallback == "" || s.cfg.noFallback || s.cfg.snapshotID != 0 || s.cfg.tag != "" || s.cfg.timestamp != nil {
+	if fallback == "" || s.cfg.noFallback || s.timeTravel() {
 		return plan, nil
 	}
 	// FallbackReadFileStoreTable: partitions missing from the main branch are
@@ -226,6 +226,12 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		plan.Snapshot, plan.Schema, plan.Fields = fbPlan.Snapshot, fbPlan.Schema, fbPlan.Fields
 	}
 	return plan, nil
+}
+
+// timeTravel reports whether the scan reads a chosen snapshot rather than
+// the latest one.
+func (s *Scan) timeTravel() bool {
+	return s.cfg.snapshotID != 0 || s.cfg.tag != "" || s.cfg.timestamp != nil
 }
 
 func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snapshot.Snapshot, error) {
@@ -263,9 +269,17 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	if err != nil {
 		return nil, err
 	}
+	// The latest read uses the latest schema (columns added after the last
+	// commit read as null); time travel reads a snapshot with its own schema,
+	// as Java's AbstractFileStoreTable.copyInternal does.
 	var ts *schema.TableSchema
-	if sn == nil {
+	if sn == nil || !s.timeTravel() {
 		ts, err = t.schemas.Latest(ctx)
+		if err == nil {
+			t.mu.Lock()
+			t.cache[ts.ID] = ts
+			t.mu.Unlock()
+		}
 	} else {
 		ts, err = t.schema(ctx, sn.SchemaID)
 	}

@@ -402,8 +402,8 @@ func runShape(t *testing.T, sh shape, seed uint64, checkPartitions bool) {
 }
 
 // escapePathName is Java's PartitionPathUtils.escapePathName: characters
-// below ' ', '"', '#', '%', '\'', '*', '/', ':', '=', '?', '\\', DEL, '{',
-// '}', '[', ']', '^' become '%' and two upper-case hex digits.
+// below space, the double and single quote, # % * / : = ? backslash, DEL,
+// { } [ ] ^ become '%' and two upper-case hex digits.
 func escapePathName(s string) string {
 	var b strings.Builder
 	for _, c := range s {
