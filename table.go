@@ -21,6 +21,7 @@ import (
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/writer"
 )
 
@@ -79,6 +80,12 @@ func (t *Table) branchFileIO() *fileio.FileIO {
 
 // Schema returns the latest schema of the table's branch, as read at open.
 func (t *Table) Schema() *schema.TableSchema { return t.schema }
+
+// Snapshots returns the snapshot and tag manager of the table's branch.
+func (t *Table) Snapshots() *snapshot.Manager { return snapshot.NewManager(t.branchFileIO()) }
+
+// Schemas returns the schema manager of the table's branch.
+func (t *Table) Schemas() *schema.Manager { return schema.NewManager(t.branchFileIO(), "") }
 
 // FileIO returns the table root's file system (main branch).
 func (t *Table) FileIO() *fileio.FileIO { return t.fio }

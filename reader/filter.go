@@ -2,11 +2,9 @@ package reader
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/deletionvector"
@@ -115,69 +113,12 @@ func selectRows(rec arrow.RecordBatch, keep func(int) bool, mem memory.Allocator
 }
 
 // valueAt returns row i of an Arrow column as the Go value of Paimon type t
-// (types package convention). Nested values are not needed by predicates
-// and come back as nil.
+// (types.ArrowView; the value is only used while the batch is alive).
+// Nested values are not needed by predicates and come back as nil.
 func valueAt(t types.DataType, a arrow.Array, i int) any {
-	if a.IsNull(i) {
+	v, err := types.ArrowView(t, a, i)
+	if err != nil {
 		return nil
 	}
-	switch c := a.(type) {
-	case *array.Boolean:
-		return c.Value(i)
-	case *array.Int8:
-		return c.Value(i)
-	case *array.Int16:
-		return c.Value(i)
-	case *array.Int32:
-		return c.Value(i)
-	case *array.Int64:
-		return c.Value(i)
-	case *array.Float32:
-		return c.Value(i)
-	case *array.Float64:
-		return c.Value(i)
-	case *array.String:
-		return c.Value(i)
-	case *array.Binary:
-		return c.Value(i)
-	case *array.Date32:
-		return int32(c.Value(i))
-	case *array.Time32:
-		return int32(c.Value(i))
-	case *array.Decimal128:
-		v := c.Value(i)
-		return types.Decimal{Unscaled: decimalBig(v), Precision: t.Precision, Scale: t.Scale}
-	case *array.Timestamp:
-		unit := c.DataType().(*arrow.TimestampType).Unit
-		return timestampOf(int64(c.Value(i)), unit)
-	}
-	return nil
-}
-
-func decimalBig(v decimal128.Num) *big.Int { return v.BigInt() }
-
-// timestampOf converts an Arrow timestamp to types.Timestamp.
-func timestampOf(v int64, unit arrow.TimeUnit) types.Timestamp {
-	var perMilli int64
-	switch unit {
-	case arrow.Second:
-		return types.Timestamp{Millis: v * 1000}
-	case arrow.Millisecond:
-		return types.Timestamp{Millis: v}
-	case arrow.Microsecond:
-		perMilli = 1000
-	default:
-		perMilli = 1_000_000
-	}
-	ms := v / perMilli
-	rem := v % perMilli
-	if rem < 0 {
-		ms--
-		rem += perMilli
-	}
-	nanos := rem
-	if unit == arrow.Microsecond {
-		nanos *= 1000
-	}
-	return types.Timestamp{Millis: ms, NanoOfMilli: int32(nanos)}
+	return v
 }

@@ -745,58 +745,15 @@ func (r *tableRun) checkFileRows(branch, where string, sp *reader.Split, f manif
 }
 
 // goValue converts element i of a column in the project's Arrow mapping to
-// the Go value of type t (package types convention), for the scalar types a
-// bucket key can have.
+// the Go value of type typ (types.ArrowValue), for the scalar types a bucket
+// key can have.
 func goValue(t *testing.T, a arrow.Array, i int, typ types.DataType) any {
 	t.Helper()
-	if a.IsNull(i) {
-		return nil
+	v, err := types.ArrowValue(typ, a, i)
+	if err != nil {
+		t.Fatalf("bucket key column: %v", err)
 	}
-	switch c := a.(type) {
-	case *array.Boolean:
-		return c.Value(i)
-	case *array.Int8:
-		return c.Value(i)
-	case *array.Int16:
-		return c.Value(i)
-	case *array.Int32:
-		return c.Value(i)
-	case *array.Int64:
-		return c.Value(i)
-	case *array.Float32:
-		return c.Value(i)
-	case *array.Float64:
-		return c.Value(i)
-	case *array.String:
-		return c.Value(i)
-	case *array.Binary:
-		return slices.Clone(c.Value(i))
-	case *array.Date32:
-		return int32(c.Value(i))
-	case *array.Time32:
-		return int32(c.Value(i))
-	case *array.Decimal128:
-		return types.Decimal{Unscaled: c.Value(i).BigInt(), Precision: typ.Precision, Scale: typ.Scale}
-	case *array.Timestamp:
-		v := int64(c.Value(i))
-		per := map[arrow.TimeUnit]int64{arrow.Second: 0, arrow.Millisecond: 1, arrow.Microsecond: 1000, arrow.Nanosecond: 1000000}
-		unit := c.DataType().(*arrow.TimestampType).Unit
-		switch unit {
-		case arrow.Second:
-			return types.Timestamp{Millis: v * 1000}
-		case arrow.Millisecond:
-			return types.Timestamp{Millis: v}
-		default:
-			p := per[unit]
-			ms, rem := v/p, v%p
-			if rem < 0 {
-				ms, rem = ms-1, rem+p
-			}
-			return types.Timestamp{Millis: ms, NanoOfMilli: int32(rem * (1000000 / p))}
-		}
-	}
-	t.Fatalf("bucket key column of Arrow type %s is not supported by this test", a.DataType())
-	return nil
+	return v
 }
 
 func sameGo(a, b any) bool {

@@ -13,81 +13,23 @@ import (
 	"github.com/paimon-go/paimon/types"
 )
 
-// valueAt returns row i of arr as the Go value of t (package types
-// convention; nil for null). Only the scalar types that may appear in
-// partition keys, bucket keys and primary keys are supported; strings and
-// byte slices are copied, so the value outlives arr.
+// valueAt returns row i of arr as the Go value of t (types.ArrowValue),
+// wrapping unsupported types in ErrSchemaMismatch.
 func valueAt(arr arrow.Array, i int, t types.DataType) (any, error) {
-	return scalarAt(arr, i, t, true)
+	v, err := types.ArrowValue(t, arr, i)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSchemaMismatch, err)
+	}
+	return v, nil
 }
 
-// viewAt is valueAt without copying strings and byte slices: the value
-// shares arr's memory and must not outlive it.
+// viewAt is valueAt without copying strings and byte slices (types.ArrowView).
 func viewAt(arr arrow.Array, i int, t types.DataType) (any, error) {
-	return scalarAt(arr, i, t, false)
-}
-
-func scalarAt(arr arrow.Array, i int, t types.DataType, clone bool) (any, error) {
-	if arr.IsNull(i) {
-		return nil, nil
+	v, err := types.ArrowView(t, arr, i)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSchemaMismatch, err)
 	}
-	switch a := arr.(type) {
-	case *array.Boolean:
-		return a.Value(i), nil
-	case *array.Int8:
-		return a.Value(i), nil
-	case *array.Int16:
-		return a.Value(i), nil
-	case *array.Int32:
-		return a.Value(i), nil
-	case *array.Int64:
-		return a.Value(i), nil
-	case *array.Float32:
-		return a.Value(i), nil
-	case *array.Float64:
-		return a.Value(i), nil
-	case *array.String:
-		if clone {
-			return strings.Clone(a.Value(i)), nil
-		}
-		return a.Value(i), nil
-	case *array.Binary:
-		if clone {
-			return bytes.Clone(a.Value(i)), nil
-		}
-		return a.Value(i), nil
-	case *array.Date32:
-		return int32(a.Value(i)), nil
-	case *array.Time32:
-		return int32(a.Value(i)), nil
-	case *array.Decimal128:
-		n := a.Value(i)
-		return types.Decimal{Unscaled: n.BigInt(), Precision: t.Precision, Scale: t.Scale}, nil
-	case *array.Timestamp:
-		return timestampOf(int64(a.Value(i)), a.DataType().(*arrow.TimestampType).Unit), nil
-	}
-	return nil, fmt.Errorf("%w: %s values cannot be used as keys", ErrSchemaMismatch, arr.DataType())
-}
-
-// timestampOf converts an Arrow timestamp value to types.Timestamp.
-func timestampOf(v int64, unit arrow.TimeUnit) types.Timestamp {
-	var perMilli int64 // units per millisecond
-	switch unit {
-	case arrow.Second:
-		return types.Timestamp{Millis: v * 1000}
-	case arrow.Millisecond:
-		return types.Timestamp{Millis: v}
-	case arrow.Microsecond:
-		perMilli = 1000
-	default:
-		perMilli = 1000000
-	}
-	ms, rem := v/perMilli, v%perMilli
-	if rem < 0 {
-		ms--
-		rem += perMilli
-	}
-	return types.Timestamp{Millis: ms, NanoOfMilli: int32(rem * (1000000 / perMilli))}
+	return v, nil
 }
 
 // comparator compares rows i and j of one column: negative, zero or positive,

@@ -11,8 +11,6 @@ import (
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/rowfmt"
-	"github.com/paimon-go/paimon/schema"
-	"github.com/paimon-go/paimon/snapshot"
 )
 
 func newSnapshotsCmd() *cobra.Command {
@@ -28,11 +26,7 @@ func newSnapshotsCmd() *cobra.Command {
 				return err
 			}
 			defer t.Close()
-			fio := t.FileIO()
-			if branch != "" {
-				fio = fio.Sub("branch/branch-" + branch)
-			}
-			snaps, err := snapshot.NewManager(fio).List(ctx)
+			snaps, err := t.Snapshots().List(ctx)
 			if err != nil {
 				return err
 			}
@@ -73,11 +67,7 @@ func newSchemaCmd() *cobra.Command {
 			defer t.Close()
 			ts := t.Schema()
 			if id >= 0 {
-				fio := t.FileIO()
-				if branch != "" {
-					fio = fio.Sub("branch/branch-" + branch)
-				}
-				if ts, err = schema.NewManager(fio, "").Get(ctx, id); err != nil {
+				if ts, err = t.Schemas().Get(ctx, id); err != nil {
 					return err
 				}
 			}
