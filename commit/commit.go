@@ -168,8 +168,10 @@ type Committer struct {
 	// examined; userLatest is the highest identifier of commitUser among
 	// them (-1: none), committed in snapshot userSnap.
 	mu         sync.Mutex
-	last       *base     // the snapshot this Committer published last
-	next       *baseList // the base list prepared for the snapshot after last
+	last       *base              // the snapshot this Committer published last
+	next       *baseList          // the base list prepared for the snapshot after last
+	seen       *snapshot.Snapshot // the latest snapshot, read by committedAlready for readBase
+	published  int                // snapshots created
 	scanned    int64
 	userLatest int64
 	userSnap   int64
@@ -438,6 +440,9 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 			if err != nil {
 				return 0, false, err
 			}
+			if id == latest {
+				c.seen = s
+			}
 			if s.CommitUser == c.commitUser {
 				if s.CommitIdentifier > c.userLatest {
 					c.userLatest, c.userSnap = s.CommitIdentifier, s.ID
@@ -479,10 +484,12 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 		switch {
 		case err == nil && res.id > 0:
 			c.noteOwn(res.id, identifier)
-			if useCache && retry == 0 {
-				c.mu.Lock()
-				last := c.last
-				c.mu.Unlock()
+			c.mu.Lock()
+			last := c.last
+			c.published++
+			loop := c.published >= 2
+			c.mu.Unlock()
+			if useCache && retry == 0 && loop {
 				c.prepareNext(ctx, last)
 			}
 			return res.id, nil
@@ -596,14 +603,24 @@ type base struct {
 	metas []manifest.FileMeta
 }
 
-// readBase reads the latest snapshot and its manifest lists.
+// readBase reads the latest snapshot and its manifest lists. The latest
+// snapshot committedAlready read at the start of this commit, if any, is
+// taken as it is (it is milliseconds old; if it is stale, creating the next
+// id fails and the retry reads again).
 func (c *Committer) readBase(ctx context.Context) (base, error) {
-	latest, err := c.snaps.Latest(ctx)
-	if errors.Is(err, snapshot.ErrNotFound) {
-		return base{}, nil
-	}
-	if err != nil {
-		return base{}, err
+	c.mu.Lock()
+	latest := c.seen
+	c.seen = nil
+	c.mu.Unlock()
+	if latest == nil {
+		var err error
+		latest, err = c.snaps.Latest(ctx)
+		if errors.Is(err, snapshot.ErrNotFound) {
+			return base{}, nil
+		}
+		if err != nil {
+			return base{}, err
+		}
 	}
 	var lists [2][]manifest.FileMeta
 	var errs [2]error
@@ -628,9 +645,10 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 //
 // Round trips on the path of a commit that builds on its own last snapshot:
 // one round of concurrent PUTs (the delta manifests and list, started by
-// commitPart, and the merged manifests and base list; a HEAD checking for a
-// newer schema runs alongside), then the create-if-absent PUT of the
-// snapshot. The LATEST hint follows in the background (see hintWriter).
+// commitPart, and the merged manifests and base list unless prepareNext
+// wrote them after the previous commit; a HEAD checking for a newer schema
+// runs alongside), then the create-if-absent PUT of the snapshot. On object
+// stores the LATEST hint follows in the background (see hintWriter).
 func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot **delta, useCache bool) (attempt, error) {
 	c.mu.Lock()
 	last := c.last

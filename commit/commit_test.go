@@ -475,7 +475,20 @@ func TestCommitRequests(t *testing.T) {
 			t.Errorf("commit %d made requests %+v, want %+v", i, got, want)
 		}
 	}
-	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a" {
+	// A new Committer of the same user (a restart) reads the LATEST hint,
+	// checks that snapshot 4 does not exist, reads snapshot 3 to find its
+	// last identifier and takes it as the base: with its two lists, 4 GETs
+	// and 2 HEADs (with the schema's).
+	c2, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
+	msgs := prepare(t, tbl, "u", []int64{4}, "a")
+	before := tbl.FileIO.Stats()
+	if id, err := c2.Commit(ctx, 4, msgs); err != nil || id != 4 {
+		t.Fatalf("restarted Commit = %d, %v", id, err)
+	}
+	if got, want := tbl.FileIO.Stats().Since(before), (fileio.Stats{Get: 4, Put: 5, Head: 2}); got != want {
+		t.Errorf("first commit of a new Committer made requests %+v, want %+v", got, want)
+	}
+	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a,4|a" {
 		t.Errorf("rows %v", got)
 	}
 }

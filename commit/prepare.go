@@ -45,8 +45,10 @@ const prepareTimeout = time.Minute
 // snapshot after b, which this Committer just published: a Committer that
 // commits again without anyone committing in between then finds its base
 // list written and has only its delta to write. It is done only on object
-// stores (where a PUT costs milliseconds) and when the commit that published
-// b did not lose a race (under contention the list would mostly be wasted).
+// stores (where a PUT costs milliseconds), from the second snapshot a
+// Committer creates on (a Committer used once never prepares anything), and
+// when the commit that published b did not lose a race (under contention
+// the list would mostly be wasted).
 // A prepared list that is not used is deleted by the next commit or by
 // Close; a process that ends without Close leaves it behind as an orphan
 // file, as a crash would.

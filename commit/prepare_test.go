@@ -84,31 +84,37 @@ func TestPreparedBaseList(t *testing.T) {
 	if _, err := c.Commit(ctx, 1, fileMsg("f1")); err != nil {
 		t.Fatal(err)
 	}
-	prepared := c.preparedList(t)
+	if c.next != nil {
+		t.Error("a base list was prepared after the first commit of a Committer")
+	}
 	if _, err := c.Commit(ctx, 2, fileMsg("f2")); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := snaps.Get(ctx, 2)
+	prepared := c.preparedList(t)
+	if _, err := c.Commit(ctx, 3, fileMsg("f3")); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := snaps.Get(ctx, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2.BaseManifestList != prepared {
-		t.Errorf("snapshot 2 base list %s, want the prepared %s", s2.BaseManifestList, prepared)
+	if s3.BaseManifestList != prepared {
+		t.Errorf("snapshot 3 base list %s, want the prepared %s", s3.BaseManifestList, prepared)
 	}
-	metas, err := manifest.ReadManifestList(ctx, fio, s2.BaseManifestList)
-	if err != nil || len(metas) != 1 || metas[0].NumAddedFiles != 1 {
-		t.Errorf("snapshot 2 base list %+v, %v; want snapshot 1's one manifest", metas, err)
+	metas, err := manifest.ReadManifestList(ctx, fio, s3.BaseManifestList)
+	if err != nil || len(metas) != 2 || metas[0].NumAddedFiles != 1 || metas[1].NumAddedFiles != 1 {
+		t.Errorf("snapshot 3 base list %+v, %v; want the manifests of snapshots 1 and 2", metas, err)
 	}
 
-	// Another committer takes snapshot 3: c's prepared list is for 2 and
-	// must go; c's commit lands as 4.
+	// Another committer takes snapshot 4: c's prepared list is for 3 and
+	// must go; c's commit lands as 5.
 	stale := c.preparedList(t)
 	other, _ := New(fio, ts, "v")
-	if id, err := other.Commit(ctx, 1, fileMsg("g1")); err != nil || id != 3 {
+	if id, err := other.Commit(ctx, 1, fileMsg("g1")); err != nil || id != 4 {
 		t.Fatalf("other Commit = %d, %v", id, err)
 	}
-	if id, err := c.Commit(ctx, 3, fileMsg("f3")); err != nil || id != 4 {
-		t.Fatalf("Commit = %d, %v; want 4", id, err)
+	if id, err := c.Commit(ctx, 4, fileMsg("f4")); err != nil || id != 5 {
+		t.Fatalf("Commit = %d, %v; want 5", id, err)
 	}
 	if slices.Contains(manifestNames(t, fio), stale) {
 		t.Errorf("the stale prepared list %s was not deleted", stale)
@@ -116,7 +122,7 @@ func TestPreparedBaseList(t *testing.T) {
 	other.Close()
 	// After a lost race nothing is prepared; commit again to prepare one,
 	// then Close deletes it.
-	if _, err := c.Commit(ctx, 4, fileMsg("f4")); err != nil {
+	if _, err := c.Commit(ctx, 5, fileMsg("f5")); err != nil {
 		t.Fatal(err)
 	}
 	unused := c.preparedList(t)
@@ -155,8 +161,8 @@ func TestPreparedBaseList(t *testing.T) {
 	if err != nil || string(latest) != fmt.Sprint(len(all)) {
 		t.Errorf("LATEST = %q, %v; want %d", latest, err, len(all))
 	}
-	if s := all[len(all)-1]; s.ID != 5 || s.TotalRecordCount != 5 {
-		t.Errorf("last snapshot %d total %d; want 5 5", s.ID, s.TotalRecordCount)
+	if s := all[len(all)-1]; s.ID != 6 || s.TotalRecordCount != 6 {
+		t.Errorf("last snapshot %d total %d; want 6 6", s.ID, s.TotalRecordCount)
 	}
 }
 
