@@ -119,7 +119,8 @@ func (t *Table) NewWrite(commitUser string, opts ...writer.Option) (*writer.Writ
 }
 
 // NewCommit returns the committer that publishes commit messages as
-// snapshots (Java TableCommitImpl); see package commit.
+// snapshots (Java TableCommitImpl); see package commit. Call Close on it when
+// done: it finishes background hint and manifest-list work.
 func (t *Table) NewCommit(commitUser string, opts ...commit.Option) (*commit.Committer, error) {
 	if t.branch != "" && t.branch != schema.MainBranch {
 		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)

@@ -81,6 +81,7 @@ func TestWriteCommitRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer c.Close()
 		sid, err := c.Commit(ctx, int64(i+1), msgs)
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 // baseList is a base manifest list and the merged manifests it names,
 // written or being written.
 type baseList struct {
-	for_   *base // the snapshot it is the next base list of
+	after  *base // the snapshot it is the next base list of
 	done   chan struct{}
 	merged []manifest.FileMeta // the list's rows
 	files  []pendingFile       // merged manifests, then the list itself
@@ -57,7 +57,7 @@ func (c *Committer) prepareNext(ctx context.Context, b *base) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), prepareTimeout)
-	l := &baseList{for_: b, done: make(chan struct{})}
+	l := &baseList{after: b, done: make(chan struct{})}
 	c.mu.Lock()
 	old := c.next
 	c.next = l
@@ -81,7 +81,7 @@ func (c *Committer) takePrepared(ctx context.Context, b *base) *baseList {
 		return nil
 	}
 	<-l.done
-	if l.for_ != b || l.err != nil {
+	if l.after != b || l.err != nil {
 		c.discard(ctx, l)
 		return nil
 	}

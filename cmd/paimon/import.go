@@ -169,6 +169,7 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 	if err != nil {
 		return err
 	}
+	defer cm.Close()
 	var (
 		rows, pending int64
 		commits       []int64
