@@ -278,7 +278,7 @@ func TestCloseDiscardsUnpreparedFiles(t *testing.T) {
 	tbl := newTable(t, "", catalog.Schema{
 		Fields:      []types.DataField{{Name: "k", Type: types.Int()}, {Name: "v", Type: types.Int()}},
 		PrimaryKeys: []string{"k"},
-		Options:     map[string]string{"bucket": "1", "write-buffer-size": "1 b"},
+		Options:     map[string]string{"bucket": "1", "write-buffer-size": "1 b", "write-buffer-spillable": "false"},
 	})
 	fs := arrowFields(tbl.Schema)
 	dataFiles := func() int {

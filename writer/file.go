@@ -37,8 +37,12 @@ type bucketWriter struct {
 	newFiles []manifest.DataFileMeta // closed files not yet in a commit message
 
 	// primary-key sort buffer
-	chunks   []chunk
-	bufBytes int64
+	pending     []chunk       // unsorted batches, fewer than minSortRows rows in all
+	pendingRows int64         //
+	sorted      []sortedChunk // in-memory sorted runs
+	bufBytes    int64         // estimated bytes of pending and sorted
+	spills      []spillFile   // sorted runs spilled to local disk
+	spillBytes  int64         // bytes of spills
 }
 
 // dataFile is one data file being written (Java RowDataFileWriter /
@@ -227,7 +231,10 @@ func (bw *bucketWriter) abort(ctx context.Context) error {
 		abortOut(bw.cur.out)
 		bw.cur = nil
 	}
-	bw.releaseChunks()
+	bw.releaseBuffer()
+	if err := bw.removeSpills(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, f := range bw.newFiles {
 		p := bw.dir + "/" + f.FileName
 		if err := bw.w.fio.Delete(ctx, p); err != nil && !errors.Is(err, fileio.ErrNotExist) {

@@ -3,10 +3,12 @@ package writer
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
@@ -98,6 +100,9 @@ func (w *Write) initPK() error {
 	for i := range keyCols {
 		keyCols[i] = i
 	}
+	if w.spill, err = spillOptions(o); err != nil {
+		return err
+	}
 	p.merger, err = merge.NewMerger(cfg, p.kvSchema, merge.Options{KeyColumns: keyCols, Layout: merge.LayoutKeyValue, Allocator: w.cfg.mem})
 	if err != nil {
 		return err
@@ -106,8 +111,8 @@ func (w *Write) initPK() error {
 	return nil
 }
 
-// chunk is one batch in a primary-key sort buffer: rows in arrival order
-// with consecutive sequence numbers from seq.
+// chunk is an unsorted batch in a primary-key sort buffer: rows in arrival
+// order with consecutive sequence numbers from seq.
 type chunk struct {
 	rec   arrow.RecordBatch
 	kinds []int8 // nil: all +I
@@ -115,20 +120,43 @@ type chunk struct {
 	bytes int64
 }
 
+// sortedChunk is an in-memory sorted run of a sort buffer: the rows of one or
+// more consecutive chunks, sorted by key and then sequence number.
+type sortedChunk struct {
+	vals  arrow.RecordBatch // table columns, sorted
+	perm  []int32           // perm[i]: arrival index of sorted row i; nil = identity
+	kinds []int8            // row kinds in sorted order; nil: all +I
+	seq   int64             // sequence number of arrival index 0
+	bytes int64
+}
+
+// minSortRows is the least number of rows sorted as one in-memory run:
+// smaller batches wait and are sorted together, so that a buffer of many
+// small batches does not become a merge of very many runs.
+const minSortRows = 16384
+
 // bufferPK appends rows to bw's sort buffer, assigning sequence numbers
-// (MergeTreeWriter.write), and flushes the largest buffers while the Write's
-// buffers exceed write-buffer-size (Java's memory pool preemption).
+// (MergeTreeWriter.write). While the Write's buffers exceed
+// write-buffer-size, the largest buffer is spilled to a local temp file as a
+// sorted run or, with spilling disabled or its disk quota used up, flushed
+// as level-0 files (Java's memory pool preemption and
+// BinaryExternalSortBuffer.flushMemory).
 func (w *Write) bufferPK(ctx context.Context, bw *bucketWriter, rec arrow.RecordBatch, kinds []int8) error {
 	n := rec.NumRows()
 	if n == 0 {
 		return nil
 	}
 	rec.Retain()
-	size := recordSize(rec)
-	bw.chunks = append(bw.chunks, chunk{rec: rec, kinds: kinds, seq: bw.seq, bytes: size})
+	c := chunk{rec: rec, kinds: kinds, seq: bw.seq, bytes: recordSize(rec) + int64(len(kinds))}
 	bw.seq += n
-	bw.bufBytes += size
-	w.buffered += size
+	bw.pending = append(bw.pending, c)
+	bw.pendingRows += n
+	bw.addBytes(c.bytes)
+	if bw.pendingRows >= minSortRows {
+		if err := bw.sortPending(ctx); err != nil {
+			return err
+		}
+	}
 	for w.buffered > w.writeBufferSize {
 		var big *bucketWriter
 		for _, x := range w.writers {
@@ -139,169 +167,321 @@ func (w *Write) bufferPK(ctx context.Context, bw *bucketWriter, rec arrow.Record
 		if big == nil || big.bufBytes == 0 {
 			break
 		}
-		if err := big.flushPK(ctx); err != nil {
+		var err error
+		if w.spill.enabled && big.spillBytes < w.spill.maxDisk {
+			err = big.spillPK(ctx)
+		} else {
+			w.stats.Flushes++
+			err = big.flushPK(ctx)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (bw *bucketWriter) releaseChunks() {
-	for _, c := range bw.chunks {
+func (bw *bucketWriter) addBytes(n int64) {
+	bw.bufBytes += n
+	bw.w.buffered += n
+}
+
+// bufferEmpty reports whether bw holds no buffered rows, in memory or
+// spilled.
+func (bw *bucketWriter) bufferEmpty() bool {
+	return len(bw.pending) == 0 && len(bw.sorted) == 0 && len(bw.spills) == 0
+}
+
+// releaseBuffer drops the in-memory buffer (spill files stay).
+func (bw *bucketWriter) releaseBuffer() {
+	for _, c := range bw.pending {
 		c.rec.Release()
 	}
-	bw.chunks = nil
-	bw.w.buffered -= bw.bufBytes
-	bw.bufBytes = 0
+	for _, c := range bw.sorted {
+		c.vals.Release()
+	}
+	bw.pending, bw.sorted, bw.pendingRows = nil, nil, 0
+	bw.addBytes(-bw.bufBytes)
 }
 
-// flushPK writes the sort buffer as level-0 files
-// (MergeTreeWriter.flushWriteBuffer): rows sorted by key then sequence
-// number, records of one key merged with the merge engine (retractions kept),
-// rolling at target-file-size.
-func (bw *bucketWriter) flushPK(ctx context.Context) error {
-	if len(bw.chunks) == 0 {
+// sortPending sorts the pending chunks into one in-memory sorted run.
+func (bw *bucketWriter) sortPending(ctx context.Context) error {
+	if len(bw.pending) == 0 {
 		return nil
 	}
-	defer bw.releaseChunks()
-	kv, err := bw.sortedKeyValues(ctx)
-	if err != nil {
-		return err
+	w := bw.w
+	pend := bw.pending
+	var pendBytes int64
+	for _, c := range pend {
+		pendBytes += c.bytes
 	}
-	p := bw.w.pk
-	nk := len(p.keyIdx)
-	cmp, err := keyComparator(kv.Columns()[:nk])
-	if err != nil {
-		kv.Release()
-		return err
-	}
-	dup := false
-	for i := 1; i < int(kv.NumRows()) && !dup; i++ {
-		dup = cmp(i-1, i) == 0
-	}
-	if !dup {
-		err = bw.writeRolling(ctx, kv, p.kvFields, bw.closeKVFile, bw.trackKV)
-		kv.Release()
-	} else {
-		for b, merr := range p.merger.Merge(ctx, []merge.Run{merge.RunOf(kv)}) {
-			if merr != nil {
-				err = fmt.Errorf("writer: merge buffered records of bucket %s: %w", bw.dir, merr)
-				break
-			}
-			out := array.NewRecordBatch(p.kvSchema, b.Columns(), b.NumRows())
-			b.Release()
-			err = bw.writeRolling(ctx, out, p.kvFields, bw.closeKVFile, bw.trackKV)
-			out.Release()
-			if err != nil {
-				break
-			}
+	bw.pending, bw.pendingRows = nil, 0
+	defer func() {
+		for _, c := range pend {
+			c.rec.Release()
 		}
-	}
+		bw.addBytes(-pendBytes)
+	}()
+	vals, kinds, err := bw.concat(pend)
 	if err != nil {
 		return err
 	}
-	return bw.closeKVFile(ctx)
+	defer vals.Release()
+	sc, err := w.sortRun(ctx, vals, kinds, pend[0].seq)
+	if err != nil {
+		return err
+	}
+	bw.sorted = append(bw.sorted, sc)
+	bw.addBytes(sc.bytes)
+	return nil
 }
 
-// sortedKeyValues concatenates the buffer and returns it in the KeyValue
-// layout, sorted by key and then sequence number.
-func (bw *bucketWriter) sortedKeyValues(ctx context.Context) (arrow.RecordBatch, error) {
-	w, p := bw.w, bw.w.pk
-	mem := w.cfg.mem
+// concat returns the rows of consecutive chunks as one record and their
+// kinds (nil: all +I).
+func (bw *bucketWriter) concat(cs []chunk) (arrow.RecordBatch, []int8, error) {
+	if len(cs) == 1 {
+		cs[0].rec.Retain()
+		return cs[0].rec, cs[0].kinds, nil
+	}
+	w := bw.w
 	var n int64
-	for _, c := range bw.chunks {
+	anyKinds := false
+	for _, c := range cs {
 		n += c.rec.NumRows()
+		anyKinds = anyKinds || c.kinds != nil
 	}
-	// Values, concatenated.
-	var vals arrow.RecordBatch
-	if len(bw.chunks) == 1 {
-		vals = bw.chunks[0].rec
-		vals.Retain()
-	} else {
-		cols := make([]arrow.Array, len(w.ts.Fields))
-		parts := make([]arrow.Array, len(bw.chunks))
-		for c := range cols {
-			for k, ch := range bw.chunks {
-				parts[k] = ch.rec.Column(c)
+	cols := make([]arrow.Array, len(w.ts.Fields))
+	parts := make([]arrow.Array, len(cs))
+	for i := range cols {
+		for k, c := range cs {
+			parts[k] = c.rec.Column(i)
+		}
+		col, err := array.Concatenate(parts, w.cfg.mem)
+		if err != nil {
+			for _, done := range cols[:i] {
+				done.Release()
 			}
-			col, err := array.Concatenate(parts, mem)
-			if err != nil {
-				for _, done := range cols[:c] {
-					done.Release()
-				}
-				return nil, fmt.Errorf("writer: concatenate buffer: %w", err)
+			return nil, nil, fmt.Errorf("writer: concatenate buffer of bucket %s: %w", bw.dir, err)
+		}
+		cols[i] = col
+	}
+	rec := array.NewRecordBatch(w.tableSchema, cols, n)
+	for _, col := range cols {
+		col.Release()
+	}
+	var kinds []int8
+	if anyKinds {
+		kinds = make([]int8, 0, n)
+		for _, c := range cs {
+			if c.kinds != nil {
+				kinds = append(kinds, c.kinds...)
+			} else {
+				kinds = append(kinds, make([]int8, c.rec.NumRows())...)
 			}
-			cols[c] = col
-		}
-		vals = array.NewRecordBatch(w.tableSchema, cols, n)
-		for _, col := range cols {
-			col.Release()
 		}
 	}
-	seqs := make([]int64, 0, n)
-	kinds := make([]int8, 0, n)
-	for _, c := range bw.chunks {
-		rows := c.rec.NumRows()
-		for i := range rows {
-			seqs = append(seqs, c.seq+i)
-		}
-		if c.kinds != nil {
-			kinds = append(kinds, c.kinds...)
-		} else {
-			kinds = append(kinds, make([]int8, rows)...)
-		}
-	}
-	// Sort: stable by key, so equal keys keep ascending sequence numbers.
+	return rec, kinds, nil
+}
+
+// sortRun sorts vals (rows with sequence numbers seq, seq+1, ...) by key,
+// keeping arrival order among equal keys, into a sorted run that holds its
+// own reference to the sorted values.
+func (w *Write) sortRun(ctx context.Context, vals arrow.RecordBatch, kinds []int8, seq int64) (sortedChunk, error) {
+	p := w.pk
+	n := int(vals.NumRows())
 	keyCols := make([]arrow.Array, len(p.keyIdx))
 	for k, i := range p.keyIdx {
 		keyCols[k] = vals.Column(i)
 	}
 	cmp, err := keyComparator(keyCols)
 	if err != nil {
-		vals.Release()
-		return nil, err
+		return sortedChunk{}, err
+	}
+	sorted := true
+	for i := 1; i < n && sorted; i++ {
+		sorted = cmp(i-1, i) <= 0
+	}
+	if sorted {
+		vals.Retain()
+		return sortedChunk{vals: vals, kinds: kinds, seq: seq, bytes: recordSize(vals) + int64(len(kinds))}, nil
 	}
 	perm := make([]int32, n)
-	sorted := true
 	for i := range perm {
 		perm[i] = int32(i)
-		if i > 0 && sorted && cmp(i-1, i) > 0 {
-			sorted = false
-		}
 	}
-	if !sorted {
-		slices.SortStableFunc(perm, func(a, b int32) int { return cmp(int(a), int(b)) })
-		in := &input{rec: vals}
-		taken, _, err := in.take(ctx, mem, perm)
-		vals.Release()
-		if err != nil {
-			return nil, err
+	// Ties broken by arrival index: a stable sort, equal keys keep
+	// ascending sequence numbers.
+	slices.SortFunc(perm, func(a, b int32) int {
+		if c := cmp(int(a), int(b)); c != 0 {
+			return c
 		}
-		vals = taken
-		s2, k2 := make([]int64, n), make([]int8, n)
+		return int(a - b)
+	})
+	in := &input{rec: vals}
+	taken, _, err := in.take(ctx, w.cfg.mem, perm)
+	if err != nil {
+		return sortedChunk{}, err
+	}
+	var k2 []int8
+	if kinds != nil {
+		k2 = make([]int8, n)
 		for i, j := range perm {
-			s2[i], k2[i] = seqs[j], kinds[j]
+			k2[i] = kinds[j]
 		}
-		seqs, kinds = s2, k2
 	}
-	defer vals.Release()
-	sb := array.NewInt64Builder(mem)
-	sb.AppendValues(seqs, nil)
-	seqArr := sb.NewArray()
-	sb.Release()
-	defer seqArr.Release()
-	kb := array.NewInt8Builder(mem)
-	kb.AppendValues(kinds, nil)
-	kindArr := kb.NewArray()
-	kb.Release()
-	defer kindArr.Release()
+	return sortedChunk{vals: taken, perm: perm, kinds: k2, seq: seq,
+		bytes: recordSize(taken) + 4*int64(n) + int64(len(k2))}, nil
+}
+
+// memRuns sorts what is pending and hands the in-memory sorted runs over as
+// merge runs in the KeyValue layout. The runs own the sorted values from
+// now on; the buffer's byte count stays until releaseBuffer.
+func (bw *bucketWriter) memRuns(ctx context.Context) ([]merge.Run, error) {
+	if err := bw.sortPending(ctx); err != nil {
+		return nil, err
+	}
+	runs := make([]merge.Run, len(bw.sorted))
+	for i, c := range bw.sorted {
+		runs[i] = &memRun{bw: bw, c: c}
+	}
+	bw.sorted = nil
+	return runs, nil
+}
+
+// memRun yields an in-memory sorted run in batches of the KeyValue layout
+// (_KEY_ columns, _SEQUENCE_NUMBER, _VALUE_KIND, values), building the
+// sequence numbers and kinds of each batch as it goes.
+type memRun struct {
+	bw  *bucketWriter
+	c   sortedChunk
+	off int64
+}
+
+func (r *memRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := r.c
+	if c.vals == nil {
+		return nil, io.EOF
+	}
+	n := c.vals.NumRows()
+	if r.off >= n {
+		_ = r.Close()
+		return nil, io.EOF
+	}
+	end := min(r.off+merge.DefaultBatchSize, n)
+	m := int(end - r.off)
+	seqs := make([]int64, m)
+	if c.perm != nil {
+		for i, j := range c.perm[r.off:end] {
+			seqs[i] = c.seq + int64(j)
+		}
+	} else {
+		for i := range seqs {
+			seqs[i] = c.seq + r.off + int64(i)
+		}
+	}
+	var kinds []int8
+	if c.kinds != nil {
+		kinds = c.kinds[r.off:end]
+	} else {
+		kinds = r.bw.w.zeroKinds(m)
+	}
+	seqArr := array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, m,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(seqs))}, nil, 0, 0))
+	kindArr := array.NewInt8Data(array.NewData(arrow.PrimitiveTypes.Int8, m,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(kinds))}, nil, 0, 0))
+	vals := c.vals.NewSlice(r.off, end)
+	r.off = end
+	p := r.bw.w.pk
 	cols := make([]arrow.Array, 0, len(p.kvFields))
 	for _, i := range p.keyIdx {
 		cols = append(cols, vals.Column(i))
 	}
 	cols = append(cols, seqArr, kindArr)
 	cols = append(cols, vals.Columns()...)
-	return array.NewRecordBatch(p.kvSchema, cols, n), nil
+	out := array.NewRecordBatch(p.kvSchema, cols, int64(m))
+	vals.Release()
+	seqArr.Release()
+	kindArr.Release()
+	return out, nil
+}
+
+func (r *memRun) Close() error {
+	if r.c.vals != nil {
+		r.c.vals.Release()
+		r.c.vals = nil
+	}
+	return nil
+}
+
+// zeroKinds returns n +I row kinds from a shared, never written slice.
+func (w *Write) zeroKinds(n int) []int8 {
+	if len(w.zeros) < n {
+		w.zeros = make([]int8, max(n, merge.DefaultBatchSize))
+	}
+	return w.zeros[:n]
+}
+
+// flushPK writes the sort buffer, spilled runs included, as level-0 files
+// (MergeTreeWriter.flushWriteBuffer): records sorted by key then sequence
+// number, records of one key merged with the merge engine (retractions
+// kept), rolling at target-file-size. The buffer and the spill files are
+// dropped whether or not the flush succeeds.
+func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
+	if bw.bufferEmpty() {
+		return nil
+	}
+	defer func() {
+		bw.releaseBuffer()
+		if rerr := bw.removeSpills(); err == nil {
+			err = rerr
+		}
+	}()
+	if err := bw.reduceSpills(ctx); err != nil {
+		return err
+	}
+	runs := make([]merge.Run, 0, len(bw.spills)+len(bw.sorted)+1)
+	for _, sf := range bw.spills {
+		r, err := bw.openSpill(sf)
+		if err != nil {
+			for _, o := range runs {
+				_ = o.Close()
+			}
+			return err
+		}
+		runs = append(runs, r)
+	}
+	mem, err := bw.memRuns(ctx)
+	if err != nil {
+		for _, o := range runs {
+			_ = o.Close()
+		}
+		return err
+	}
+	runs = append(runs, mem...)
+	p := bw.w.pk
+	for b, merr := range p.merger.Merge(ctx, runs) {
+		if merr != nil {
+			err = fmt.Errorf("writer: merge buffered records of bucket %s: %w", bw.dir, merr)
+			break
+		}
+		out := b
+		if !out.Schema().Equal(p.kvSchema) {
+			out = array.NewRecordBatch(p.kvSchema, b.Columns(), b.NumRows())
+			b.Release()
+		}
+		err = bw.writeRolling(ctx, out, p.kvFields, bw.closeKVFile, bw.trackKV)
+		out.Release()
+		if err != nil {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return bw.closeKVFile(ctx)
 }
 
 // trackKV records a slice's sequence range, retractions and keys for the

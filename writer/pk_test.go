@@ -157,13 +157,14 @@ func TestPrimaryKeyDeduplicate(t *testing.T) {
 	}
 }
 
-// TestPrimaryKeyBufferFlush uses a tiny write-buffer-size so that every
-// batch spills a level-0 file, and checks the merge-on-read result.
+// TestPrimaryKeyBufferFlush uses a tiny write-buffer-size without spilling
+// so that every batch is flushed as a level-0 file, and checks the
+// merge-on-read result.
 func TestPrimaryKeyBufferFlush(t *testing.T) {
 	tbl := newTable(t, "", catalog.Schema{
 		Fields:      []types.DataField{{Name: "k", Type: types.BigInt()}, {Name: "v", Type: types.String()}},
 		PrimaryKeys: []string{"k"},
-		Options:     map[string]string{"bucket": "1", "write-buffer-size": "1 b"},
+		Options:     map[string]string{"bucket": "1", "write-buffer-size": "1 b", "write-buffer-spillable": "false"},
 	})
 	fs := arrowFields(tbl.Schema)
 	var recs []arrow.RecordBatch
@@ -173,7 +174,7 @@ func TestPrimaryKeyBufferFlush(t *testing.T) {
 	writeCommit(t, tbl, "u", 1, recs...)
 	_, es := deltaEntries(t, tbl.FileIO, 1)
 	if len(es) != 4 {
-		t.Errorf("%d level-0 files, want 4 (one per spilled buffer)", len(es))
+		t.Errorf("%d level-0 files, want 4 (one per flushed buffer)", len(es))
 	}
 	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("1|v3", "10|x", "9|x", "8|x", "7|x"))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,7 @@ type Option func(*config)
 type config struct {
 	rowKindColumn string
 	mem           memory.Allocator
+	spillDir      string
 }
 
 // WithRowKindColumn names the extra input column that carries the row kind
@@ -67,6 +69,29 @@ func WithRowKindColumn(name string) Option { return func(c *config) { c.rowKindC
 // WithAllocator sets the Arrow allocator for buffers the writer builds;
 // default memory.DefaultAllocator.
 func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
+
+// WithSpillDir sets the local directory under which a primary-key Write
+// creates its temporary directory of spill files (Java's IOManager temp
+// directories); default os.TempDir().
+func WithSpillDir(dir string) Option { return func(c *config) { c.spillDir = dir } }
+
+// BufferStats describes the primary-key sort buffers of a Write (Java's
+// WriterBufferMetric and the spill channels of BinaryExternalSortBuffer).
+type BufferStats struct {
+	// BufferedBytes is the estimated size of the rows held in memory, the
+	// quantity write-buffer-size bounds.
+	BufferedBytes int64
+	// SpilledRuns and SpilledBytes are the sorted runs currently in local
+	// spill files and the files' total size in bytes.
+	SpilledRuns  int
+	SpilledBytes int64
+	// Spills counts the buffers spilled to disk since New.
+	Spills int64
+	// Flushes counts the buffers written as level-0 files because memory
+	// ran out (spilling disabled or write-buffer-spill.max-disk-size
+	// reached), not counting PrepareCommit.
+	Flushes int64
+}
 
 // Write writes record batches into one table's data files (Java
 // TableWriteImpl over an AbstractFileStoreWrite). It keeps one writer per
@@ -107,6 +132,10 @@ type Write struct {
 	restored map[string]restoredBucket // nil until loaded
 	partBkts map[string]int32          // partition -> total buckets of its live files
 	buffered int64                     // bytes held by primary-key sort buffers
+	spill    spillConfig
+	spillDir *spillDir
+	stats    BufferStats
+	zeros    []int8 // shared +I row kinds, never written
 	closed   bool
 
 	now     func() time.Time
@@ -142,6 +171,10 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 	if err := w.init(); err != nil {
 		return nil, err
 	}
+	w.spillDir = &spillDir{parent: w.cfg.spillDir}
+	// A Write dropped without Close still removes its spill files once it is
+	// garbage collected.
+	runtime.AddCleanup(w, func(d *spillDir) { _ = d.remove() }, w.spillDir)
 	return w, nil
 }
 
@@ -477,7 +510,16 @@ func (w *Write) Close() error {
 		errs = append(errs, bw.abort(ctx))
 	}
 	w.writers = nil
+	errs = append(errs, w.spillDir.remove())
 	return errors.Join(errs...)
 }
 
 func bytesClone(b []byte) []byte { return append([]byte(nil), b...) }
+
+// BufferStats returns the current state of the primary-key sort buffers
+// (all zero for append tables).
+func (w *Write) BufferStats() BufferStats {
+	st := w.stats
+	st.BufferedBytes = w.buffered
+	return st
+}

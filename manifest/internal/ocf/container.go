@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/snappy"
@@ -237,6 +238,28 @@ func (f *File) decompress(raw []byte) ([]byte, error) {
 	return nil, fmt.Errorf("%w: %q", ErrUnsupportedCodec, f.Codec)
 }
 
+// zstdEncoders holds one encoder per zstd level, shared by all Writers:
+// creating an encoder costs about 1.2 MB and 1.4 ms, once per manifest file
+// and so several times per commit, while EncodeAll is safe for concurrent use.
+// It is a cache of immutable values, not observable state.
+var zstdEncoders sync.Map // int level -> *zstd.Encoder
+
+func zstdEncoder(level int) (*zstd.Encoder, error) {
+	if enc, ok := zstdEncoders.Load(level); ok {
+		return enc.(*zstd.Encoder), nil
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	if prev, loaded := zstdEncoders.LoadOrStore(level, enc); loaded {
+		enc.Close()
+		return prev.(*zstd.Encoder), nil
+	}
+	return enc, nil
+}
+
 // Writer builds an Avro object container file in memory. Records are encoded by the caller into
 // Block (an Encoder) and terminated with EndRecord.
 type Writer struct {
@@ -264,10 +287,9 @@ func NewWriter(schema []byte, codec string, level int) (*Writer, error) {
 		if level < 0 {
 			level = 3
 		}
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
-			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)))
+		enc, err := zstdEncoder(level)
 		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
+			return nil, err
 		}
 		w.zstd = enc
 	default:
@@ -347,9 +369,7 @@ func (w *Writer) Finish() ([]byte, error) {
 	}
 	w.closed = true
 	err := w.flush()
-	if w.zstd != nil {
-		w.zstd.Close()
-	}
+	w.zstd = nil // shared (zstdEncoder), never closed
 	if err != nil {
 		return nil, err
 	}
