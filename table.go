@@ -63,6 +63,9 @@ func OpenTable(ctx context.Context, url string, opts ...TableOption) (*Table, er
 	if err != nil {
 		_ = fio.Close()
 		if errors.Is(err, fileio.ErrNotExist) {
+			if t.branch != "" && t.branch != schema.MainBranch {
+				return nil, fmt.Errorf("%w: %s has no branch %q: %w", ErrTableNotExist, url, t.branch, err)
+			}
 			return nil, fmt.Errorf("%w: %s: %w", ErrTableNotExist, url, err)
 		}
 		return nil, err

@@ -114,7 +114,29 @@ func validateTable(ts *schema.TableSchema) error {
 	if err := validateBucket(ts); err != nil {
 		return err
 	}
+	if err := validateCrossPartition(ts); err != nil {
+		return err
+	}
 	return validateSequenceField(ts)
+}
+
+// validateCrossPartition mirrors SchemaValidation: a primary key that does
+// not include every partition field means cross-partition updates, which Java
+// only allows with dynamic buckets (bucket = -1); with fixed buckets the same
+// key could live in two partitions and never be merged.
+func validateCrossPartition(ts *schema.TableSchema) error {
+	if !ts.CrossPartitionUpdate() {
+		return nil
+	}
+	n, err := ts.NumBuckets()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+	}
+	if n != -1 {
+		return fmt.Errorf("%w: primary key %v does not include all partition fields %v; that needs dynamic buckets (bucket = -1), not bucket = %d",
+			ErrInvalidSchema, ts.PrimaryKeys, ts.PartitionKeys, n)
+	}
+	return nil
 }
 
 // validateSequenceField mirrors SchemaValidation.validateSequenceField.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/testenv"
 )
@@ -38,7 +39,7 @@ func BenchmarkCommitLatency(b *testing.B) {
 				gap = 0
 			}
 			ctx := context.Background()
-			tbl := newTable(b, url, kvSchema)
+			tbl := tabletest.NewTable(b, url, kvSchema)
 			c, err := commit.New(tbl.FileIO, tbl.Schema, "bench")
 			if err != nil {
 				b.Fatal(err)
@@ -113,7 +114,7 @@ func commitGrowth(b *testing.B, url string) {
 	var baseLen int
 	for b.Loop() {
 		b.StopTimer()
-		grown, fresh := newTable(b, url, kvSchema), newTable(b, url, kvSchema)
+		grown, fresh := tabletest.NewTable(b, url, kvSchema), tabletest.NewTable(b, url, kvSchema)
 		proto := prepare(b, grown, "bench", []int64{1}, "x")
 		msg := func(i int) []commit.Message {
 			m := proto[0]

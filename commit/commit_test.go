@@ -10,107 +10,31 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	paimon "github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/testenv"
 	"github.com/paimon-go/paimon/types"
-	"github.com/paimon-go/paimon/writer"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func newTable(t testing.TB, whURL string, s catalog.Schema) *catalog.Table {
-	t.Helper()
-	ctx := context.Background()
-	if whURL == "" {
-		whURL = "file://" + t.TempDir()
-	}
-	c, err := catalog.Open(ctx, whURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.CreateDatabase(ctx, "db", true); err != nil {
-		t.Fatal(err)
-	}
-	id := catalog.NewIdentifier("db", "t")
-	if err := c.CreateTable(ctx, id, s, false); err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := c.GetTable(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl
-}
-
 var kvSchema = catalog.Schema{Fields: []types.DataField{{Name: "k", Type: types.BigInt()}, {Name: "v", Type: types.String()}}}
 
-// batch builds a (k BIGINT, v STRING) batch.
-func batch(ks []int64, v string) arrow.RecordBatch {
-	sc := types.SchemaToArrow(kvSchema.Fields)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for _, k := range ks {
-		b.Field(0).(*array.Int64Builder).Append(k)
-		b.Field(1).(*array.StringBuilder).Append(v)
-	}
-	return b.NewRecordBatch()
-}
-
-// prepare writes rows with a fresh Write and returns the commit messages.
+// prepare writes rows (k, v) for every k of ks with a fresh Write and
+// returns the commit messages.
 func prepare(t testing.TB, tbl *catalog.Table, user string, ks []int64, v string) []commit.Message {
 	t.Helper()
-	ctx := context.Background()
-	w, err := writer.New(tbl.FileIO, tbl.Schema, user)
-	if err != nil {
-		t.Fatal(err)
+	rows := make([][]any, len(ks))
+	for i, k := range ks {
+		rows[i] = []any{k, v}
 	}
-	defer w.Close()
-	r := batch(ks, v)
+	r := tabletest.Batch(t, types.SchemaToArrow(kvSchema.Fields), rows...)
 	defer r.Release()
-	if err := w.Write(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := w.PrepareCommit(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return msgs
-}
-
-func readRows(t testing.TB, url string) []string {
-	t.Helper()
-	ctx := context.Background()
-	tbl, err := paimon.OpenTable(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
-	plan, err := tbl.NewScan().Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for b, err := range plan.Records(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range int(b.NumRows()) {
-			out = append(out, b.Column(0).ValueStr(i)+"|"+b.Column(1).ValueStr(i))
-		}
-		b.Release()
-	}
-	slices.Sort(out)
-	return out
+	return tabletest.Prepare(t, tbl, user, r)
 }
 
 func snapshots(t testing.TB, fio *fileio.FileIO) []*snapshot.Snapshot {
@@ -163,7 +87,7 @@ func manifestFiles(t testing.TB, fio *fileio.FileIO) []string {
 
 func TestIdempotentRetry(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", kvSchema)
+	tbl := tabletest.NewTable(t, "", kvSchema)
 	c, err := commit.New(tbl.FileIO, tbl.Schema, "job")
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +122,7 @@ func TestIdempotentRetry(t *testing.T) {
 		t.Errorf("%d snapshots, want 3", n)
 	}
 	want := []string{"1|a", "2|a", "4|c", "6|e"}
-	if got := readRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	// Batch commits (Long.MAX_VALUE) are never de-duplicated.
@@ -211,7 +135,7 @@ func TestIdempotentRetry(t *testing.T) {
 
 func TestEmptyCommit(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", kvSchema)
+	tbl := tabletest.NewTable(t, "", kvSchema)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	if id, err := c.Commit(ctx, 1, nil); err != nil || id != 0 {
 		t.Errorf("empty Commit = %d, %v; want 0, nil", id, err)
@@ -237,7 +161,7 @@ func TestEmptyCommit(t *testing.T) {
 // row as its own commit user, and checks the result.
 func race(t *testing.T, url string, writers, commits int) {
 	ctx := context.Background()
-	tbl := newTable(t, url, kvSchema)
+	tbl := tabletest.NewTable(t, url, kvSchema)
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*commits)
 	for g := range writers {
@@ -290,7 +214,7 @@ func race(t *testing.T, url string, writers, commits int) {
 		}
 	}
 	sort.Strings(want)
-	if got := readRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
 		t.Errorf("read %d rows, want %d", len(got), len(want))
 	}
 	// Losing attempts cleaned up after themselves: every file in manifest/
@@ -329,7 +253,7 @@ func TestCompactConflict(t *testing.T) {
 	s := kvSchema
 	s.PrimaryKeys = []string{"k"}
 	s.Options = map[string]string{"bucket": "1"}
-	tbl := newTable(t, "", s)
+	tbl := tabletest.NewTable(t, "", s)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	msgs := prepare(t, tbl, "u", []int64{1, 2, 3}, "a")
 	if _, err := c.Commit(ctx, 1, msgs); err != nil {
@@ -355,7 +279,7 @@ func TestCompactConflict(t *testing.T) {
 	if after := manifestFiles(t, tbl.FileIO); !slices.Equal(before, after) {
 		t.Errorf("a failed commit left files: %v", difference(after, before))
 	}
-	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a" {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a" {
 		t.Errorf("rows %v", got)
 	}
 }
@@ -369,7 +293,7 @@ func TestManifestMerge(t *testing.T) {
 	s := kvSchema
 	s.PrimaryKeys = []string{"k"}
 	s.Options = map[string]string{"bucket": "1", "manifest.merge-min-count": "3"}
-	tbl := newTable(t, "", s)
+	tbl := tabletest.NewTable(t, "", s)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	first := prepare(t, tbl, "u", []int64{1}, "a")
 	if _, err := c.Commit(ctx, 1, first); err != nil {
@@ -414,7 +338,7 @@ func TestManifestMerge(t *testing.T) {
 		}
 	}
 	want := []string{"1|a", "2|a", "3|a", "4|a", "6|b", "7|b", "8|b", "9|b"}
-	if got := readRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	if got, want := manifestFiles(t, tbl.FileIO), referencedManifests(t, tbl.FileIO); len(difference(want, got)) != 0 {
@@ -427,7 +351,7 @@ func TestManifestMerge(t *testing.T) {
 // files are deleted, and the commit lands on top of the real latest snapshot.
 func TestStaleCache(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", kvSchema)
+	tbl := tabletest.NewTable(t, "", kvSchema)
 	a, _ := commit.New(tbl.FileIO, tbl.Schema, "a", commit.WithWatermark(100))
 	b, _ := commit.New(tbl.FileIO, tbl.Schema, "b")
 	if id, err := a.Commit(ctx, 1, prepare(t, tbl, "a", []int64{1}, "a")); err != nil || id != 1 {
@@ -447,7 +371,7 @@ func TestStaleCache(t *testing.T) {
 	if got, want := manifestFiles(t, tbl.FileIO), referencedManifests(t, tbl.FileIO); !slices.Equal(got, want) {
 		t.Errorf("unreferenced manifest files: %v", difference(got, want))
 	}
-	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|b,3|b,4|a" {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|b,3|b,4|a" {
 		t.Errorf("rows %v", got)
 	}
 }
@@ -459,7 +383,7 @@ func TestStaleCache(t *testing.T) {
 // returns on local disk), and one HEAD for a newer schema.
 func TestCommitRequests(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", kvSchema)
+	tbl := tabletest.NewTable(t, "", kvSchema)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	for i := int64(1); i <= 3; i++ {
 		msgs := prepare(t, tbl, "u", []int64{i}, "a")
@@ -488,7 +412,7 @@ func TestCommitRequests(t *testing.T) {
 	if got, want := tbl.FileIO.Stats().Since(before), (fileio.Stats{Get: 4, Put: 5, Head: 2}); got != want {
 		t.Errorf("first commit of a new Committer made requests %+v, want %+v", got, want)
 	}
-	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a,4|a" {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a,4|a" {
 		t.Errorf("rows %v", got)
 	}
 }

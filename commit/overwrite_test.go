@@ -9,6 +9,7 @@ import (
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/snapshot"
 )
@@ -43,7 +44,7 @@ func checkNoOrphans(t *testing.T, tbl *catalog.Table) {
 
 func TestOverwritePartition(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", partSchema)
+	tbl := tabletest.NewTable(t, "", partSchema)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	seed(t, tbl, c)
 	id, err := c.Overwrite(ctx, 2, commit.PartitionSpec{"v": "a"}, prepare(t, tbl, "u", []int64{10, 11, 12}, "a"))
@@ -56,7 +57,7 @@ func TestOverwritePartition(t *testing.T) {
 			s.CommitKind, s.DeltaRecordCount, s.TotalRecordCount, s.CommitIdentifier)
 	}
 	want := []string{"10|a", "11|a", "12|a", "3|b", "4|c"}
-	if got := readRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	// The delta holds one DELETE (the seed's file of a) and one ADD.
@@ -100,14 +101,14 @@ func kinds(es []manifest.Entry) []string {
 
 func TestOverwriteWholeTable(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", partSchema)
+	tbl := tabletest.NewTable(t, "", partSchema)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	seed(t, tbl, c)
 	msgs := slices.Concat(prepare(t, tbl, "u", []int64{20}, "a"), prepare(t, tbl, "u", []int64{21}, "d"))
 	if id, err := c.Overwrite(ctx, commit.BatchIdentifier, nil, msgs); err != nil || id != 2 {
 		t.Fatalf("Overwrite = %d, %v", id, err)
 	}
-	if got, want := readRows(t, tbl.FileIO.URL()), []string{"20|a", "21|d"}; !slices.Equal(got, want) {
+	if got, want := tabletest.ReadRows(t, tbl.FileIO.URL()), []string{"20|a", "21|d"}; !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	if s := lastSnapshot(t, tbl); s.DeltaRecordCount != -2 || s.TotalRecordCount != 2 {
@@ -118,7 +119,7 @@ func TestOverwriteWholeTable(t *testing.T) {
 
 func TestOverwriteDynamic(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", partSchema)
+	tbl := tabletest.NewTable(t, "", partSchema)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	if dyn, err := c.DynamicPartitionOverwrite(); err != nil || !dyn {
 		t.Errorf("DynamicPartitionOverwrite = %v, %v; want Java's default true", dyn, err)
@@ -128,7 +129,7 @@ func TestOverwriteDynamic(t *testing.T) {
 	if id, err := c.OverwriteDynamic(ctx, 2, msgs); err != nil || id != 2 {
 		t.Fatalf("OverwriteDynamic = %d, %v", id, err)
 	}
-	if got, want := readRows(t, tbl.FileIO.URL()), []string{"1|a", "2|a", "30|b", "31|d", "4|c"}; !slices.Equal(got, want) {
+	if got, want := tabletest.ReadRows(t, tbl.FileIO.URL()), []string{"1|a", "2|a", "30|b", "31|d", "4|c"}; !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	// Nothing to write: no snapshot, as in Java's dynamic mode.
@@ -143,7 +144,7 @@ func TestOverwriteDynamic(t *testing.T) {
 
 func TestDropPartitionsAndTruncate(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", partSchema)
+	tbl := tabletest.NewTable(t, "", partSchema)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	seed(t, tbl, c)
 	if id, err := c.DropPartitions(ctx, []commit.PartitionSpec{{"v": "a"}, {"v": "c"}}); err != nil || id != 2 {
@@ -153,7 +154,7 @@ func TestDropPartitionsAndTruncate(t *testing.T) {
 	if s.CommitKind != snapshot.KindOverwrite || s.DeltaRecordCount != -3 || s.TotalRecordCount != 1 || s.CommitIdentifier != commit.BatchIdentifier {
 		t.Errorf("drop snapshot %s delta %d total %d id %d", s.CommitKind, s.DeltaRecordCount, s.TotalRecordCount, s.CommitIdentifier)
 	}
-	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "3|b" {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "3|b" {
 		t.Errorf("rows after drop %v", got)
 	}
 	// Dropping a partition that has no files still creates a snapshot.
@@ -169,7 +170,7 @@ func TestDropPartitionsAndTruncate(t *testing.T) {
 	if s := lastSnapshot(t, tbl); s.TotalRecordCount != 0 || s.DeltaRecordCount != -1 || s.CommitKind != snapshot.KindOverwrite {
 		t.Errorf("truncate snapshot total %d delta %d", s.TotalRecordCount, s.DeltaRecordCount)
 	}
-	if got := readRows(t, tbl.FileIO.URL()); len(got) != 0 {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); len(got) != 0 {
 		t.Errorf("rows after truncate %v", got)
 	}
 	checkNoOrphans(t, tbl)
@@ -177,7 +178,7 @@ func TestDropPartitionsAndTruncate(t *testing.T) {
 
 func TestOverwriteBadInput(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", partSchema)
+	tbl := tabletest.NewTable(t, "", partSchema)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	seed(t, tbl, c)
 	before := manifestFiles(t, tbl.FileIO)
@@ -209,7 +210,7 @@ func TestOverwriteBadInput(t *testing.T) {
 }
 
 func TestParsePartitionSpec(t *testing.T) {
-	tbl := newTable(t, "", partSchema)
+	tbl := tabletest.NewTable(t, "", partSchema)
 	spec, err := commit.ParsePartitionSpec(tbl.Schema, map[string]string{"v": "__DEFAULT_PARTITION__"})
 	if err != nil || len(spec) != 1 || spec["v"] != nil {
 		t.Errorf("default partition = %v, %v; want v: nil", spec, err)
@@ -231,7 +232,7 @@ func TestParsePartitionSpec(t *testing.T) {
 // overwritten partition nor lost from the others.
 func TestOverwriteAfterConcurrentAppend(t *testing.T) {
 	ctx := context.Background()
-	tbl := newTable(t, "", partSchema)
+	tbl := tabletest.NewTable(t, "", partSchema)
 	o, _ := commit.New(tbl.FileIO, tbl.Schema, "o")
 	seed(t, tbl, o) // o's cached base is snapshot 1
 	x, _ := commit.New(tbl.FileIO, tbl.Schema, "x")
@@ -242,7 +243,7 @@ func TestOverwriteAfterConcurrentAppend(t *testing.T) {
 	if id, err := o.Overwrite(ctx, 2, commit.PartitionSpec{"v": "a"}, prepare(t, tbl, "o", []int64{50}, "a")); err != nil || id != 3 {
 		t.Fatalf("Overwrite = %d, %v; want 3", id, err)
 	}
-	if got, want := readRows(t, tbl.FileIO.URL()), []string{"3|b", "41|b", "4|c", "50|a"}; !slices.Equal(got, want) {
+	if got, want := tabletest.ReadRows(t, tbl.FileIO.URL()), []string{"3|b", "41|b", "4|c", "50|a"}; !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	s := lastSnapshot(t, tbl)
@@ -267,7 +268,7 @@ func TestOverwriteUpgrade(t *testing.T) {
 		s := kvSchema
 		s.PrimaryKeys = []string{"k"}
 		s.Options = map[string]string{"bucket": "1", "overwrite-upgrade": tc.upgrade}
-		tbl := newTable(t, "", s)
+		tbl := tabletest.NewTable(t, "", s)
 		c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 		if _, err := c.Commit(ctx, 1, prepare(t, tbl, "u", []int64{1, 2}, "a")); err != nil {
 			t.Fatal(err)
@@ -280,7 +281,7 @@ func TestOverwriteUpgrade(t *testing.T) {
 			t.Errorf("overwrite-upgrade=%s: delta %v levels %d, %d; want DELETE level 0, ADD level %d",
 				tc.upgrade, kinds(es), es[0].File.Level, es[len(es)-1].File.Level, tc.level)
 		}
-		if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "2|b,3|b" {
+		if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "2|b,3|b" {
 			t.Errorf("overwrite-upgrade=%s: rows %v", tc.upgrade, got)
 		}
 	}
@@ -294,7 +295,7 @@ func TestForceCreateSnapshot(t *testing.T) {
 	for _, opt := range []map[string]string{{"commit.force-create-snapshot": "true"}, {"snapshot.ignore-empty-commit": "false"}} {
 		s := kvSchema
 		s.Options = opt
-		tbl := newTable(t, "", s)
+		tbl := tabletest.NewTable(t, "", s)
 		c, err := commit.New(tbl.FileIO, tbl.Schema, "u")
 		if err != nil {
 			t.Fatal(err)
@@ -317,7 +318,7 @@ func TestCompactionAfterOverwriteConflicts(t *testing.T) {
 	s := kvSchema
 	s.PrimaryKeys = []string{"k"}
 	s.Options = map[string]string{"bucket": "1"}
-	tbl := newTable(t, "", s)
+	tbl := tabletest.NewTable(t, "", s)
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	msgs := prepare(t, tbl, "u", []int64{1, 2}, "a")
 	if _, err := c.Commit(ctx, 1, msgs); err != nil {
@@ -339,7 +340,7 @@ func TestCompactionAfterOverwriteConflicts(t *testing.T) {
 	if after := manifestFiles(t, tbl.FileIO); !slices.Equal(before, after) {
 		t.Errorf("the failed compaction left files: %v", difference(after, before))
 	}
-	if got := readRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "7|b" {
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "7|b" {
 		t.Errorf("rows %v", got)
 	}
 }

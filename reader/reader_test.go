@@ -316,3 +316,27 @@ func TestLatestReadUsesLatestSchema(t *testing.T) {
 		t.Fatalf("time travel: schema %d rows %v", plan.Schema.ID, rows)
 	}
 }
+
+// TestDamagedLatest: a LATEST hint or snapshot listing that names a missing
+// snapshot is an error, never an empty table.
+func TestDamagedLatest(t *testing.T) {
+	for name, damage := range map[string]func(dir string) error{
+		"hint past the end": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "snapshot", "LATEST"), []byte("99"), 0o644)
+		},
+		"latest snapshot deleted": func(dir string) error {
+			return os.Remove(filepath.Join(dir, "snapshot", "snapshot-5"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := fixture.Copy(t, "pk_table_scan_and_read_mor_parquet")
+			if err := damage(dir); err != nil {
+				t.Fatal(err)
+			}
+			err := readAll(t, dir)
+			if !errors.Is(err, snapshot.ErrNotFound) {
+				t.Fatalf("err = %v, want snapshot.ErrNotFound", err)
+			}
+		})
+	}
+}

@@ -257,7 +257,16 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 	default:
 		sn, err := snaps.Latest(ctx)
 		if errors.Is(err, snapshot.ErrNotFound) {
-			return nil, nil
+			// Only a table without any snapshot file reads as empty; a
+			// LATEST hint or listing that names a missing snapshot is damage.
+			ids, lerr := snaps.IDs(ctx)
+			if lerr != nil {
+				return nil, lerr
+			}
+			if len(ids) == 0 {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("reader: latest snapshot (snapshot files %d..%d exist): %w", ids[0], ids[len(ids)-1], err)
 		}
 		return sn, err
 	}

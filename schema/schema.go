@@ -90,8 +90,8 @@ type schemaJSON struct {
 // "version" means 1; for version 1 an absent "bucket" option is set to "1",
 // and for version <= 2 an absent "file.format" is set to "orc", as Java does
 // (the defaults of those releases). A missing "highestFieldId" is computed
-// from the fields; missing key lists and options are empty; a missing
-// "timeMillis" is 0. "id" and "fields" are required. The result is checked
+// from the fields; missing options are empty; a missing "timeMillis" is 0.
+// "id", "fields", "partitionKeys" and "primaryKeys" are required. The result is checked
 // with Validate.
 func Decode(data []byte) (*TableSchema, error) {
 	var raw schemaJSON
@@ -104,6 +104,15 @@ func Decode(data []byte) (*TableSchema, error) {
 	}
 	if raw.Fields == nil {
 		return nil, fmt.Errorf("%w: missing \"fields\"", ErrCorrupt)
+	}
+	// Java's SchemaSerializer dereferences these without a check, so a file
+	// without them is damaged; reading it as "no keys" would silently turn a
+	// primary-key table into an append table.
+	if raw.PartitionKeys == nil {
+		return nil, fmt.Errorf("%w: missing \"partitionKeys\"", ErrCorrupt)
+	}
+	if raw.PrimaryKeys == nil {
+		return nil, fmt.Errorf("%w: missing \"primaryKeys\"", ErrCorrupt)
 	}
 	s := &TableSchema{Version: Version07, ID: *raw.ID, Options: Options{}}
 	if raw.Version != nil {

@@ -310,10 +310,16 @@ func TestDecodeErrors(t *testing.T) {
 		f + `"partitionKeys":["a"],"primaryKeys":[],"options":{"bucket-key":"a"}}`,
 		f + `"partitionKeys":[],"primaryKeys":["a"],"options":{"bucket-key":"b"}}`,
 		f + `"partitionKeys":[],"primaryKeys":[],"options":{"bucket":"two"}}`,
-		`{"id":0,"fields":[{"id":0,"name":"a","type":"INT"},{"id":0,"name":"b","type":"INT"}],"highestFieldId":1}`,
-		`{"id":0,"fields":[{"id":0,"name":"a","type":"INT"},{"id":1,"name":"a","type":"INT"}],"highestFieldId":1}`,
-		`{"id":0,"fields":[{"id":5,"name":"a","type":"INT"}],"highestFieldId":1}`,
-		`{"id":0,"fields":[{"id":0,"name":"a","type":{"type":"ROW","fields":[{"id":0,"name":"x","type":"INT"}]}}],"highestFieldId":1}`,
+		`{"id":0,"fields":[{"id":0,"name":"a","type":"INT"},{"id":0,"name":"b","type":"INT"}],"highestFieldId":1,"partitionKeys":[],"primaryKeys":[]}`,
+		`{"id":0,"fields":[{"id":0,"name":"a","type":"INT"},{"id":1,"name":"a","type":"INT"}],"highestFieldId":1,"partitionKeys":[],"primaryKeys":[]}`,
+		`{"id":0,"fields":[{"id":5,"name":"a","type":"INT"}],"highestFieldId":1,"partitionKeys":[],"primaryKeys":[]}`,
+		`{"id":0,"fields":[{"id":0,"name":"a","type":{"type":"ROW","fields":[{"id":0,"name":"x","type":"INT"}]}}],"highestFieldId":1,"partitionKeys":[],"primaryKeys":[]}`,
+	}
+	for _, k := range []string{"partitionKeys", "primaryKeys"} {
+		damaged := strings.Replace(f+`"partitionKeys":[],"primaryKeys":[],"options":{}}`, `"`+k+`"`, `"x"`, 1)
+		if _, err := Decode([]byte(damaged)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), k) {
+			t.Errorf("Decode without %s = %v, want ErrCorrupt naming it", k, err)
+		}
 	}
 	for _, c := range invalid {
 		if _, err := Decode([]byte(c)); !errors.Is(err, ErrInvalidSchema) {

@@ -295,7 +295,31 @@ func Decode(data []byte) (*Snapshot, error) {
 	if err := s.apply(fields, nil); err != nil {
 		return nil, err
 	}
+	if err := checkRequired(fields); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// requiredKeys are the snapshot keys every Paimon version writes and every
+// reader needs; a file without one of them is damaged, not an old version
+// (Java fails on it when it dereferences the missing value).
+var requiredKeys = []string{"id", "schemaId", "baseManifestList", "deltaManifestList", "commitUser", "commitIdentifier", "commitKind", "timeMillis"}
+
+func checkRequired(fields []rawField) error {
+	for _, k := range requiredKeys {
+		found := false
+		for _, f := range fields {
+			if f.key == k {
+				found = !isNull(f.value)
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("%w: missing key %q", ErrCorrupt, k)
+		}
+	}
+	return nil
 }
 
 // apply interprets fields; keys in skip (tag fields) are left to the caller.

@@ -483,9 +483,17 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 	// Jackson accepts integers in strings and explicit nulls.
-	s, err := Decode([]byte(`{"id":"7","watermark":null,"indexManifest":null}`))
+	const required = `"schemaId":0,"baseManifestList":"b","deltaManifestList":"d","commitUser":"u","commitIdentifier":1,"commitKind":"APPEND","timeMillis":0`
+	s, err := Decode([]byte(`{"id":"7","watermark":null,"indexManifest":null,` + required + `}`))
 	if err != nil || s.ID != 7 || s.Watermark != nil || s.IndexManifest != nil {
 		t.Errorf("lenient forms: %+v %v", s, err)
+	}
+	// A snapshot without one of its required keys is damaged.
+	for _, k := range []string{"schemaId", "baseManifestList", "deltaManifestList", "commitKind"} {
+		damaged := strings.Replace(`{"id":7,`+required+`}`, `"`+k+`"`, `"x"`, 1)
+		if _, err := Decode([]byte(damaged)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), k) {
+			t.Errorf("without %s: err = %v, want ErrCorrupt naming it", k, err)
+		}
 	}
 	// The manager names the corrupt file.
 	dir := t.TempDir()

@@ -30,7 +30,7 @@ var flightsFields = []types.DataField{
 
 // loadFlights reads the 3M-row flights file into memory, as batches of the
 // table's Arrow schema.
-func loadFlights(b *testing.B) ([]arrow.RecordBatch, int64) {
+func loadFlights(b testing.TB) ([]arrow.RecordBatch, int64) {
 	b.Helper()
 	ctx := context.Background()
 	f, err := os.Open(flightsPath)

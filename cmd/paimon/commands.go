@@ -97,6 +97,7 @@ func newFilesCmd() *cobra.Command {
 				return err
 			}
 			defer t.Close()
+			sf.snapshotSet = cmd.Flags().Changed("snapshot")
 			opts, err := sf.options()
 			if err != nil {
 				return err
@@ -142,6 +143,7 @@ func newCatCmd() *cobra.Command {
 				return err
 			}
 			defer t.Close()
+			sf.snapshotSet = cmd.Flags().Changed("snapshot")
 			opts, err := sf.options()
 			if err != nil {
 				return err
@@ -181,6 +183,8 @@ type scanFlags struct {
 	where     string
 	columns   string
 	bucket    int
+	// snapshotSet records that --snapshot was given (0 is then an error).
+	snapshotSet bool
 }
 
 func (f *scanFlags) register(cmd *cobra.Command, rows bool) {
@@ -197,6 +201,12 @@ func (f *scanFlags) register(cmd *cobra.Command, rows bool) {
 
 func (f *scanFlags) options() ([]reader.Option, error) {
 	var opts []reader.Option
+	if f.snapshotSet && f.snapshot <= 0 {
+		return nil, usageError{fmt.Errorf("--snapshot must be a snapshot id >= 1, got %d", f.snapshot)}
+	}
+	if f.snapshotSet && f.tag != "" {
+		return nil, usageError{fmt.Errorf("--snapshot and --tag both choose the snapshot; give one")}
+	}
 	if f.snapshot != 0 {
 		opts = append(opts, reader.WithSnapshot(f.snapshot))
 	}

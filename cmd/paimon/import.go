@@ -55,13 +55,17 @@ table writer and commit (one snapshot at the end, or one every
 Parquet columns are matched to table columns by name (by field id when the
 file carries Paimon field ids) and converted by the table reader's widening
 rules; JSONL lines are objects in the form 'paimon cat --format jsonl'
-prints. Every table column must be present in the file and every file
-column must be a table column.
+prints. Every file column must be a table column; a Parquet file must have
+every table column, while a JSONL line may leave out nullable columns
+(they are null).
 
 With --create the table is created first when it does not exist, from the
 same flags as 'paimon create'; without --schema/--column a Parquet file's
-own columns define it. Nothing is published when the import fails before
-its first commit.`,
+own columns define it. The table (schema-0) stays when a later row fails;
+no rows are published when the import fails before its first commit.
+--commit-every N commits after the first batch that brings the uncommitted
+rows to N or more; batches are at most --batch-rows rows (and never larger
+than N).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usageError{fmt.Errorf("expected a table URL and a file, got %d arguments", len(args))}
@@ -108,6 +112,9 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 	}
 	if f.commitEvery < 0 || f.limit < 0 {
 		return usageError{errors.New("--commit-every and --limit must not be negative")}
+	}
+	if f.commitEvery > 0 && int64(f.batchRows) > f.commitEvery {
+		f.batchRows = int(f.commitEvery)
 	}
 	if !f.create && f.table.given() {
 		return usageError{errors.New("table definition flags need --create")}

@@ -84,6 +84,9 @@ func TestUsageErrors(t *testing.T) {
 		{"cat", "a", "b"},
 		{"cat", "--format", "xml", "x"},
 		{"cat", "--no-such-flag", "x"},
+		{"cat", "--snapshot", "0", fixture.Dir(t, "pk_09_parquet")},
+		{"cat", "--snapshot", "-1", fixture.Dir(t, "pk_09_parquet")},
+		{"cat", "--snapshot", "2", "--tag", "1", fixture.Dir(t, "pk_09_parquet")},
 	} {
 		_, err := run(t, args...)
 		var u usageError
