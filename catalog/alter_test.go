@@ -1,7 +1,6 @@
 package catalog_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,18 +10,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
-	"github.com/paimon-go/paimon/reader"
-	"github.com/paimon-go/paimon/rowfmt"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
-	"github.com/paimon-go/paimon/writer"
 )
 
 // baseSchema is a schema-0 as CreateTable builds it: a INT (id 0), b
@@ -360,114 +352,29 @@ func openCatalog(t *testing.T) *catalog.Catalog {
 	return c
 }
 
-// record builds a batch of the table's columns from rows of Go values
-// (types per the common mapping; decimals as strings like "1.25").
-func record(t *testing.T, fields []types.DataField, rows ...[]any) arrow.RecordBatch {
-	t.Helper()
-	b := array.NewRecordBuilder(memory.DefaultAllocator, types.SchemaToArrow(fields))
-	defer b.Release()
-	for _, r := range rows {
-		for i, v := range r {
-			fb := b.Field(i)
-			if v == nil {
-				fb.AppendNull()
-				continue
-			}
-			switch x := fb.(type) {
-			case *array.Int32Builder:
-				x.Append(v.(int32))
-			case *array.Int64Builder:
-				x.Append(v.(int64))
-			case *array.Float32Builder:
-				x.Append(v.(float32))
-			case *array.Float64Builder:
-				x.Append(v.(float64))
-			case *array.StringBuilder:
-				x.Append(v.(string))
-			case *array.Decimal128Builder:
-				dt := x.Type().(*arrow.Decimal128Type)
-				n, err := decimal128.FromString(v.(string), dt.Precision, dt.Scale)
-				if err != nil {
-					t.Fatal(err)
-				}
-				x.Append(n)
-			case *array.TimestampBuilder:
-				x.Append(arrow.Timestamp(v.(int64)))
-			default:
-				t.Fatalf("unsupported builder %T", fb)
-			}
-		}
-	}
-	return b.NewRecordBatch()
-}
-
+// writeRows writes rows of Go values (see tabletest.NewBatch; decimals as
+// strings like "1.25") into table id with its latest schema and commits
+// them.
 func writeRows(t *testing.T, c *catalog.Catalog, id catalog.Identifier, rows ...[]any) {
 	t.Helper()
-	ctx := context.Background()
-	tbl, err := c.GetTable(ctx, id)
+	tbl, err := c.GetTable(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := writer.New(tbl.FileIO, tbl.Schema, "alter-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	rec := record(t, tbl.Schema.Fields, rows...)
+	rec := tabletest.Batch(t, types.SchemaToArrow(tbl.Schema.Fields), rows...)
 	defer rec.Release()
-	if err := w.Write(ctx, rec); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := w.PrepareCommit(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := commit.New(tbl.FileIO, tbl.Schema, "alter-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cm.Commit(ctx, commit.BatchIdentifier, msgs); err != nil {
-		t.Fatal(err)
-	}
+	tabletest.WriteCommit(t, tbl, "alter-test", commit.BatchIdentifier, rec)
 }
 
-// readJSONL reads the table through the reader and returns its rows as
+// readJSONL reads table id through the reader and returns its rows as
 // sorted JSONL lines.
 func readJSONL(t *testing.T, c *catalog.Catalog, id catalog.Identifier) []string {
 	t.Helper()
-	ctx := context.Background()
-	tbl, err := c.GetTable(ctx, id)
+	tbl, err := c.GetTable(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := reader.NewScan(tbl.FileIO).Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	w, err := rowfmt.NewWriter(&buf, rowfmt.JSONL, &rowfmt.Options{Fields: plan.Fields})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rec, err := range plan.Records(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		werr := w.Write(rec)
-		rec.Release()
-		if werr != nil {
-			t.Fatal(werr)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	if buf.Len() == 0 {
-		lines = nil
-	}
-	slices.Sort(lines)
-	return lines
+	return tabletest.ReadJSONL(t, tbl.FileIO.URL())
 }
 
 func equalLines(t *testing.T, what string, got, want []string) {

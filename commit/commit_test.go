@@ -37,6 +37,22 @@ func prepare(t testing.TB, tbl *catalog.Table, user string, ks []int64, v string
 	return tabletest.Prepare(t, tbl, user, r)
 }
 
+// pkSchema is kvSchema with primary key k and table options opts.
+func pkSchema(opts map[string]string) catalog.Schema {
+	return catalog.Schema{Fields: kvSchema.Fields, PrimaryKeys: []string{"k"}, Options: opts}
+}
+
+// upgradeFirst returns the compaction message of a one-bucket table that
+// moves the first new file of msgs to level (DELETE at its level, ADD at
+// level).
+func upgradeFirst(msgs []commit.Message, level int32) []commit.Message {
+	f := msgs[0].Data.NewFiles[0]
+	up := f
+	up.Level = level
+	return []commit.Message{{Partition: msgs[0].Partition, TotalBuckets: 1,
+		Compact: commit.CompactIncrement{Before: []manifest.DataFileMeta{f}, After: []manifest.DataFileMeta{up}}}}
+}
+
 func snapshots(t testing.TB, fio *fileio.FileIO) []*snapshot.Snapshot {
 	t.Helper()
 	all, err := snapshot.NewManager(fio).List(context.Background())
@@ -250,20 +266,13 @@ func TestRacingCommittersMinIO(t *testing.T) {
 // leaving manifest files.
 func TestCompactConflict(t *testing.T) {
 	ctx := context.Background()
-	s := kvSchema
-	s.PrimaryKeys = []string{"k"}
-	s.Options = map[string]string{"bucket": "1"}
-	tbl := tabletest.NewTable(t, "", s)
+	tbl := tabletest.NewTable(t, "", pkSchema(map[string]string{"bucket": "1"}))
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	msgs := prepare(t, tbl, "u", []int64{1, 2, 3}, "a")
 	if _, err := c.Commit(ctx, 1, msgs); err != nil {
 		t.Fatal(err)
 	}
-	f := msgs[0].Data.NewFiles[0]
-	up := f
-	up.Level = 5
-	upgrade := []commit.Message{{Partition: msgs[0].Partition, Bucket: 0, TotalBuckets: 1,
-		Compact: commit.CompactIncrement{Before: []manifest.DataFileMeta{f}, After: []manifest.DataFileMeta{up}}}}
+	upgrade := upgradeFirst(msgs, 5)
 	id, err := c.Commit(ctx, 2, upgrade)
 	if err != nil || id != 2 {
 		t.Fatalf("compact Commit = %d, %v", id, err)
@@ -271,16 +280,27 @@ func TestCompactConflict(t *testing.T) {
 	if s := snapshots(t, tbl.FileIO)[1]; s.CommitKind != snapshot.KindCompact || s.DeltaRecordCount != 0 || s.TotalRecordCount != 3 {
 		t.Errorf("compact snapshot %+v", s)
 	}
-	before := manifestFiles(t, tbl.FileIO)
 	c2, _ := commit.New(tbl.FileIO, tbl.Schema, "v")
-	if _, err := c2.Commit(ctx, 1, upgrade); !errors.Is(err, commit.ErrConflict) {
-		t.Errorf("second compaction of the same file = %v, want ErrConflict", err)
+	checkConflict(t, tbl, "second compaction of the same file", func() error {
+		_, err := c2.Commit(ctx, 1, upgrade)
+		return err
+	}, "1|a,2|a,3|a")
+}
+
+// checkConflict runs try, a commit that must fail with commit.ErrConflict
+// and leave manifest/ as it was, and checks that the table's rows (joined
+// by ",") are still want.
+func checkConflict(t *testing.T, tbl *catalog.Table, what string, try func() error, want string) {
+	t.Helper()
+	before := manifestFiles(t, tbl.FileIO)
+	if err := try(); !errors.Is(err, commit.ErrConflict) {
+		t.Errorf("%s = %v, want ErrConflict", what, err)
 	}
 	if after := manifestFiles(t, tbl.FileIO); !slices.Equal(before, after) {
-		t.Errorf("a failed commit left files: %v", difference(after, before))
+		t.Errorf("the failed %s left files: %v", what, difference(after, before))
 	}
-	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "1|a,2|a,3|a" {
-		t.Errorf("rows %v", got)
+	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != want {
+		t.Errorf("rows after the failed %s: %v, want %s", what, got, want)
 	}
 }
 
@@ -290,10 +310,7 @@ func TestCompactConflict(t *testing.T) {
 // case f).
 func TestManifestMerge(t *testing.T) {
 	ctx := context.Background()
-	s := kvSchema
-	s.PrimaryKeys = []string{"k"}
-	s.Options = map[string]string{"bucket": "1", "manifest.merge-min-count": "3"}
-	tbl := tabletest.NewTable(t, "", s)
+	tbl := tabletest.NewTable(t, "", pkSchema(map[string]string{"bucket": "1", "manifest.merge-min-count": "3"}))
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	first := prepare(t, tbl, "u", []int64{1}, "a")
 	if _, err := c.Commit(ctx, 1, first); err != nil {
@@ -325,11 +342,7 @@ func TestManifestMerge(t *testing.T) {
 	// Upgrade the first file (DELETE level 0 + ADD level 5); then two more
 	// appends, so that the next merge run holds the DELETE but the ADD is
 	// in the already merged manifest.
-	f := first[0].Data.NewFiles[0]
-	up := f
-	up.Level = 5
-	if _, err := c.Commit(ctx, 5, []commit.Message{{Partition: first[0].Partition, TotalBuckets: 1,
-		Compact: commit.CompactIncrement{Before: []manifest.DataFileMeta{f}, After: []manifest.DataFileMeta{up}}}}); err != nil {
+	if _, err := c.Commit(ctx, 5, upgradeFirst(first, 5)); err != nil {
 		t.Fatal(err)
 	}
 	for i := int64(6); i <= 9; i++ {

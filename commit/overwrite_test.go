@@ -265,10 +265,7 @@ func TestOverwriteUpgrade(t *testing.T) {
 		upgrade string
 		level   int32
 	}{{"true", 5}, {"false", 0}} {
-		s := kvSchema
-		s.PrimaryKeys = []string{"k"}
-		s.Options = map[string]string{"bucket": "1", "overwrite-upgrade": tc.upgrade}
-		tbl := tabletest.NewTable(t, "", s)
+		tbl := tabletest.NewTable(t, "", pkSchema(map[string]string{"bucket": "1", "overwrite-upgrade": tc.upgrade}))
 		c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 		if _, err := c.Commit(ctx, 1, prepare(t, tbl, "u", []int64{1, 2}, "a")); err != nil {
 			t.Fatal(err)
@@ -315,32 +312,19 @@ func TestForceCreateSnapshot(t *testing.T) {
 // publishes nothing, and the overwrite's rows stand.
 func TestCompactionAfterOverwriteConflicts(t *testing.T) {
 	ctx := context.Background()
-	s := kvSchema
-	s.PrimaryKeys = []string{"k"}
-	s.Options = map[string]string{"bucket": "1"}
-	tbl := tabletest.NewTable(t, "", s)
+	tbl := tabletest.NewTable(t, "", pkSchema(map[string]string{"bucket": "1"}))
 	c, _ := commit.New(tbl.FileIO, tbl.Schema, "u")
 	msgs := prepare(t, tbl, "u", []int64{1, 2}, "a")
 	if _, err := c.Commit(ctx, 1, msgs); err != nil {
 		t.Fatal(err)
 	}
-	f := msgs[0].Data.NewFiles[0]
-	up := f
-	up.Level = 3
-	compact := []commit.Message{{Partition: msgs[0].Partition, TotalBuckets: 1,
-		Compact: commit.CompactIncrement{Before: []manifest.DataFileMeta{f}, After: []manifest.DataFileMeta{up}}}}
+	compact := upgradeFirst(msgs, 3)
 	o, _ := commit.New(tbl.FileIO, tbl.Schema, "o")
 	if id, err := o.Overwrite(ctx, 1, nil, prepare(t, tbl, "o", []int64{7}, "b")); err != nil || id != 2 {
 		t.Fatalf("Overwrite = %d, %v", id, err)
 	}
-	before := manifestFiles(t, tbl.FileIO)
-	if _, err := c.Commit(ctx, 2, compact); !errors.Is(err, commit.ErrConflict) {
-		t.Errorf("compaction after the overwrite = %v, want ErrConflict", err)
-	}
-	if after := manifestFiles(t, tbl.FileIO); !slices.Equal(before, after) {
-		t.Errorf("the failed compaction left files: %v", difference(after, before))
-	}
-	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); strings.Join(got, ",") != "7|b" {
-		t.Errorf("rows %v", got)
-	}
+	checkConflict(t, tbl, "compaction after the overwrite", func() error {
+		_, err := c.Commit(ctx, 2, compact)
+		return err
+	}, "7|b")
 }

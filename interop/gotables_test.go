@@ -3,23 +3,19 @@
 package interop
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/catalog"
-	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/row"
-	"github.com/paimon-go/paimon/rowfmt"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
 )
@@ -368,142 +364,30 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 
 // commitRows writes rows into tbl with a fresh writer.Write and commits them as
 // commit identifier of user. With withKind the row kinds are passed through
-// writer.DefaultRowKindColumn.
+// writer.DefaultRowKindColumn (an Int8 column).
 func commitRows(ctx context.Context, tbl *catalog.Table, user string, identifier int64, rows []goRow, withKind bool) error {
-	rec := buildRecord(tbl.Schema.Fields, rows, withKind)
-	defer rec.Release()
-	w, err := writer.New(tbl.FileIO, tbl.Schema, user)
-	if err != nil {
-		return fmt.Errorf("writer: %w", err)
+	sc := types.SchemaToArrow(tbl.Schema.Fields)
+	if withKind {
+		sc = arrow.NewSchema(append(sc.Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.PrimitiveTypes.Int8}), nil)
 	}
-	if err := w.Write(ctx, rec); err != nil {
-		w.Close()
-		return fmt.Errorf("write: %w", err)
+	values := make([][]any, len(rows))
+	for i, r := range rows {
+		values[i] = r.values
+		if withKind {
+			values[i] = append(slices.Clip(r.values), int8(r.kind))
+		}
 	}
-	msgs, err := w.PrepareCommit(ctx)
-	w.Close()
-	if err != nil {
-		return fmt.Errorf("prepare commit: %w", err)
-	}
-	c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+	rec, err := tabletest.NewBatch(sc, values...)
 	if err != nil {
 		return err
 	}
-	if _, err := c.Commit(ctx, identifier, msgs); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
-// rowsJSONL formats rows (one Go value per column of fields) with rowfmt.
-func rowsJSONL(fields []types.DataField, values [][]any) ([]byte, error) {
-	var rows []goRow
-	for _, v := range values {
-		rows = append(rows, goRow{values: v})
-	}
-	rec := buildRecord(fields, rows, false)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := rowfmt.NewWriter(&buf, rowfmt.JSONL, &rowfmt.Options{Fields: fields})
-	if err != nil {
-		return nil, err
-	}
-	if err := w.Write(rec); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	_, err = tabletest.Commit(ctx, tbl, user, identifier, rec)
+	return err
 }
 
 // expectedJSONL formats the table's final rows with rowfmt, the format every
 // reader prints.
 func (g goTable) expectedJSONL(fields []types.DataField) ([]byte, error) {
-	return rowsJSONL(fields, g.finalRows())
-}
-
-// buildRecord builds an Arrow record batch of the table columns (types.ToArrow
-// types) from Go values, plus an Int8 row-kind column when withKind is set.
-func buildRecord(fields []types.DataField, rows []goRow, withKind bool) arrow.RecordBatch {
-	sc := types.SchemaToArrow(fields)
-	if withKind {
-		fs := append(sc.Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.PrimitiveTypes.Int8})
-		sc = arrow.NewSchema(fs, nil)
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for _, r := range rows {
-		for i, v := range r.values {
-			appendValue(b.Field(i), v)
-		}
-		if withKind {
-			b.Field(len(fields)).(*array.Int8Builder).Append(int8(r.kind))
-		}
-	}
-	return b.NewRecordBatch()
-}
-
-// appendValue appends one Go value (types convention) to an Arrow builder.
-// The values are test literals, so a mismatch is a bug in the test: panic.
-func appendValue(b array.Builder, v any) {
-	if v == nil {
-		b.AppendNull()
-		return
-	}
-	switch bb := b.(type) {
-	case *array.BooleanBuilder:
-		bb.Append(v.(bool))
-	case *array.Int8Builder:
-		bb.Append(v.(int8))
-	case *array.Int16Builder:
-		bb.Append(v.(int16))
-	case *array.Int32Builder:
-		bb.Append(v.(int32))
-	case *array.Int64Builder:
-		bb.Append(v.(int64))
-	case *array.Float32Builder:
-		bb.Append(v.(float32))
-	case *array.Float64Builder:
-		bb.Append(v.(float64))
-	case *array.StringBuilder:
-		bb.Append(v.(string))
-	case *array.BinaryBuilder:
-		bb.Append(v.([]byte))
-	case *array.Decimal128Builder:
-		bb.Append(decimal128.FromBigInt(v.(types.Decimal).Unscaled))
-	case *array.Date32Builder:
-		bb.Append(arrow.Date32(v.(int32)))
-	case *array.Time32Builder:
-		bb.Append(arrow.Time32(v.(int32)))
-	case *array.TimestampBuilder:
-		t := v.(types.Timestamp)
-		switch bb.Type().(*arrow.TimestampType).Unit {
-		case arrow.Millisecond:
-			bb.Append(arrow.Timestamp(t.Millis))
-		case arrow.Microsecond:
-			bb.Append(arrow.Timestamp(t.Millis*1000 + int64(t.NanoOfMilli)/1000))
-		default:
-			bb.Append(arrow.Timestamp(t.Millis*1_000_000 + int64(t.NanoOfMilli)))
-		}
-	case *array.MapBuilder:
-		m := v.(types.Map)
-		bb.Append(true)
-		for i := range m.Keys {
-			appendValue(bb.KeyBuilder(), m.Keys[i])
-			appendValue(bb.ItemBuilder(), m.Values[i])
-		}
-	case *array.ListBuilder:
-		bb.Append(true)
-		for _, e := range v.([]any) {
-			appendValue(bb.ValueBuilder(), e)
-		}
-	case *array.StructBuilder:
-		bb.Append(true)
-		for i, e := range v.([]any) {
-			appendValue(bb.FieldBuilder(i), e)
-		}
-	default:
-		panic(fmt.Sprintf("appendValue: builder %T", b))
-	}
+	return tabletest.FormatJSONL(fields, g.finalRows()...)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -132,7 +133,7 @@ func mixedHistory(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 					t.Fatalf("step %d by %s: %v", k+1, w, err)
 				}
 				model.apply(rows)
-				want, err := rowsJSONL(tbl.Schema.Fields, model.rows())
+				want, err := tabletest.FormatJSONL(tbl.Schema.Fields, model.rows()...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,7 +147,7 @@ func mixedHistory(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 					t.Fatalf("after step %d by %s, our reader: %v %s", k+1, w, err, d)
 				}
 			}
-			want, err := rowsJSONL(tbl.Schema.Fields, model.rows())
+			want, err := tabletest.FormatJSONL(tbl.Schema.Fields, model.rows()...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +179,7 @@ func mixCommit(ctx context.Context, tbl *catalog.Table, peers map[string]peer, w
 	if !ok {
 		return fmt.Errorf("no peer %q", w)
 	}
-	data, err := rowsJSONL(tbl.Schema.Fields, rows)
+	data, err := tabletest.FormatJSONL(tbl.Schema.Fields, rows...)
 	if err != nil {
 		return err
 	}

@@ -16,9 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/reader"
-	"github.com/paimon-go/paimon/rowfmt"
 )
 
 // Environment variables set by scripts/interop.sh.
@@ -132,38 +131,11 @@ func readListing(dir string) (*listing, error) {
 // readGo reads a table with our reader exactly as `paimon cat --format jsonl`
 // does and returns the JSONL output.
 func readGo(ctx context.Context, tablePath string, allLevels bool) ([]byte, error) {
-	t, err := paimon.OpenTable(ctx, tablePath)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
 	var opts []reader.Option
 	if allLevels {
 		opts = append(opts, reader.WithAllLevels())
 	}
-	plan, err := t.NewScan(opts...).Plan(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	w, err := rowfmt.NewWriter(&buf, rowfmt.JSONL, &rowfmt.Options{Fields: plan.Fields})
-	if err != nil {
-		return nil, err
-	}
-	for rec, err := range plan.Records(ctx) {
-		if err != nil {
-			return nil, err
-		}
-		werr := w.Write(rec)
-		rec.Release()
-		if werr != nil {
-			return nil, werr
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return tabletest.Cat(ctx, tablePath, opts...)
 }
 
 // canonicalRows parses JSONL and re-encodes every row canonically: object keys

@@ -20,6 +20,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
@@ -139,7 +140,7 @@ func buildBenchTables(bt *benchTables) error {
 	if err != nil {
 		return err
 	}
-	if err := benchWriteCommit(ctx, app, batches); err != nil {
+	if _, err := tabletest.Commit(ctx, app, "bench", commit.BatchIdentifier, batches...); err != nil {
 		return err
 	}
 	for _, r := range batches {
@@ -169,7 +170,7 @@ func buildBenchTables(bt *benchTables) error {
 			benchCollectKeys(r, keys)
 			bt.pkInput += r.NumRows()
 		}
-		err = benchWriteCommit(ctx, pk, slice)
+		_, err = tabletest.Commit(ctx, pk, "bench", commit.BatchIdentifier, slice...)
 		for _, r := range slice {
 			r.Release()
 		}
@@ -234,31 +235,6 @@ func benchCreate(ctx context.Context, cat *catalog.Catalog, name string, s catal
 		return nil, err
 	}
 	return cat.GetTable(ctx, id)
-}
-
-// benchWriteCommit writes batches with the real writer and commits them as
-// one snapshot.
-func benchWriteCommit(ctx context.Context, tbl *catalog.Table, batches []arrow.RecordBatch) error {
-	w, err := writer.New(tbl.FileIO, tbl.Schema, "bench")
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	for _, r := range batches {
-		if err := w.Write(ctx, r); err != nil {
-			return err
-		}
-	}
-	msgs, err := w.PrepareCommit(ctx)
-	if err != nil {
-		return err
-	}
-	c, err := commit.New(tbl.FileIO, tbl.Schema, "bench")
-	if err != nil {
-		return err
-	}
-	_, err = c.Commit(ctx, commit.BatchIdentifier, msgs)
-	return err
 }
 
 // benchSlice returns rows [from, to) of batches with delay increased by

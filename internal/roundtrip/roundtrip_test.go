@@ -1,7 +1,6 @@
 package roundtrip
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -13,15 +12,12 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/reader"
-	"github.com/paimon-go/paimon/rowfmt"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
 )
@@ -168,104 +164,21 @@ func (g *generator) batch(n int) []record {
 }
 
 // buildRecord builds an Arrow batch of the table's columns (plus the row
-// kind column when kinds is true).
+// kind column, "+I", "-U", "+U" or "-D", when kinds is true).
 func buildRecord(t *testing.T, fields []types.DataField, recs []record, kinds bool) arrow.RecordBatch {
 	t.Helper()
 	sc := types.SchemaToArrow(fields)
 	if kinds {
 		sc = arrow.NewSchema(append(sc.Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.BinaryTypes.String}), nil)
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for _, r := range recs {
-		for i, v := range r.row {
-			fb := b.Field(i)
-			if v == nil {
-				fb.AppendNull()
-				continue
-			}
-			switch x := fb.(type) {
-			case *array.StringBuilder:
-				x.Append(v.(string))
-			case *array.Int32Builder:
-				x.Append(v.(int32))
-			case *array.Int64Builder:
-				x.Append(v.(int64))
-			case *array.Float64Builder:
-				x.Append(v.(float64))
-			case *array.Decimal128Builder:
-				x.Append(decimal128.FromI64(v.(int64)))
-			case *array.TimestampBuilder:
-				x.Append(arrow.Timestamp(v.(int64)))
-			case *array.Date32Builder:
-				x.Append(arrow.Date32(v.(int32)))
-			default:
-				t.Fatalf("no builder case for %T", fb)
-			}
-		}
+	rows := make([][]any, len(recs))
+	for i, r := range recs {
+		rows[i] = r.row
 		if kinds {
-			b.Field(len(r.row)).(*array.StringBuilder).Append(kindName(r.kind))
+			rows[i] = append(slices.Clip(r.row), kindName(r.kind))
 		}
 	}
-	return b.NewRecordBatch()
-}
-
-// jsonl renders batches as sorted JSONL lines with package rowfmt.
-func jsonl(t *testing.T, fields []types.DataField, recs ...arrow.RecordBatch) []string {
-	t.Helper()
-	var buf bytes.Buffer
-	w, err := rowfmt.NewWriter(&buf, rowfmt.JSONL, &rowfmt.Options{Fields: fields})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s := strings.TrimSuffix(buf.String(), "\n")
-	if s == "" {
-		return nil
-	}
-	lines := strings.Split(s, "\n")
-	slices.Sort(lines)
-	return lines
-}
-
-func expectedLines(t *testing.T, fields []types.DataField, rows [][]any) []string {
-	t.Helper()
-	recs := make([]record, len(rows))
-	for i, r := range rows {
-		recs[i] = record{row: r}
-	}
-	rec := buildRecord(t, fields, recs, false)
-	defer rec.Release()
-	return jsonl(t, fields, rec)
-}
-
-func readLines(t *testing.T, tbl *catalog.Table, opts ...reader.Option) []string {
-	t.Helper()
-	ctx := context.Background()
-	plan, err := reader.NewScan(tbl.FileIO, opts...).Plan(ctx)
-	if err != nil {
-		t.Fatalf("plan: %v", err)
-	}
-	var recs []arrow.RecordBatch
-	for rec, err := range plan.Records(ctx) {
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		recs = append(recs, rec)
-	}
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	return jsonl(t, plan.Fields, recs...)
+	return tabletest.Batch(t, sc, rows...)
 }
 
 // diffLines describes how got differs from want (both sorted).
@@ -291,15 +204,6 @@ func diffLines(got, want []string) string {
 
 func createTable(t *testing.T, whDir string, sh shape) *catalog.Table {
 	t.Helper()
-	ctx := context.Background()
-	c, err := catalog.Open(ctx, "file://"+whDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.CreateDatabase(ctx, "db", true); err != nil {
-		t.Fatal(err)
-	}
 	s := catalog.Schema{Fields: tableFields(), Options: sh.options}
 	if sh.partitioned {
 		s.PartitionKeys = []string{"part"}
@@ -307,15 +211,7 @@ func createTable(t *testing.T, whDir string, sh shape) *catalog.Table {
 	if sh.primaryKey {
 		s.PrimaryKeys = []string{"part", "id"}
 	}
-	id := catalog.NewIdentifier("db", "t")
-	if err := c.CreateTable(ctx, id, s, false); err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := c.GetTable(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl
+	return tabletest.NewTable(t, "file://"+whDir, s)
 }
 
 // seeds are the fixed seeds every shape runs with.
@@ -389,8 +285,8 @@ func runShape(t *testing.T, sh shape, seed uint64, checkPartitions bool) {
 			t.Fatalf("commit %d created snapshot %d", c, snap)
 		}
 		log = append(log, fmt.Sprintf("commit %d", c))
-		got := readLines(t, tbl)
-		want := expectedLines(t, tbl.Schema.Fields, o.rows())
+		got := tabletest.ReadJSONL(t, tbl.FileIO.URL())
+		want := tabletest.JSONL(t, tbl.Schema.Fields, o.rows()...)
 		if !slices.Equal(got, want) {
 			t.Fatalf("after commit %d (%s) the read differs from the oracle: %s", c, strings.Join(log, ", "), diffLines(got, want))
 		}
@@ -491,8 +387,8 @@ func checkPartitionFilters(t *testing.T, tbl *catalog.Table, o *oracle) {
 		} else {
 			p = predicate.Equal(ref, v)
 		}
-		got := readLines(t, tbl, reader.WithFilter(p))
-		want := expectedLines(t, tbl.Schema.Fields, rows)
+		got := tabletest.ReadJSONL(t, tbl.FileIO.URL(), reader.WithFilter(p))
+		want := tabletest.JSONL(t, tbl.Schema.Fields, rows...)
 		if !slices.Equal(got, want) {
 			t.Errorf("read with part = %q: %s", v, diffLines(got, want))
 		}

@@ -69,60 +69,27 @@ func appendValue(b array.Builder, v any) error {
 	ok := true
 	switch bb := b.(type) {
 	case *array.BooleanBuilder:
-		var x bool
-		if x, ok = v.(bool); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.Int8Builder:
-		var x int8
-		if x, ok = v.(int8); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.Int16Builder:
-		var x int16
-		if x, ok = v.(int16); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.Int32Builder:
-		var x int32
-		if x, ok = v.(int32); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.Int64Builder:
-		var x int64
-		if x, ok = v.(int64); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.Float32Builder:
-		var x float32
-		if x, ok = v.(float32); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.Float64Builder:
-		var x float64
-		if x, ok = v.(float64); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.StringBuilder:
-		var x string
-		if x, ok = v.(string); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.BinaryBuilder:
-		var x []byte
-		if x, ok = v.([]byte); ok {
-			bb.Append(x)
-		}
+		ok = appendAs(v, bb.Append)
 	case *array.Date32Builder:
-		var x int32
-		if x, ok = v.(int32); ok {
-			bb.Append(arrow.Date32(x))
-		}
+		ok = appendAs(v, func(days int32) { bb.Append(arrow.Date32(days)) })
 	case *array.Time32Builder:
-		var x int32
-		if x, ok = v.(int32); ok {
-			bb.Append(arrow.Time32(x))
-		}
+		ok = appendAs(v, func(millis int32) { bb.Append(arrow.Time32(millis)) })
 	case *array.Decimal128Builder:
 		n, err := decimalValue(bb.Type().(*arrow.Decimal128Type), v)
 		if err != nil {
@@ -188,6 +155,15 @@ func appendValue(b array.Builder, v any) error {
 		return fmt.Errorf("%w: %T %v for Arrow type %s", ErrValue, v, v, b.Type())
 	}
 	return nil
+}
+
+// appendAs appends v with app when v is a T and reports whether it was.
+func appendAs[T any](v any, app func(T)) bool {
+	x, ok := v.(T)
+	if ok {
+		app(x)
+	}
+	return ok
 }
 
 // decimalValue converts a types.Decimal of dt's scale, an int64 unscaled
