@@ -495,7 +495,13 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			return res.id, nil
 		case err != nil && res.unknown:
 			// The snapshot may have been published referencing our files:
-			// keep them.
+			// keep them. Forget what this Committer knows about the table so
+			// that a retry scans the snapshots again and finds its own commit
+			// if it landed (as a fresh Committer does), instead of publishing
+			// the same files twice.
+			c.mu.Lock()
+			c.last = nil
+			c.mu.Unlock()
 			return 0, err
 		case err != nil:
 			cleanDelta()

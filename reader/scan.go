@@ -355,7 +355,7 @@ func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snap
 	keep := make([]bool, len(metas))
 	for i, m := range metas {
 		keep[i] = true
-		if partFilter == nil || m.NumAddedFiles == 0 {
+		if partFilter == nil {
 			continue
 		}
 		st, err := decodeStats(partFields, nil, m.PartitionStats)

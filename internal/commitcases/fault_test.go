@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -54,9 +53,6 @@ type faultCase struct {
 	// hint is the content of snapshot/LATEST once the commit's hint write
 	// has ended.
 	hint string
-	// knownBug, when set, describes a bug this case exposes; the case is
-	// skipped unless COMMITCASES_KNOWN_BUGS is set.
-	knownBug string
 	// requests counts the requests ("METHOD key") the commit must have made
 	// to the store, faulty attempts included.
 	requests map[string]int
@@ -138,8 +134,6 @@ func faultCases() []faultCase {
 		published: true,
 		hint:      "2",
 		requests:  map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 4},
-		knownBug: "the same Committer's retry of identifier 3 publishes the files again as snapshot 4 " +
-			"(committedAlready trusts its in-memory userLatest), and the table no longer reads: file already added",
 	}, {
 		name:      "overwrite: snapshot PUT denied",
 		overwrite: true,
@@ -178,9 +172,6 @@ func TestCommitFaultsS3(t *testing.T) {
 	testenv.MinIO(t) // skips (or fails in CI) without MinIO, once for all cases
 	for _, tc := range faultCases() {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
-			if tc.knownBug != "" && os.Getenv("COMMITCASES_KNOWN_BUGS") == "" {
-				t.Skip("known bug (set COMMITCASES_KNOWN_BUGS=1 to run): " + tc.knownBug)
-			}
 			runFaultCase(t, tc)
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
@@ -245,4 +246,97 @@ func entryNames(es []manifest.Entry) []string {
 		out[i] = fmt.Sprintf("%s %s", kindName(e.Kind), e.File.FileName)
 	}
 	return out
+}
+
+// TestFullCompactionDropsDroppedPartition checks the other merge of Java's
+// ManifestFileMerger, the full compaction: a DELETE entry of a dropped
+// partition whose ADD lives in a manifest that need not change by itself
+// (at least the target size, no deletes) must make that manifest be
+// rewritten without the file, since the compaction writes no DELETE
+// entries. The dropped partition is NULL (__DEFAULT_PARTITION__) or 5.
+func TestFullCompactionDropsDroppedPartition(t *testing.T) {
+	for _, dropped := range []any{nil, int32(5)} {
+		t.Run(label(dropped), func(t *testing.T) {
+			ctx := context.Background()
+			whURL := "file://" + t.TempDir()
+			tbl := newPartitioned(t, whURL, nil)
+			cat, err := catalog.Open(ctx, whURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cat.Close()
+			c := newCommitter(t, tbl)
+			// Snapshot 1: partitions 0..8 and NULL in one manifest M1.
+			var rows [][]any
+			var wantRows []string
+			for _, p := range []any{int32(0), int32(1), int32(2), int32(3), int32(4), int32(5), int32(6), int32(7), int32(8), nil} {
+				rows = append(rows, []any{p, "a" + label(p)})
+				if p != dropped {
+					wantRows = append(wantRows, strings.Replace(label(p), "null", "(null)", 1)+"|a"+label(p))
+				}
+			}
+			if id, err := c.Commit(ctx, 1, prepare(t, tbl, rows...)); err != nil || id != 1 {
+				t.Fatalf("commit 1: id %d, %v", id, err)
+			}
+			live1 := liveFiles(t, tbl, 1)
+			plan, err := reader.NewScan(tbl.FileIO, reader.WithWhere(map[bool]string{true: "p IS NULL", false: "p = 5"}[dropped == nil])).Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Splits) != 1 || len(plan.Splits[0].Files) != 1 {
+				t.Fatalf("dropped partition has %d splits, want one of one file", len(plan.Splits))
+			}
+			x := plan.Splits[0].Files[0].FileName
+			// Snapshot 2 drops the partition: a manifest with one DELETE.
+			if id, err := c.DropPartitions(ctx, []commit.PartitionSpec{{"p": dropped}}); err != nil || id != 2 {
+				t.Fatalf("drop partition: id %d, %v", id, err)
+			}
+			m1 := readList(t, tbl, getSnapshot(t, tbl, 2).BaseManifestList)
+			if len(m1) != 1 {
+				t.Fatalf("snapshot 2 base list has %d manifests, want M1 only", len(m1))
+			}
+			// Snapshot 3 runs a full compaction in which M1 is large enough
+			// to be kept, were it not for the DELETE.
+			if _, err := cat.AlterTable(ctx, tbl.Identifier,
+				catalog.SetOption{Key: schema.KeyManifestTargetFileSize, Value: strconv.FormatInt(m1[0].FileSize, 10)}); err != nil {
+				t.Fatal(err)
+			}
+			ts, err := cat.AlterTable(ctx, tbl.Identifier, catalog.SetOption{Key: schema.KeyManifestFullCompactionThreshold, Value: "1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tbl3 := &catalog.Table{Identifier: tbl.Identifier, FileIO: tbl.FileIO, Schema: ts}
+			msgs := prepare(t, tbl3, []any{int32(20), "a20"})
+			// DropPartitions committed the batch identifier, so this user's
+			// later identifiers count as committed: commit as a batch too.
+			if id, err := newCommitter(t, tbl3).Commit(ctx, commit.BatchIdentifier, msgs); err != nil || id != 3 {
+				t.Fatalf("commit 3: id %d, %v", id, err)
+			}
+			s3 := getSnapshot(t, tbl, 3)
+			for _, list := range []string{s3.BaseManifestList, s3.DeltaManifestList} {
+				for _, m := range readList(t, tbl, list) {
+					es, err := manifest.ReadManifest(ctx, tbl.FileIO, m.FileName)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, e := range es {
+						if e.Kind != manifest.Add || e.File.FileName == x {
+							t.Errorf("snapshot 3 manifest %s holds %s %s after full compaction", m.FileName, kindName(e.Kind), e.File.FileName)
+						}
+					}
+				}
+			}
+			wantLive := slices.DeleteFunc(slices.Clone(live1), func(n string) bool { return n == x })
+			wantLive = append(wantLive, newFiles(msgs)...)
+			slices.Sort(wantLive)
+			if got := liveFiles(t, tbl, 3); !slices.Equal(got, wantLive) {
+				t.Fatalf("live files %v, want %v", got, wantLive)
+			}
+			wantRows = append(wantRows, "20|a20")
+			slices.Sort(wantRows)
+			if _, got := scanRows(t, tbl); !slices.Equal(got, wantRows) {
+				t.Fatalf("rows %v, want %v", got, wantRows)
+			}
+		})
+	}
 }

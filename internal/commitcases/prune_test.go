@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/testenv"
 )
@@ -144,7 +145,11 @@ func runPruneCases(t *testing.T, whURL string, proxy *faultProxy) {
 	}
 
 	for _, tc := range pruneCases() {
-		t.Run(strings.ReplaceAll(tc.where, " ", "_"), func(t *testing.T) {
+		name := tc.where
+		if name == "" {
+			name = "no filter"
+		}
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			var opts []reader.Option
 			if tc.where != "" {
 				opts = append(opts, reader.WithWhere(tc.where))
@@ -185,5 +190,46 @@ func runPruneCases(t *testing.T, whURL string, proxy *faultProxy) {
 				t.Errorf("rows %v, want %v", rows, tc.rows)
 			}
 		})
+	}
+}
+
+// TestPartitionFilterPrunesDeleteOnlyManifests extends case (e) to a
+// manifest holding only DELETE entries (a dropped partition): its partition
+// statistics cover its entries like any other manifest's, so Java's
+// AbstractFileStoreScan.filterManifestFileMeta prunes it by them too.
+func TestPartitionFilterPrunesDeleteOnlyManifests(t *testing.T) {
+	ctx := context.Background()
+	tbl := newPartitioned(t, "", nil)
+	for _, p := range []int32{1, 2, 3} {
+		writeCommit(t, tbl, []any{p, "a"})
+	}
+	if id, err := newCommitter(t, tbl).DropPartitions(ctx, []commit.PartitionSpec{{"p": int32(3)}}); err != nil || id != 4 {
+		t.Fatalf("drop partition 3: id %d, %v", id, err)
+	}
+	drop := readList(t, tbl, getSnapshot(t, tbl, 4).DeltaManifestList)
+	if len(drop) != 1 || drop[0].NumAddedFiles != 0 || drop[0].NumDeletedFiles != 1 {
+		t.Fatalf("snapshot 4 delta list %+v, want one manifest deleting one file", drop)
+	}
+	for _, tc := range []struct {
+		where     string
+		manifests int64
+		rows      []string
+	}{
+		{"p = 100", 0, nil},
+		{"p = 1", 1, []string{"1|a"}},
+		{"p = 3", 2, nil}, // partition 3's ADD and the DELETE
+	} {
+		before := tbl.FileIO.Stats()
+		plan, err := reader.NewScan(tbl.FileIO, reader.WithWhere(tc.where)).Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 5 metadata GETs: hint, snapshot, schema, two manifest lists.
+		if got := tbl.FileIO.Stats().Since(before).Get; got != 5+tc.manifests {
+			t.Errorf("where %s: %d GETs, want 5 + %d manifests", tc.where, got, tc.manifests)
+		}
+		if rows := rowsOf(t, plan); !slices.Equal(rows, tc.rows) {
+			t.Errorf("where %s: rows %v, want %v", tc.where, rows, tc.rows)
+		}
 	}
 }
