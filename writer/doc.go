@@ -32,13 +32,51 @@
 // append tables; dynamic (-1 with a primary key) and postpone (-2) buckets
 // return ErrUnsupportedBucketMode.
 //
-// Primary-key tables buffer rows in memory up to write-buffer-size (shared by
-// all buckets of a Write; the largest buffer is flushed first), sorted by key
-// then sequence number; records of one key in a buffer are merged with the
-// table's merge engine (package merge, keeping retractions) before a level-0
-// file is written with the _KEY_*, _SEQUENCE_NUMBER and _VALUE_KIND columns.
-// Sequence numbers continue from the bucket's highest existing one (scan of
-// the latest snapshot, write.sequence-number-init-mode = scan).
+// Primary-key tables buffer rows in a sort buffer of write-buffer-size bytes
+// shared by all buckets of a Write (Java's memory pool). Each batch of at
+// least 16384 rows (smaller ones are gathered first) is sorted by key and
+// sequence number into an in-memory sorted run. Sequence numbers continue
+// from the bucket's highest existing one (scan of the latest snapshot,
+// write.sequence-number-init-mode = scan). When a Write's buffers exceed
+// write-buffer-size, the largest bucket buffer is freed:
+//
+//   - write-buffer-spillable = true (the default since Paimon 1.3; Java
+//     spills only when the engine gives the writer an IOManager, as Flink
+//     and Spark do): its runs are sorted together (no two records merged)
+//     into one sorted run in a local temp file
+//     (BinaryExternalSortBuffer.spill). Spill files are Arrow IPC streams of
+//     the KeyValue layout with the sequence number as one more key column,
+//     compressed as spill-compression says (zstd at
+//     spill-compression.zstd-level, lz4, none), in a directory created under
+//     WithSpillDir (default os.TempDir()).
+//   - once the bucket's spill files reach write-buffer-spill.max-disk-size
+//     (default unlimited), or with spilling disabled: the buffer and its
+//     spill files are flushed as level-0 files at once.
+//
+// PrepareCommit flushes every bucket: a bucket with spill files spills what
+// is left in memory too, merges its runs, at most 32 files at a time
+// (local-sort.max-num-file-handles may lower this), and writes the merged
+// records (package merge with the table's merge engine, retractions kept)
+// as level-0 files with the _KEY_*, _SEQUENCE_NUMBER and _VALUE_KIND
+// columns, rolling at target-file-size. All records of a key meet in that one
+// merge, so the merged records are those Java's flush produces from the same
+// input. Level-0 files use Parquet row groups of 32 MiB unless
+// parquet.block.size is set.
+//
+// Memory: the writer holds about write-buffer-size plus at most 64 MiB
+// (measured with 3M rows and a 64 mb buffer in TestPKWriteMemoryBound); while
+// one bucket is flushed the other buckets keep their buffers, as in Java.
+// Sorted runs are kept in pieces of 4072 rows that are freed as they are
+// merged, the open Parquet row group is at most 32 MiB, and an open spill
+// file costs about 0.6 MiB. Java's sort-spill-threshold and
+// sort-spill-buffer-size concern merges on read and compaction and do not
+// apply here.
+//
+// Spill files are removed once merged into level-0 files (also when that
+// fails), a spill file that cannot be written at once, and all of them by
+// Close, which removes the spill directory. A Write that is never closed
+// leaves at most its spill directory behind; it is removed when the Write is
+// garbage collected (runtime.AddCleanup), but not if the process exits first.
 //
 // # Errors
 //

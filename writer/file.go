@@ -69,7 +69,7 @@ func (bw *bucketWriter) newFile(ctx context.Context, fields []types.DataField) (
 	if err != nil {
 		return nil, fmt.Errorf("writer: create %s: %w", path, err)
 	}
-	fw, err := parquet.NewWriter(ctx, out, path, fields, format.WriteOptions{Options: w.ts.Options, Allocator: w.cfg.mem})
+	fw, err := parquet.NewWriter(ctx, out, path, fields, format.WriteOptions{Options: w.fileOptions, Allocator: w.cfg.mem})
 	if err != nil {
 		abortOut(out)
 		return nil, fmt.Errorf("writer: %s: %w", path, err)

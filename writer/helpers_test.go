@@ -25,7 +25,7 @@ import (
 
 // newTable creates db.t in a fresh warehouse at whURL (a temp dir when "")
 // and returns the table.
-func newTable(t *testing.T, whURL string, s catalog.Schema) *catalog.Table {
+func newTable(t testing.TB, whURL string, s catalog.Schema) *catalog.Table {
 	t.Helper()
 	ctx := context.Background()
 	if whURL == "" {
@@ -109,6 +109,7 @@ func writeCommit(t *testing.T, tbl *catalog.Table, user string, identifier int64
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	id, err := c.Commit(ctx, identifier, msgs)
 	if err != nil {
 		t.Fatal(err)

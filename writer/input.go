@@ -56,7 +56,9 @@ func (in *input) take(ctx context.Context, mem memory.Allocator, rows []int32) (
 	b.Release()
 	defer idx.Release()
 	ctx = compute.WithAllocator(ctx, mem)
-	out, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(in.rec), compute.NewDatum(idx))
+	// NewDatumWithoutOwning: NewDatum would retain rec and idx, and the
+	// datums are never released.
+	out, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(in.rec), compute.NewDatumWithoutOwning(idx))
 	if err != nil {
 		return nil, nil, fmt.Errorf("writer: select rows: %w", err)
 	}

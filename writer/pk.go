@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/row"
@@ -28,17 +32,35 @@ const (
 	ValueKindColumn      = merge.ValueKindColumn
 )
 
+// spillSequenceColumn names the key column of spilled runs that carries the
+// sequence number, so that sorting merges never see two records of one key
+// (Java spills the raw records of its sort buffer, sorted by key and
+// sequence number, and merges them only when they are flushed).
+const spillSequenceColumn = "_SPILL_SEQUENCE_NUMBER"
+
+// levelZeroRowGroupBytes is the Parquet row group size of level-0 files
+// unless the table sets parquet.block.size: a Parquet writer holds its open
+// row group in memory, and Java's 128 MiB default would not fit in the
+// 64 MiB the writer may use beside write-buffer-size.
+const levelZeroRowGroupBytes = 32 << 20
+
 // pkLayout is the physical layout of a primary-key table's data files
 // (KeyValue.createKeyValueFields) and what flushing needs.
 type pkLayout struct {
-	keyIdx     []int             // table field indexes of the trimmed primary key
-	keyFields  []types.DataField // _KEY_<pk> fields
-	keyTypes   []types.DataType
-	kvFields   []types.DataField // keys, _SEQUENCE_NUMBER, _VALUE_KIND, values
-	kvSchema   *arrow.Schema
-	keyModes   []schema.StatsMode
-	valueModes []schema.StatsMode
-	merger     *merge.Merger
+	keyIdx    []int             // table field indexes of the trimmed primary key
+	keyFields []types.DataField // _KEY_<pk> fields
+	keyTypes  []types.DataType
+	kvFields  []types.DataField // keys, _SEQUENCE_NUMBER, _VALUE_KIND, values
+	kvSchema  *arrow.Schema
+	// spillSchema is the layout of spilled runs: the _KEY_ columns, the
+	// sequence number as one more key column (spillSequenceColumn), a
+	// _SEQUENCE_NUMBER of zeros, _VALUE_KIND and the values. sorter merges
+	// such runs by (key, sequence number) without ever merging two records.
+	spillSchema *arrow.Schema
+	sorter      *merge.Merger
+	keyModes    []schema.StatsMode
+	valueModes  []schema.StatsMode
+	merger      *merge.Merger
 }
 
 // KeyValueFields returns the columns of a primary-key data file of ts:
@@ -103,7 +125,18 @@ func (w *Write) initPK() error {
 	if w.spill, err = spillOptions(o); err != nil {
 		return err
 	}
+	if _, set := o.Get(parquet.OptionBlockSize); !set {
+		w.fileOptions = maps.Clone(o)
+		w.fileOptions[parquet.OptionBlockSize] = strconv.Itoa(levelZeroRowGroupBytes)
+	}
 	p.merger, err = merge.NewMerger(cfg, p.kvSchema, merge.Options{KeyColumns: keyCols, Layout: merge.LayoutKeyValue, Allocator: w.cfg.mem})
+	if err != nil {
+		return err
+	}
+	sf := slices.Clone(p.kvSchema.Fields())
+	sf = slices.Insert(sf, nk, arrow.Field{Name: spillSequenceColumn, Type: arrow.PrimitiveTypes.Int64})
+	p.spillSchema = arrow.NewSchema(sf, nil)
+	p.sorter, err = merge.NewMerger(cfg, p.spillSchema, merge.Options{KeyColumns: append(keyCols, nk), Layout: merge.LayoutKeyValue, Allocator: w.cfg.mem})
 	if err != nil {
 		return err
 	}
@@ -121,19 +154,32 @@ type chunk struct {
 }
 
 // sortedChunk is an in-memory sorted run of a sort buffer: the rows of one or
-// more consecutive chunks, sorted by key and then sequence number.
+// more consecutive chunks, sorted by key and then sequence number, held in
+// pieces of pieceRows rows that are freed one by one as a merge consumes
+// them.
 type sortedChunk struct {
-	vals  arrow.RecordBatch // table columns, sorted
-	perm  []int32           // perm[i]: arrival index of sorted row i; nil = identity
-	kinds []int8            // row kinds in sorted order; nil: all +I
-	seq   int64             // sequence number of arrival index 0
-	bytes int64
+	pieces []arrow.RecordBatch // table columns, sorted
+	perm   []int32             // perm[i]: arrival index of sorted row i; nil = identity
+	kinds  []int8              // row kinds in sorted order; nil: all +I
+	seq    int64               // sequence number of arrival index 0
+	bytes  int64
 }
 
 // minSortRows is the least number of rows sorted as one in-memory run:
 // smaller batches wait and are sorted together, so that a buffer of many
-// small batches does not become a merge of very many runs.
-const minSortRows = 16384
+// small batches does not become a merge of very many runs. maxSortRows is the
+// most: larger batches are sorted in parts, bounding the sort's temporary
+// memory.
+const (
+	minSortRows = 16384
+	maxSortRows = 1 << 18
+)
+
+// pieceRows is the number of rows of one piece of a sorted run. With Arrow's
+// Go allocator (64 bytes of alignment padding per buffer) 4072 rows make 8-
+// and 4-byte columns and string offsets fill Go's 32 KiB and 16 KiB size
+// classes exactly; 4096 rows would waste a quarter of every 8-byte column.
+const pieceRows = 4072
 
 // bufferPK appends rows to bw's sort buffer, assigning sequence numbers
 // (MergeTreeWriter.write). While the Write's buffers exceed
@@ -198,13 +244,15 @@ func (bw *bucketWriter) releaseBuffer() {
 		c.rec.Release()
 	}
 	for _, c := range bw.sorted {
-		c.vals.Release()
+		for _, pc := range c.pieces {
+			pc.Release()
+		}
 	}
 	bw.pending, bw.sorted, bw.pendingRows = nil, nil, 0
 	bw.addBytes(-bw.bufBytes)
 }
 
-// sortPending sorts the pending chunks into one in-memory sorted run.
+// sortPending sorts the pending chunks into in-memory sorted runs.
 func (bw *bucketWriter) sortPending(ctx context.Context) error {
 	if len(bw.pending) == 0 {
 		return nil
@@ -227,12 +275,27 @@ func (bw *bucketWriter) sortPending(ctx context.Context) error {
 		return err
 	}
 	defer vals.Release()
-	sc, err := w.sortRun(ctx, vals, kinds, pend[0].seq)
-	if err != nil {
-		return err
+	n := vals.NumRows()
+	for off := int64(0); off < n; off += maxSortRows {
+		end := min(off+maxSortRows, n)
+		part := vals
+		if off != 0 || end != n {
+			part = vals.NewSlice(off, end)
+		}
+		var pk []int8
+		if kinds != nil {
+			pk = kinds[off:end]
+		}
+		sc, err := w.sortRun(ctx, part, pk, pend[0].seq+off)
+		if part != vals {
+			part.Release()
+		}
+		if err != nil {
+			return err
+		}
+		bw.sorted = append(bw.sorted, sc)
+		bw.addBytes(sc.bytes)
 	}
-	bw.sorted = append(bw.sorted, sc)
-	bw.addBytes(sc.bytes)
 	return nil
 }
 
@@ -284,8 +347,8 @@ func (bw *bucketWriter) concat(cs []chunk) (arrow.RecordBatch, []int8, error) {
 }
 
 // sortRun sorts vals (rows with sequence numbers seq, seq+1, ...) by key,
-// keeping arrival order among equal keys, into a sorted run that holds its
-// own reference to the sorted values.
+// keeping arrival order among equal keys, into a sorted run of its own
+// pieces (vals is not retained).
 func (w *Write) sortRun(ctx context.Context, vals arrow.RecordBatch, kinds []int8, seq int64) (sortedChunk, error) {
 	p := w.pk
 	n := int(vals.NumRows())
@@ -293,85 +356,99 @@ func (w *Write) sortRun(ctx context.Context, vals arrow.RecordBatch, kinds []int
 	for k, i := range p.keyIdx {
 		keyCols[k] = vals.Column(i)
 	}
-	cmp, err := keyComparator(keyCols)
+	perm, err := sortPermutation(keyCols, n)
 	if err != nil {
 		return sortedChunk{}, err
 	}
-	sorted := true
-	for i := 1; i < n && sorted; i++ {
-		sorted = cmp(i-1, i) <= 0
-	}
-	if sorted {
-		vals.Retain()
-		return sortedChunk{vals: vals, kinds: kinds, seq: seq, bytes: recordSize(vals) + int64(len(kinds))}, nil
-	}
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	// Ties broken by arrival index: a stable sort, equal keys keep
-	// ascending sequence numbers.
-	slices.SortFunc(perm, func(a, b int32) int {
-		if c := cmp(int(a), int(b)); c != 0 {
-			return c
+	sc := sortedChunk{seq: seq, perm: perm}
+	idx := perm
+	if perm == nil {
+		idx = make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(i)
 		}
-		return int(a - b)
-	})
-	in := &input{rec: vals}
-	taken, _, err := in.take(ctx, w.cfg.mem, perm)
+		if kinds != nil {
+			sc.kinds = slices.Clone(kinds)
+		}
+	} else {
+		sc.bytes += 4 * int64(n)
+		if kinds != nil {
+			sc.kinds = make([]int8, n)
+			for i, j := range perm {
+				sc.kinds[i] = kinds[j]
+			}
+		}
+	}
+	sc.bytes += int64(len(sc.kinds))
+	// Copy the rows in sorted order into pieces, so that each can be freed
+	// when merged.
+	for off := 0; off < n; off += pieceRows {
+		end := min(off+pieceRows, n)
+		piece, err := takeRows(ctx, w.cfg.mem, vals, idx[off:end])
+		if err != nil {
+			for _, pc := range sc.pieces {
+				pc.Release()
+			}
+			return sortedChunk{}, err
+		}
+		sc.pieces = append(sc.pieces, piece)
+		sc.bytes += recordSize(piece)
+	}
+	return sc, nil
+}
+
+// takeRows copies the rows idx of rec into a new record.
+func takeRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	ia := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, 0, 0))
+	defer ia.Release()
+	out, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ia))
 	if err != nil {
-		return sortedChunk{}, err
+		return nil, fmt.Errorf("writer: sort buffered rows: %w", err)
 	}
-	var k2 []int8
-	if kinds != nil {
-		k2 = make([]int8, n)
-		for i, j := range perm {
-			k2[i] = kinds[j]
-		}
-	}
-	return sortedChunk{vals: taken, perm: perm, kinds: k2, seq: seq,
-		bytes: recordSize(taken) + 4*int64(n) + int64(len(k2))}, nil
+	return out.(*compute.RecordDatum).Value, nil
 }
 
 // memRuns sorts what is pending and hands the in-memory sorted runs over as
-// merge runs in the KeyValue layout. The runs own the sorted values from
+// merge runs in the KeyValue layout, or the spill layout if spill is set. The runs own the sorted values from
 // now on; the buffer's byte count stays until releaseBuffer.
-func (bw *bucketWriter) memRuns(ctx context.Context) ([]merge.Run, error) {
+func (bw *bucketWriter) memRuns(ctx context.Context, spill bool) ([]merge.Run, error) {
 	if err := bw.sortPending(ctx); err != nil {
 		return nil, err
 	}
 	runs := make([]merge.Run, len(bw.sorted))
 	for i, c := range bw.sorted {
-		runs[i] = &memRun{bw: bw, c: c}
+		runs[i] = &memRun{bw: bw, c: c, spill: spill}
 	}
 	bw.sorted = nil
 	return runs, nil
 }
 
-// memRun yields an in-memory sorted run in batches of the KeyValue layout
-// (_KEY_ columns, _SEQUENCE_NUMBER, _VALUE_KIND, values), building the
-// sequence numbers and kinds of each batch as it goes.
+// memRun yields an in-memory sorted run piece by piece in the KeyValue
+// layout (_KEY_ columns, _SEQUENCE_NUMBER, _VALUE_KIND, values), building the
+// sequence numbers and kinds of each batch as it goes. A piece is freed once
+// the merge releases the batch made of it.
 type memRun struct {
-	bw  *bucketWriter
-	c   sortedChunk
-	off int64
+	bw    *bucketWriter
+	c     sortedChunk
+	spill bool  // yield the spill layout (pkLayout.spillSchema)
+	next  int   // index of the next piece
+	off   int64 // sorted row index of the next piece's first row
 }
 
 func (r *memRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := r.c
-	if c.vals == nil {
+	c := &r.c
+	if r.next >= len(c.pieces) {
 		return nil, io.EOF
 	}
-	n := c.vals.NumRows()
-	if r.off >= n {
-		_ = r.Close()
-		return nil, io.EOF
-	}
-	end := min(r.off+merge.DefaultBatchSize, n)
-	m := int(end - r.off)
+	vals := c.pieces[r.next]
+	c.pieces[r.next] = nil
+	r.next++
+	m := int(vals.NumRows())
+	end := r.off + int64(m)
 	seqs := make([]int64, m)
 	if c.perm != nil {
 		for i, j := range c.perm[r.off:end] {
@@ -388,20 +465,29 @@ func (r *memRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	} else {
 		kinds = r.bw.w.zeroKinds(m)
 	}
+	r.off = end
 	seqArr := array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, m,
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(seqs))}, nil, 0, 0))
 	kindArr := array.NewInt8Data(array.NewData(arrow.PrimitiveTypes.Int8, m,
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(kinds))}, nil, 0, 0))
-	vals := c.vals.NewSlice(r.off, end)
-	r.off = end
 	p := r.bw.w.pk
 	cols := make([]arrow.Array, 0, len(p.kvFields))
 	for _, i := range p.keyIdx {
 		cols = append(cols, vals.Column(i))
 	}
-	cols = append(cols, seqArr, kindArr)
+	sc := p.kvSchema
+	if r.spill {
+		zeros := array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, m,
+			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(r.bw.w.zeroSeqs(m)))}, nil, 0, 0))
+		defer zeros.Release()
+		cols = append(cols, seqArr, zeros)
+		sc = p.spillSchema
+	} else {
+		cols = append(cols, seqArr)
+	}
+	cols = append(cols, kindArr)
 	cols = append(cols, vals.Columns()...)
-	out := array.NewRecordBatch(p.kvSchema, cols, int64(m))
+	out := array.NewRecordBatch(sc, cols, int64(m))
 	vals.Release()
 	seqArr.Release()
 	kindArr.Release()
@@ -409,9 +495,11 @@ func (r *memRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (r *memRun) Close() error {
-	if r.c.vals != nil {
-		r.c.vals.Release()
-		r.c.vals = nil
+	for i, pc := range r.c.pieces {
+		if pc != nil {
+			pc.Release()
+			r.c.pieces[i] = nil
+		}
 	}
 	return nil
 }
@@ -419,9 +507,18 @@ func (r *memRun) Close() error {
 // zeroKinds returns n +I row kinds from a shared, never written slice.
 func (w *Write) zeroKinds(n int) []int8 {
 	if len(w.zeros) < n {
-		w.zeros = make([]int8, max(n, merge.DefaultBatchSize))
+		w.zeros = make([]int8, max(n, pieceRows))
 	}
 	return w.zeros[:n]
+}
+
+// zeroSeqs returns n zero sequence numbers from a shared, never written
+// slice.
+func (w *Write) zeroSeqs(n int) []int64 {
+	if len(w.zeros64) < n {
+		w.zeros64 = make([]int64, max(n, pieceRows))
+	}
+	return w.zeros64[:n]
 }
 
 // flushPK writes the sort buffer, spilled runs included, as level-0 files
@@ -439,12 +536,20 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
 			err = rerr
 		}
 	}()
+	// With runs on disk, the in-memory buffer is spilled too and the merge
+	// reads from disk only (BinaryExternalSortBuffer.spilledIterator), so
+	// that the buffer's memory is free while the level-0 files are written.
+	if len(bw.spills) > 0 && (len(bw.pending) > 0 || len(bw.sorted) > 0) {
+		if err := bw.spillPK(ctx); err != nil {
+			return err
+		}
+	}
 	if err := bw.reduceSpills(ctx); err != nil {
 		return err
 	}
 	runs := make([]merge.Run, 0, len(bw.spills)+len(bw.sorted)+1)
 	for _, sf := range bw.spills {
-		r, err := bw.openSpill(sf)
+		r, err := bw.openSpill(sf, true)
 		if err != nil {
 			for _, o := range runs {
 				_ = o.Close()
@@ -453,7 +558,7 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
 		}
 		runs = append(runs, r)
 	}
-	mem, err := bw.memRuns(ctx)
+	mem, err := bw.memRuns(ctx, false)
 	if err != nil {
 		for _, o := range runs {
 			_ = o.Close()

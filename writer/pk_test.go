@@ -53,6 +53,7 @@ func TestPrimaryKeyMatchesJava(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	batches := [][][]any{
 		{
 			{twoRoads, int32(10), int32(1), 11.0, int8(0)}, {"Alice", int32(10), int32(1), 11.1, int8(0)},

@@ -8,11 +8,15 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
 
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/schema"
@@ -33,25 +37,38 @@ const (
 	// OptionLocalSortMaxNumFileHandles is "local-sort.max-num-file-handles"
 	// (LOCAL_SORT_MAX_NUM_FILE_HANDLES, default 128, at least 2): the
 	// largest number of spill files merged at once; more are merged in
-	// intermediate passes first.
+	// intermediate passes first. This writer merges at most 32 at once to
+	// bound its memory, so only values below 32 change anything.
 	OptionLocalSortMaxNumFileHandles = "local-sort.max-num-file-handles"
 	// OptionSpillCompression is "spill-compression" (SPILL_COMPRESSION,
 	// default "zstd"): zstd, lz4, lzo or none. Spill files are private to
-	// the writer; lzo, which Arrow IPC lacks, is written as LZ4.
+	// the writer; lzo is written as LZ4.
 	OptionSpillCompression = "spill-compression"
+	// OptionSpillZstdLevel is "spill-compression.zstd-level"
+	// (SPILL_COMPRESSION_ZSTD_LEVEL, default 1), mapped to the nearest
+	// level of the zstd library (zstd.EncoderLevelFromZstd).
+	OptionSpillZstdLevel = "spill-compression.zstd-level"
 )
 
-// spillBatchBytes bounds the uncompressed size of one record batch in a
-// spill file: a merge holds one batch per spilled run in memory, so at the
-// default fan-in of 128 runs the batches take at most 32 MiB.
-const spillBatchBytes = 256 << 10
+// Memory of the merge of spilled runs. Each open run holds a read buffer,
+// its decompressor (about 450 KiB for zstd with a 128 KiB window, 128 KiB
+// for LZ4 with 64 KiB blocks) and one record batch of at most
+// spillBatchBytes, so at most maxOpenSpills files are merged at once (about
+// 20 MiB); local-sort.max-num-file-handles can only lower that fan-in.
+const (
+	spillBatchBytes = 128 << 10
+	spillWindow     = 128 << 10
+	spillReadBuffer = 64 << 10
+	maxOpenSpills   = 32
+)
 
 // spillConfig holds the spill options of a primary-key table.
 type spillConfig struct {
 	enabled bool
-	maxDisk int64 // bytes of spill files per bucket before flushing instead
-	maxFan  int   // spill files merged at once
-	codec   ipc.Option
+	maxDisk int64  // bytes of spill files per bucket before flushing instead
+	maxFan  int    // spill files merged at once
+	codec   string // "zstd", "lz4" or "none"
+	zstd    zstd.EncoderLevel
 }
 
 func spillOptions(o schema.Options) (spillConfig, error) {
@@ -69,15 +86,22 @@ func spillOptions(o schema.Options) (spillConfig, error) {
 	if c.maxFan < 2 {
 		return c, fmt.Errorf("%w: %s = %d: the fan-in of a merge is at least 2", schema.ErrInvalidOption, OptionLocalSortMaxNumFileHandles, c.maxFan)
 	}
+	c.maxFan = min(c.maxFan, maxOpenSpills)
 	switch v := o.String(OptionSpillCompression, "zstd"); strings.ToLower(v) {
 	case "zstd":
-		c.codec = ipc.WithZstd()
+		c.codec = "zstd"
 	case "lz4", "lzo":
-		c.codec = ipc.WithLZ4()
+		c.codec = "lz4"
 	case "none":
+		c.codec = "none"
 	default:
 		return c, fmt.Errorf("%w: %s = %q (want zstd, lz4, lzo or none)", schema.ErrInvalidOption, OptionSpillCompression, v)
 	}
+	level, err := o.Int(OptionSpillZstdLevel, 1)
+	if err != nil {
+		return c, err
+	}
+	c.zstd = zstd.EncoderLevelFromZstd(level)
 	return c, nil
 }
 
@@ -98,13 +122,13 @@ func (d *spillDir) create() (*os.File, error) {
 	if d.path == "" {
 		p, err := os.MkdirTemp(d.parent, "paimon-spill-")
 		if err != nil {
-			return nil, fmt.Errorf("writer: create spill directory: %w", err)
+			return nil, fmt.Errorf("%w: create spill directory under %q: %w", ErrSpill, d.parent, err)
 		}
 		d.path = p
 	}
 	f, err := os.CreateTemp(d.path, "run-*.arrow")
 	if err != nil {
-		return nil, fmt.Errorf("writer: create spill file: %w", err)
+		return nil, fmt.Errorf("%w: create spill file in %s: %w", ErrSpill, d.path, err)
 	}
 	return f, nil
 }
@@ -119,7 +143,7 @@ func (d *spillDir) remove() error {
 	err := os.RemoveAll(d.path)
 	d.path = ""
 	if err != nil {
-		return fmt.Errorf("writer: remove spill directory: %w", err)
+		return fmt.Errorf("%w: remove spill directory: %w", ErrSpill, err)
 	}
 	return nil
 }
@@ -157,28 +181,51 @@ func (bw *bucketWriter) writeSpill(ctx context.Context, runs []merge.Run) (sf sp
 		return sf, err
 	}
 	sf.path = f.Name()
+	var comp io.WriteCloser
 	defer func() {
 		if err != nil {
+			if comp != nil {
+				_ = comp.Close()
+			}
 			_ = f.Close()
 			_ = os.Remove(sf.path)
 		}
 	}()
 	bufw := bufio.NewWriterSize(f, 256<<10)
 	cw := &countingWriter{w: bufw}
-	opts := []ipc.Option{ipc.WithSchema(w.pk.kvSchema), ipc.WithAllocator(w.cfg.mem)}
-	if w.spill.codec != nil {
-		opts = append(opts, w.spill.codec)
+	switch w.spill.codec {
+	case "zstd":
+		var zw *zstd.Encoder
+		zw, err = zstd.NewWriter(cw, zstd.WithEncoderLevel(w.spill.zstd), zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(spillWindow), zstd.WithLowerEncoderMem(true))
+		if err == nil {
+			comp = zw
+		}
+	case "lz4":
+		lw := lz4.NewWriter(cw)
+		err = lw.Apply(lz4.ConcurrencyOption(1), lz4.BlockSizeOption(lz4.Block64Kb))
+		comp = lw
 	}
-	iw := ipc.NewWriter(cw, opts...)
+	if err != nil {
+		for _, r := range runs {
+			_ = r.Close()
+		}
+		return sf, fmt.Errorf("%w: spill file %s: %w", ErrSpill, sf.path, err)
+	}
+	var out io.Writer = cw
+	if comp != nil {
+		out = comp
+	}
+	iw := ipc.NewWriter(out, ipc.WithSchema(w.pk.spillSchema), ipc.WithAllocator(w.cfg.mem))
 	defer func() {
 		if iw != nil {
 			_ = iw.Close()
 		}
 	}()
 	maxRows := int64(0)
-	for b, merr := range w.pk.merger.Merge(ctx, runs) {
+	for b, merr := range w.pk.sorter.Merge(ctx, runs) {
 		if merr != nil {
-			return sf, fmt.Errorf("writer: merge buffered records of bucket %s: %w", bw.dir, merr)
+			return sf, fmt.Errorf("writer: sort buffered records of bucket %s: %w", bw.dir, merr)
 		}
 		n := b.NumRows()
 		if maxRows == 0 && n > 0 {
@@ -196,12 +243,16 @@ func (bw *bucketWriter) writeSpill(ctx context.Context, runs []merge.Run) (sf sp
 		}
 		b.Release()
 		if err != nil {
-			return sf, fmt.Errorf("writer: write spill file %s: %w", sf.path, err)
+			return sf, fmt.Errorf("%w: write spill file %s: %w", ErrSpill, sf.path, err)
 		}
 		sf.rows += n
 	}
 	err = iw.Close()
 	iw = nil
+	if err == nil && comp != nil {
+		err = comp.Close()
+		comp = nil
+	}
 	if err == nil {
 		err = bufw.Flush()
 	}
@@ -209,7 +260,7 @@ func (bw *bucketWriter) writeSpill(ctx context.Context, runs []merge.Run) (sf sp
 		err = f.Close()
 	}
 	if err != nil {
-		return sf, fmt.Errorf("writer: write spill file %s: %w", sf.path, err)
+		return sf, fmt.Errorf("%w: write spill file %s: %w", ErrSpill, sf.path, err)
 	}
 	sf.bytes = cw.n
 	return sf, nil
@@ -223,25 +274,47 @@ func spillBatchRows(b arrow.RecordBatch) int64 {
 	return min(max(spillBatchBytes/per, 16), int64(merge.DefaultBatchSize))
 }
 
-// spillRun reads a spill file as a merge.Run.
+// spillRun reads a spill file as a merge.Run, in the spill layout or, with
+// kv set, in the KeyValue layout (the spill sequence column becomes
+// _SEQUENCE_NUMBER).
 type spillRun struct {
 	f    *os.File
+	dec  *zstd.Decoder // nil unless zstd
 	r    *ipc.Reader
 	path string
+	kv   *pkLayout // nil: spill layout
 }
 
-// openSpill opens sf for reading with the Write's key-value schema.
-func (bw *bucketWriter) openSpill(sf spillFile) (merge.Run, error) {
+// openSpill opens sf for reading.
+func (bw *bucketWriter) openSpill(sf spillFile, kv bool) (merge.Run, error) {
 	f, err := os.Open(sf.path)
 	if err != nil {
-		return nil, fmt.Errorf("writer: open spill file: %w", err)
+		return nil, fmt.Errorf("%w: open spill file: %w", ErrSpill, err)
 	}
-	r, err := ipc.NewReader(bufio.NewReaderSize(f, 64<<10), ipc.WithSchema(bw.w.pk.kvSchema), ipc.WithAllocator(bw.w.cfg.mem))
-	if err != nil {
+	s := &spillRun{f: f, path: sf.path}
+	if kv {
+		s.kv = bw.w.pk
+	}
+	var in io.Reader = bufio.NewReaderSize(f, spillReadBuffer)
+	switch bw.w.spill.codec {
+	case "zstd":
+		if s.dec, err = zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(spillWindow)); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("%w: read spill file %s: %w", ErrSpill, sf.path, err)
+		}
+		in = s.dec
+	case "lz4":
+		in = lz4.NewReader(in)
+	}
+	if s.r, err = ipc.NewReader(in, ipc.WithSchema(bw.w.pk.spillSchema), ipc.WithAllocator(bw.w.cfg.mem)); err != nil {
+		if s.dec != nil {
+			s.dec.Close()
+		}
 		_ = f.Close()
-		return nil, fmt.Errorf("writer: read spill file %s: %w", sf.path, err)
+		return nil, fmt.Errorf("%w: read spill file %s: %w", ErrSpill, sf.path, err)
 	}
-	return &spillRun{f: f, r: r, path: sf.path}, nil
+	return s, nil
 }
 
 func (s *spillRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -250,17 +323,27 @@ func (s *spillRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	if !s.r.Next() {
 		if err := s.r.Err(); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("writer: read spill file %s: %w", s.path, err)
+			return nil, fmt.Errorf("%w: read spill file %s: %w", ErrSpill, s.path, err)
 		}
 		return nil, io.EOF
 	}
 	b := s.r.RecordBatch()
-	b.Retain()
-	return b, nil
+	if s.kv == nil {
+		b.Retain()
+		return b, nil
+	}
+	// Drop the zeros of _SEQUENCE_NUMBER; the spill sequence column takes
+	// its place.
+	nk := len(s.kv.keyIdx)
+	cols := slices.Concat(b.Columns()[:nk+1], b.Columns()[nk+2:])
+	return array.NewRecordBatch(s.kv.kvSchema, cols, b.NumRows()), nil
 }
 
 func (s *spillRun) Close() error {
 	s.r.Release()
+	if s.dec != nil {
+		s.dec.Close()
+	}
 	return s.f.Close()
 }
 
@@ -269,7 +352,7 @@ func (bw *bucketWriter) removeSpills() error {
 	var errs []error
 	for _, sf := range bw.spills {
 		if err := os.Remove(sf.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("writer: remove spill file: %w", err))
+			errs = append(errs, fmt.Errorf("%w: remove spill file: %w", ErrSpill, err))
 		}
 	}
 	bw.w.stats.SpilledRuns -= len(bw.spills)
@@ -278,14 +361,13 @@ func (bw *bucketWriter) removeSpills() error {
 	return errors.Join(errs...)
 }
 
-// spillPK writes the in-memory sort buffer as a sorted run to a spill file
-// and frees it (BinaryExternalSortBuffer.spill). Unlike Java, records of one
-// key in the buffer are merged with the merge engine first, as they would be
-// in a level-0 file; the merge at flush time gives the same result either
-// way.
+// spillPK writes the in-memory sort buffer as one sorted run to a spill file
+// and frees it (BinaryExternalSortBuffer.spill): its records sorted by key
+// and sequence number, none merged, so that the merge at flush time sees
+// every record of a key at once, as Java's does.
 func (bw *bucketWriter) spillPK(ctx context.Context) error {
 	defer bw.releaseBuffer()
-	runs, err := bw.memRuns(ctx)
+	runs, err := bw.memRuns(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -315,7 +397,7 @@ func (bw *bucketWriter) reduceSpills(ctx context.Context) error {
 		group := bw.spills[:k]
 		runs := make([]merge.Run, 0, k)
 		for _, sf := range group {
-			r, err := bw.openSpill(sf)
+			r, err := bw.openSpill(sf, false)
 			if err != nil {
 				for _, o := range runs {
 					_ = o.Close()
@@ -332,7 +414,7 @@ func (bw *bucketWriter) reduceSpills(ctx context.Context) error {
 		for _, old := range group {
 			removed += old.bytes
 			if err := os.Remove(old.path); err != nil {
-				return fmt.Errorf("writer: remove spill file: %w", err)
+				return fmt.Errorf("%w: remove spill file: %w", ErrSpill, err)
 			}
 		}
 		bw.spills = append(append([]spillFile(nil), bw.spills[k:]...), sf)

@@ -46,6 +46,10 @@ var (
 	ErrBucketCountChanged = errors.New("writer: bucket count of partition changed")
 	// ErrClosed: the Write was used after Close.
 	ErrClosed = errors.New("writer: write is closed")
+	// ErrSpill: a primary-key sort buffer could not be spilled to, or read
+	// back from, its local temp files; the message names the file or
+	// directory.
+	ErrSpill = errors.New("writer: spill to local disk")
 )
 
 // DefaultRowKindColumn is the extra input column that carries row kinds
@@ -123,6 +127,7 @@ type Write struct {
 	targetFileSize  int64
 	writeBufferSize int64
 	fileFormat      string
+	fileOptions     map[string]string // options given to the file format writer
 	filePrefix      string
 	valueModes      []schema.StatsMode
 	denseStats      bool
@@ -135,7 +140,8 @@ type Write struct {
 	spill    spillConfig
 	spillDir *spillDir
 	stats    BufferStats
-	zeros    []int8 // shared +I row kinds, never written
+	zeros    []int8  // shared +I row kinds, never written
+	zeros64  []int64 // shared zeros, never written
 	closed   bool
 
 	now     func() time.Time
@@ -210,6 +216,7 @@ func (w *Write) init() error {
 		return fmt.Errorf("%w: file.format = %s (only parquet is written)", ErrUnsupported, w.fileFormat)
 	}
 	w.filePrefix = o.DataFilePrefix()
+	w.fileOptions = o
 	if w.targetFileSize, err = o.TargetFileSize(hasPK); err != nil {
 		return err
 	}
@@ -274,9 +281,11 @@ func (w *Write) init() error {
 // kind column. All checks (schema, NOT NULL, row kinds, partition values,
 // bucket counts of existing partitions) run before any row is written. Append
 // tables write straight into the current data file of each partition-bucket;
-// primary-key tables buffer rows until write-buffer-size is reached or
-// PrepareCommit is called. rec is not retained after Write returns except
-// through reference-counted column buffers.
+// primary-key tables buffer rows, spilling sorted runs to local files (or
+// flushing level-0 files) when write-buffer-size is reached, until
+// PrepareCommit. rec is not retained after Write returns except through
+// reference-counted column buffers. Errors of spilling name the spill file or
+// directory.
 func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if w.closed {
 		return ErrClosed
@@ -450,7 +459,8 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 }
 
 // PrepareCommit flushes every partition-bucket (closing open data files,
-// writing primary-key buffers as level-0 files) and returns one commit
+// merging primary-key buffers and their spilled runs into level-0 files) and
+// returns one commit
 // message per partition-bucket that has new files since the previous
 // PrepareCommit, ordered by partition bytes then bucket
 // (AbstractFileStoreWrite.prepareCommit). Writers stay open for further
@@ -496,9 +506,10 @@ func (w *Write) sortedWriters() []*bucketWriter {
 }
 
 // Close discards what has not been handed out by PrepareCommit: open data
-// files are aborted, buffered rows dropped and flushed files not yet in a
-// commit message deleted (MergeTreeWriter/AppendOnlyWriter.close). Files in
-// messages already returned are left alone. Close is idempotent.
+// files are aborted, buffered rows dropped, the spill directory removed and
+// flushed files not yet in a commit message deleted
+// (MergeTreeWriter/AppendOnlyWriter.close). Files in messages already
+// returned are left alone. Close is idempotent.
 func (w *Write) Close() error {
 	if w.closed {
 		return nil
