@@ -11,10 +11,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	paimon "github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
@@ -117,39 +117,11 @@ func writeCommit(t *testing.T, tbl *catalog.Table, user string, identifier int64
 	return id
 }
 
-// readRows reads the table through the real reader (paimon.OpenTable) and
-// returns its rows as "v1|v2|..." strings, sorted.
+// readRows reads the table through the real reader (tabletest.ReadRows):
+// rows as "v1|v2|..." strings, sorted.
 func readRows(t *testing.T, url string, opts ...reader.Option) []string {
 	t.Helper()
-	ctx := context.Background()
-	tbl, err := paimon.OpenTable(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
-	plan, err := tbl.NewScan(opts...).Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for b, err := range plan.Records(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range int(b.NumRows()) {
-			var sb strings.Builder
-			for c := range int(b.NumCols()) {
-				if c > 0 {
-					sb.WriteByte('|')
-				}
-				sb.WriteString(b.Column(c).ValueStr(i))
-			}
-			out = append(out, sb.String())
-		}
-		b.Release()
-	}
-	slices.Sort(out)
-	return out
+	return tabletest.ReadRows(t, url, opts...)
 }
 
 func sorted(s ...string) []string {
