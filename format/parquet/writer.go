@@ -173,7 +173,12 @@ type Writer struct {
 	numLeaves int64
 
 	rows        int64
-	rgRaw       int64 // raw Arrow bytes written into the open row group
+	rgRaw       int64   // raw (plain-encoded) bytes written into the open row group
+	fieldRaw    []int64 // rgRaw per top-level field
+	ratio       float64 // file bytes per raw byte, from the probe; 0 before the first Write
+	probeN      int64   // rows the probe encoded
+	props       *parquet.WriterProperties
+	arrProps    pqarrow.ArrowWriterProperties
 	rollPending bool
 	cols        []colCollector
 	closed      bool
@@ -238,7 +243,8 @@ func NewWriter(ctx context.Context, w io.Writer, fileName string, fields []types
 		return nil, fmt.Errorf("%w: parquet: %s: %v", format.ErrUnsupportedFormat, fileName, err)
 	}
 	wr := &Writer{name: fileName, fields: fields, in: types.SchemaToArrow(fields), out: out, cw: cw, fw: fw,
-		cfg: cfg, cols: make([]colCollector, len(fields)), leaves: make([]int, len(fields))}
+		cfg: cfg, cols: make([]colCollector, len(fields)), leaves: make([]int, len(fields)),
+		fieldRaw: make([]int64, len(fields)), props: props, arrProps: arrProps}
 	for i, f := range out.Fields() {
 		wr.leaves[i] = leafCount(f.Type)
 		wr.numLeaves += int64(wr.leaves[i])
@@ -300,13 +306,23 @@ func (w *Writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 			return w.fail(err)
 		}
 		w.rollPending, w.rgRaw = false, 0
+		clear(w.fieldRaw)
+	}
+	if w.probeN < probeRows && out.NumRows() > w.probeN {
+		// A larger batch than the last probe's gives a better prior (a
+		// tiny sample is dominated by its footer and dictionary pages).
+		if err := w.probe(out); err != nil {
+			return w.fail(err)
+		}
 	}
 	if err := w.fw.WriteBuffered(out); err != nil {
 		return w.fail(err)
 	}
 	w.rows += rec.NumRows()
-	for _, c := range rec.Columns() {
-		w.rgRaw += rawSize(c.Data())
+	for i, c := range rec.Columns() {
+		n := rawSize(c.Data())
+		w.fieldRaw[i] += n
+		w.rgRaw += n
 	}
 	if w.rowGroupEstimate() >= w.cfg.blockSize {
 		w.rollPending = true
@@ -404,9 +420,106 @@ func retype(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
 	return out
 }
 
-// rawSize is the byte size of d's buffers, children included (whole
-// buffers, also for slices).
+// probeRows is the most rows of the first batch encoded by probe.
+const probeRows = 32768
+
+// probe encodes up to probeRows rows of rec (of the write schema) into a
+// scratch Parquet file with the file's properties and sets w.ratio to its
+// size per raw byte: the prior for the bytes still buffered in encoders
+// (the encoded buffered size pqarrow.FileWriter does not expose). It costs
+// encoding up to probeRows rows again, a few times per file at most.
+func (w *Writer) probe(rec arrow.RecordBatch) error {
+	if rec.NumRows() > probeRows {
+		rec = rec.NewSlice(0, probeRows)
+		defer rec.Release()
+	}
+	var raw int64
+	for _, c := range rec.Columns() {
+		raw += rawSize(c.Data())
+	}
+	cw := &countingWriter{w: io.Discard}
+	fw, err := pqarrow.NewFileWriter(w.out, cw, w.props, w.arrProps)
+	if err != nil {
+		return err
+	}
+	if err := fw.WriteBuffered(rec); err != nil {
+		fw.Close()
+		return err
+	}
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	w.ratio = float64(cw.n) / float64(max(raw, 1))
+	w.ratio = min(max(w.ratio, 1e-3), 1)
+	w.probeN = rec.NumRows()
+	return nil
+}
+
+// rawSize is the plain-encoded size of the rows of d (slice-aware): value
+// width times rows for fixed-width types, value bytes plus a 4-byte length
+// per row for strings and binaries, nested types summed over the children
+// rows they reach. Other layouts count their buffers in proportion to rows.
 func rawSize(d arrow.ArrayData) int64 {
+	n, off := int64(d.Len()), int64(d.Offset())
+	bufs := d.Buffers()
+	switch t := d.DataType().(type) {
+	case *arrow.BooleanType:
+		return (n + 7) / 8
+	case arrow.FixedWidthDataType:
+		return n * int64(t.BitWidth()) / 8
+	case *arrow.StringType, *arrow.BinaryType:
+		lo, hi, ok := offsetRange(bufs, off, n)
+		if !ok {
+			break
+		}
+		return hi - lo + 4*n
+	case *arrow.ListType, *arrow.MapType:
+		lo, hi, ok := offsetRange(bufs, off, n)
+		if !ok || len(d.Children()) != 1 {
+			break
+		}
+		ch := d.Children()[0]
+		if hi > int64(ch.Len()) {
+			break
+		}
+		s := array.NewSliceData(ch, lo, hi)
+		defer s.Release()
+		return rawSize(s)
+	case *arrow.StructType:
+		var sum int64
+		for _, ch := range d.Children() {
+			if off+n > int64(ch.Len()) {
+				return wholeSize(d)
+			}
+			s := array.NewSliceData(ch, off, off+n)
+			sum += rawSize(s)
+			s.Release()
+		}
+		return sum
+	}
+	return wholeSize(d)
+}
+
+// offsetRange returns the first and end value offsets of rows
+// [off, off+n) from the int32 offsets buffer bufs[1].
+func offsetRange(bufs []*memory.Buffer, off, n int64) (int64, int64, bool) {
+	if len(bufs) < 2 || bufs[1] == nil {
+		return 0, 0, false
+	}
+	offs := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())
+	if off+n >= int64(len(offs)) || off < 0 {
+		return 0, 0, false
+	}
+	lo, hi := int64(offs[off]), int64(offs[off+n])
+	if hi < lo || lo < 0 {
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
+// wholeSize is d's buffer bytes, children included, scaled by the share of
+// rows d covers in its buffers.
+func wholeSize(d arrow.ArrayData) int64 {
 	var n int64
 	for _, b := range d.Buffers() {
 		if b != nil {
@@ -414,23 +527,44 @@ func rawSize(d arrow.ArrayData) int64 {
 		}
 	}
 	for _, ch := range d.Children() {
-		n += rawSize(ch)
+		n += wholeSize(ch)
+	}
+	if total := int64(d.Offset() + d.Len()); total > 0 {
+		n = n * int64(d.Len()) / total
 	}
 	return n
 }
 
-// rowGroupEstimate is an upper bound of the open row group's size in the
-// file: compressed pages already cut, plus the raw bytes still in page and
-// dictionary encoders (at most one page and one dictionary per leaf).
+// rowGroupEstimate estimates the open row group's size in the file:
+// compressed pages already cut plus the rows still in the encoders, whose
+// raw size is scaled by the file's bytes-per-raw-byte ratio. Pages are cut
+// per leaf at page-size raw bytes, so whole pages of each field's raw bytes
+// count as cut; the ratio is learned from them (cut compressed bytes over
+// their raw bytes) once any exist, from the probe of the first batch before.
 func (w *Writer) rowGroupEstimate() int64 {
-	pending := min(w.rgRaw, w.numLeaves*(w.cfg.pageSize+w.cfg.dictSize))
-	return w.fw.RowGroupTotalCompressedBytes() + pending
+	cut := w.fw.RowGroupTotalCompressedBytes()
+	var flushed int64
+	for i, raw := range w.fieldRaw {
+		l := int64(w.leaves[i])
+		per := raw / l
+		flushed += per / w.cfg.pageSize * w.cfg.pageSize * l
+	}
+	flushed = min(flushed, w.rgRaw)
+	ratio := w.ratio
+	if ratio == 0 {
+		ratio = 1
+	}
+	if cut > 0 && flushed > 0 {
+		ratio = max(ratio, float64(cut)/float64(flushed))
+	}
+	return cut + int64(float64(w.rgRaw-flushed)*ratio)
 }
 
-// EstimatedSize returns an upper-bound estimate of the file size if it were
+// EstimatedSize returns an estimate of the file size in bytes if it were
 // closed now (without the footer): bytes already written plus the open row
-// group's estimate. Like Java's ParquetWriter.getDataSize it counts data
-// still buffered uncompressed, so it may exceed the final size.
+// group's estimate (compressed pages cut, encoder contents scaled to file
+// bytes; see rowGroupEstimate). Like Java's ParquetWriter.getDataSize it is
+// what the rolling writer compares with target-file-size.
 func (w *Writer) EstimatedSize() int64 {
 	if w.closed {
 		return w.cw.n
