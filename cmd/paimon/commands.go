@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -156,12 +158,25 @@ func newCatCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			wrote := false
 			for rec, err := range plan.Records(ctx) {
 				if err != nil {
 					return err
 				}
 				werr := w.Write(rec)
 				rec.Release()
+				if werr != nil {
+					return werr
+				}
+				wrote = true
+			}
+			if !wrote && f != rowfmt.JSONL {
+				// No rows: still print the header (and the table's row count).
+				b := array.NewRecordBuilder(memory.DefaultAllocator, plan.ArrowSchema())
+				empty := b.NewRecordBatch()
+				b.Release()
+				werr := w.Write(empty)
+				empty.Release()
 				if werr != nil {
 					return werr
 				}

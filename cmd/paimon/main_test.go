@@ -95,3 +95,22 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCatEmptyResultPrintsHeader: a read with no rows still prints the
+// header in csv and table formats (and nothing in jsonl).
+func TestCatEmptyResultPrintsHeader(t *testing.T) {
+	dir := fixture.Dir(t, "pk_table_scan_and_read_dv_orc")
+	for format, want := range map[string]string{
+		"csv":   "f0,f1,f2,f3\n",
+		"table": "f0 | f1 | f2 | f3\n---+----+----+---\n(0 rows)\n",
+		"jsonl": "",
+	} {
+		out, err := run(t, "cat", "--format", format, "--tag", "1", dir)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if out != want {
+			t.Errorf("%s: output %q, want %q", format, out, want)
+		}
+	}
+}
