@@ -147,6 +147,20 @@ func (a *firstValueAgg) retract(acc, in *cell) error {
 	return retractUnsupported(a.col, aggFirstValue)
 }
 
+// nullPassThrough applies the null rule the combining aggregates share
+// (Java's FieldMinAgg, FieldMaxAgg, FieldSumAgg, FieldProductAgg,
+// FieldBoolAndAgg, FieldBoolOrAgg): when the accumulator or the input is
+// null the result is the other one. It reports whether it decided the result.
+func nullPassThrough(acc, in *cell) bool {
+	if acc.st != cNull && in.st != cNull {
+		return false
+	}
+	if acc.st == cNull {
+		*acc = *in
+	}
+	return true
+}
+
 // minMaxAgg is FieldMinAgg / FieldMaxAgg.
 type minMaxAgg struct {
 	col *valueCol
@@ -155,10 +169,7 @@ type minMaxAgg struct {
 
 func (a *minMaxAgg) reset() {}
 func (a *minMaxAgg) agg(acc, in *cell) error {
-	if acc.st == cNull || in.st == cNull {
-		if acc.st == cNull {
-			*acc = *in
-		}
+	if nullPassThrough(acc, in) {
 		return nil
 	}
 	less := a.col.compare(acc, in) < 0
@@ -182,10 +193,7 @@ type boolAgg struct {
 
 func (a *boolAgg) reset() {}
 func (a *boolAgg) agg(acc, in *cell) error {
-	if acc.st == cNull || in.st == cNull {
-		if acc.st == cNull {
-			*acc = *in
-		}
+	if nullPassThrough(acc, in) {
 		return nil
 	}
 	x, y := a.col.boolOf(acc), a.col.boolOf(in)
@@ -298,10 +306,7 @@ type sumAgg struct{ col *valueCol }
 
 func (a *sumAgg) reset() {}
 func (a *sumAgg) agg(acc, in *cell) error {
-	if acc.st == cNull || in.st == cNull {
-		if acc.st == cNull {
-			*acc = *in
-		}
+	if nullPassThrough(acc, in) {
 		return nil
 	}
 	return arith(a.col, aggSum, '+', acc, in)
@@ -325,10 +330,7 @@ type productAgg struct{ col *valueCol }
 
 func (a *productAgg) reset() {}
 func (a *productAgg) agg(acc, in *cell) error {
-	if acc.st == cNull || in.st == cNull {
-		if acc.st == cNull {
-			*acc = *in
-		}
+	if nullPassThrough(acc, in) {
 		return nil
 	}
 	return arith(a.col, aggProduct, '*', acc, in)

@@ -133,65 +133,44 @@ func (s *Snapshot) Extra(key string) json.RawMessage {
 // fieldDecoder interprets the value of one known key.
 type fieldDecoder func(s *Snapshot, v json.RawMessage) error
 
-func setInt64(dst func(s *Snapshot) *int64) fieldDecoder {
+// setValue decodes a required-shape key with parse; JSON null gives T's
+// zero value, as Jackson leaves a primitive long at 0 and a String at null.
+func setValue[T any](parse func(json.RawMessage) (T, error), dst func(s *Snapshot) *T) fieldDecoder {
 	return func(s *Snapshot, v json.RawMessage) error {
+		var zero T
 		if isNull(v) {
-			*dst(s) = 0 // Jackson leaves a primitive long at 0 for null
+			*dst(s) = zero
 			return nil
 		}
-		n, err := parseInt64(v)
+		x, err := parse(v)
 		if err != nil {
 			return err
 		}
-		*dst(s) = n
+		*dst(s) = x
 		return nil
 	}
 }
 
-func setOptInt64(dst func(s *Snapshot) **int64) fieldDecoder {
+// setOpt decodes an optional key with parse; JSON null gives nil.
+func setOpt[T any](parse func(json.RawMessage) (T, error), dst func(s *Snapshot) **T) fieldDecoder {
 	return func(s *Snapshot, v json.RawMessage) error {
 		if isNull(v) {
 			*dst(s) = nil
 			return nil
 		}
-		n, err := parseInt64(v)
+		x, err := parse(v)
 		if err != nil {
 			return err
 		}
-		*dst(s) = &n
+		*dst(s) = &x
 		return nil
 	}
 }
 
-func setString(dst func(s *Snapshot) *string) fieldDecoder {
-	return func(s *Snapshot, v json.RawMessage) error {
-		if isNull(v) {
-			*dst(s) = ""
-			return nil
-		}
-		str, err := parseString(v)
-		if err != nil {
-			return err
-		}
-		*dst(s) = str
-		return nil
-	}
-}
-
-func setOptString(dst func(s *Snapshot) **string) fieldDecoder {
-	return func(s *Snapshot, v json.RawMessage) error {
-		if isNull(v) {
-			*dst(s) = nil
-			return nil
-		}
-		str, err := parseString(v)
-		if err != nil {
-			return err
-		}
-		*dst(s) = &str
-		return nil
-	}
-}
+func setInt64(dst func(s *Snapshot) *int64) fieldDecoder       { return setValue(parseInt64, dst) }
+func setOptInt64(dst func(s *Snapshot) **int64) fieldDecoder   { return setOpt(parseInt64, dst) }
+func setString(dst func(s *Snapshot) *string) fieldDecoder     { return setValue(parseString, dst) }
+func setOptString(dst func(s *Snapshot) **string) fieldDecoder { return setOpt(parseString, dst) }
 
 // decoders maps each known key to its decoder. Built per call: nothing global is mutable.
 func decoders() map[string]fieldDecoder {
