@@ -8,9 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
 // MinIO credentials and region of the test server.
@@ -36,23 +33,16 @@ func MinIO(t testing.TB) string {
 	s := shared(t, &servers.minio, "minio",
 		func() (string, error) { return findBinary("MINIO_BIN", "minio", "minio/bin/minio") },
 		isCI(), "build it with scripts/install-minio.sh (or set $MINIO_BIN)", startMinIO)
-	bucket := bucketName()
-	client, err := minio.New(s.addr, &minio.Options{
-		Creds:  credentials.NewStaticV4(MinIOUser, MinIOPassword, ""),
-		Region: MinIORegion,
-	})
-	if err != nil {
-		t.Fatalf("testenv: minio client: %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := client.MakeBucket(ctx, bucket, minio.MakeBucketOptions{Region: MinIORegion}); err != nil {
-		t.Fatalf("testenv: create bucket %s on minio %s: %v", bucket, s.addr, err)
+	url, err := makeBucket(ctx, s.addr)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("AWS_ACCESS_KEY_ID", MinIOUser)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", MinIOPassword)
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	return fmt.Sprintf("s3://%s?endpoint=http://%s&use_path_style=true&region=%s", bucket, s.addr, MinIORegion)
+	return url
 }
 
 // startMinIO starts "minio server" with the data in dir/data.

@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"os/exec"
@@ -11,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
+
 	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/paimon-go/paimon/fileio"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -115,5 +118,46 @@ func TestMissingMinIO(t *testing.T) {
 			!strings.Contains(out.String(), "CI=true")):
 			t.Errorf("with CI=true: %v, output:\n%s", err, out.String())
 		}
+	}
+}
+
+func TestStartMinIO(t *testing.T) {
+	if _, err := findBinary("MINIO_BIN", "minio", "minio/bin/minio"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := StartMinIO()
+	if errors.Is(err, ErrNoBinary) && !isCI() {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	ctx := context.Background()
+	a, err := s.NewBucket(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.NewBucket(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Fatalf("two buckets share the URL %s", a)
+	}
+	fio, err := fileio.Open(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fio.Close()
+	if err := fio.CreateIfAbsent(ctx, "x", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := fio.CreateIfAbsent(ctx, "x", []byte("2")); !errors.Is(err, fileio.ErrExist) {
+		t.Fatalf("second create-if-absent: %v, want ErrExist", err)
+	}
+	got, err := fio.ReadFile(ctx, "x")
+	if err != nil || string(got) != "1" {
+		t.Fatalf("read x = %q, %v; want \"1\"", got, err)
 	}
 }
