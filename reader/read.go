@@ -65,17 +65,57 @@ func (p *Plan) ArrowSchema() *arrow.Schema { return types.SchemaToArrow(p.Fields
 // convertible. Deletion vectors are applied, the scan filter is applied to
 // the rows, and the output is projected to p.Fields.
 func (p *Plan) ReadSplit(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordBatch, error] {
+	return p.ReadSplitWith(ctx, sp, nil)
+}
+
+// ReadSplitWith reads split sp like ReadSplit, together with rows held in
+// memory for the same partition-bucket (the union read of the real-time
+// layer; paimon-cpp's RealtimeSplit reader, realtime-design.md section 8).
+// With no mem streams it is ReadSplit.
+//
+// Each mem stream is an iterator of Arrow record batches whose columns are
+// matched to the table columns of the split's schema by name, in any order;
+// a needed column that is missing, or has another Arrow type than
+// types.ToArrow gives, fails the read with ErrInvalidScan. Other columns
+// (_REALTIME_OFFSET and the like) are ignored. The read takes ownership of
+// every batch a mem stream yields and releases it; an error yielded by a mem
+// stream ends the read with that error, annotated with the stream's index.
+// Streams not yet started when the read stops are never started.
+//
+//   - Append table: the split's files are read first (as ReadSplit does), then
+//     each mem stream in order. The needed columns are the projection plus the
+//     filter's columns. The scan filter and projection apply to memory rows as
+//     to file rows.
+//   - Primary-key table: each mem stream is one sorted run, newer than every
+//     file of the split: besides the table columns it carries _VALUE_KIND
+//     (Int8, Java RowKind byte, no nulls) and _SEQUENCE_NUMBER (Int64, no
+//     nulls), and its rows are sorted by trimmed primary key, then sequence
+//     number. Every table column is needed, because the merge reads whole
+//     rows. The mem runs are merged with all sorted runs of the split's files
+//     (level-0 files one run each, one run per higher level) through the same
+//     merge as ReadSplit (merge engine, sequence.field, deletes dropped); the
+//     raw-convertible shortcut is never taken when mem is not empty. Deletion
+//     vectors of the files still apply. The scan filter is applied after the
+//     merge and the projection last.
+//
+// Output batches have at most the plan's batch size rows (WithBatchSize)
+// and the schema p.ArrowSchema(). The consumer owns each batch and must
+// Release it. On error the iterator yields (nil, err) once and stops.
+func (p *Plan) ReadSplitWith(ctx context.Context, sp *Split, mem []iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		sr, err := p.newSplitRead(ctx, sp)
+		sr, err := p.newSplitRead(ctx, sp, len(mem) > 0)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		var src iter.Seq2[arrow.RecordBatch, error]
-		if !sp.PrimaryKey || sp.RawConvertible {
+		switch {
+		case sr.kv:
+			src = sr.merged(ctx, mem)
+		case len(mem) == 0:
 			src = sr.raw(ctx)
-		} else {
-			src = sr.merged(ctx)
+		default:
+			src = sr.rawWith(ctx, mem)
 		}
 		for rec, err := range src {
 			if err != nil {
@@ -103,18 +143,26 @@ type splitRead struct {
 	plan      *Plan
 	sp        *Split
 	ts        *schema.TableSchema
+	kv        bool              // files are merged: read in the key-value layout
 	valueCols []types.DataField // value columns read from files (read schema)
 	outIdx    []int             // positions of p.Fields within valueCols
 	filterIdx bool
 	mem       memory.Allocator
 }
 
-func (p *Plan) newSplitRead(ctx context.Context, sp *Split) (*splitRead, error) {
+// newSplitRead prepares reading sp, with in-memory runs when withMem. A
+// primary-key split is merged (key-value layout, every column) unless it is
+// raw convertible and has no in-memory runs; other splits are read raw.
+func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*splitRead, error) {
+	if sp == nil || sp.table == nil || sp.schema == nil {
+		return nil, fmt.Errorf("%w: split was not made by Plan or EmptySplit", ErrInvalidScan)
+	}
+	merging := sp.PrimaryKey && (!sp.RawConvertible || withMem)
 	ts := sp.schema // differs from p.Schema for splits of a fallback branch
-	sr := &splitRead{plan: p, sp: sp, ts: ts, mem: memory.DefaultAllocator}
+	sr := &splitRead{plan: p, sp: sp, ts: ts, kv: merging, mem: memory.DefaultAllocator}
 	// Primary-key merges need the full row (keys, sequence fields, aggregated
 	// columns); append reads need the projection plus the filter's fields.
-	if sp.PrimaryKey && !sp.RawConvertible {
+	if merging {
 		sr.valueCols = ts.Fields
 	} else {
 		need := map[string]bool{}
@@ -186,8 +234,9 @@ func (sr *splitRead) raw(ctx context.Context) iter.Seq2[arrow.RecordBatch, error
 
 // merged reads every sorted run of a primary-key bucket and merges them:
 // each level-0 file is a run of its own, each higher level is one run of
-// files ordered by key.
-func (sr *splitRead) merged(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+// files ordered by key, and each mem stream is one more run, newer than
+// every file (see ReadSplitWith).
+func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		cfg, err := merge.NewConfig(sr.ts.Options, sr.ts.Fields, sr.ts.PrimaryKeys)
 		if err != nil {
@@ -204,7 +253,7 @@ func (sr *splitRead) merged(ctx context.Context) iter.Seq2[arrow.RecordBatch, er
 			yield(nil, err)
 			return
 		}
-		runs := make([]merge.Run, 0, len(runsFiles))
+		runs := make([]merge.Run, 0, len(runsFiles)+len(mem))
 		for _, files := range runsFiles {
 			runs = append(runs, merge.RunFromSeq(func(y func(arrow.RecordBatch, error) bool) {
 				for _, f := range files {
@@ -217,6 +266,12 @@ func (sr *splitRead) merged(ctx context.Context) iter.Seq2[arrow.RecordBatch, er
 			}))
 		}
 		inFields := sr.kvFields(!thin)
+		if len(mem) > 0 {
+			inSchema := types.SchemaToArrow(inFields)
+			for i, m := range mem {
+				runs = append(runs, merge.RunFromSeq(sr.adaptMem(ctx, m, i, inFields, inSchema)))
+			}
+		}
 		var keyCols []int
 		if thin {
 			for _, k := range sr.ts.TrimmedPrimaryKeys() {
@@ -313,9 +368,8 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			yield(nil, err)
 			return
 		}
-		kv := sr.sp.PrimaryKey && !sr.sp.RawConvertible
 		var target []types.DataField
-		if kv {
+		if sr.kv {
 			target = sr.kvFields(withKeys)
 		} else {
 			target = sr.valueCols

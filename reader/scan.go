@@ -10,11 +10,17 @@
 // (reading), and FallbackReadFileStoreTable (scan.fallback-branch). See
 // docs/paimon-format.md section 15.
 //
+// For the real-time layer, Plan.ReadSplitWith reads a split together with
+// in-memory rows of its partition-bucket (appended after the files, or
+// merged as the newest sorted runs of a primary-key bucket), and
+// Plan.EmptySplit makes a split for a partition-bucket that has no files
+// (realtime-design.md section 8).
+//
 // # Errors
 //
 // Errors wrap ErrNoSnapshot (a requested snapshot, tag or time that does not
 // exist), ErrInvalidScan (contradictory or unknown options, unknown column
-// names), ErrUnsupported (a table feature this package does not read, e.g.
+// names, in-memory batches that lack a needed column), ErrUnsupported (a table feature this package does not read, e.g.
 // postpone buckets) and the sentinels of the packages below: manifest.ErrCorrupt,
 // format.ErrCorrupt, format.ErrUnsupportedFormat, fileio.ErrNotExist (a missing
 // data file), and so on. Every error names the file involved.
@@ -42,7 +48,9 @@ import (
 var (
 	// ErrNoSnapshot: the snapshot, tag or timestamp asked for does not exist.
 	ErrNoSnapshot = errors.New("reader: no such snapshot")
-	// ErrInvalidScan: contradictory options or unknown columns.
+	// ErrInvalidScan: contradictory options, unknown columns, or in-memory
+	// batches (ReadSplitWith) or partitions (EmptySplit) that do not fit
+	// the table.
 	ErrInvalidScan = errors.New("reader: invalid scan")
 	// ErrUnsupported: a table feature this reader does not handle.
 	ErrUnsupported = errors.New("reader: unsupported")

@@ -120,11 +120,10 @@ func buildSplits(ctx context.Context, t *tableState, ts *schema.TableSchema, ent
 	}
 	firstRow := engine == schema.MergeFirstRow
 	skipLevel0 := pk && !allLevels && (dvEnabled || firstRow)
-	legacy, err := ts.Options.PartitionLegacyName()
+	pc, err := partitionComputer(ts)
 	if err != nil {
 		return nil, err
 	}
-	pc := row.PartitionComputer{Fields: ts.PartitionFields(), DefaultName: ts.Options.PartitionDefaultName(), Legacy: legacy}
 	partTypes := row.FieldTypes(pc.Fields)
 	partFilter := partitionFilter(filter, ts)
 
@@ -176,7 +175,7 @@ func buildSplits(ctx context.Context, t *tableState, ts *schema.TableSchema, ent
 			}
 			sp = &Split{
 				Partition: e.Partition, PartitionValues: values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets,
-				BucketPath: dir + "bucket-" + strconv.Itoa(int(e.Bucket)), PrimaryKey: pk, table: t, schema: ts,
+				BucketPath: bucketPath(dir, e.Bucket), PrimaryKey: pk, table: t, schema: ts,
 				DeletionFiles: map[string]DeletionFile{},
 			}
 			splits[k] = sp
@@ -247,4 +246,78 @@ func fileMayMatch(ctx context.Context, t *tableState, ts *schema.TableSchema, f 
 		st = row.EvolveStats(fileSchema.Fields, st, ts.Fields, f.RowCount)
 	}
 	return filter.TestStats(f.RowCount, st.Min, st.Max, st.NullCounts), nil
+}
+
+// partitionComputer returns the partition path renderer of ts's options.
+func partitionComputer(ts *schema.TableSchema) (row.PartitionComputer, error) {
+	legacy, err := ts.Options.PartitionLegacyName()
+	if err != nil {
+		return row.PartitionComputer{}, err
+	}
+	return row.PartitionComputer{Fields: ts.PartitionFields(), DefaultName: ts.Options.PartitionDefaultName(), Legacy: legacy}, nil
+}
+
+// bucketPath is the directory of a bucket's files below the partition
+// directory dir (which ends in "/" or is empty): Java
+// FileStorePathFactory.bucketPath.
+func bucketPath(dir string, bucket int32) string {
+	return dir + "bucket-" + strconv.Itoa(int(bucket))
+}
+
+// EmptySplit returns a split of the plan's table for the partition-bucket
+// (partition, bucket) without any data file: what ReadSplitWith needs to
+// read the in-memory rows of a partition-bucket that has no files in the
+// plan's snapshot, or when the table has no snapshot yet (p.Snapshot nil).
+// It mirrors a paimon-cpp RealtimeSplit with no disk splits.
+//
+// partition is the serialized partition BinaryRow as in manifests
+// (row.Serialize; the empty row for an unpartitioned table), decoded with
+// the partition fields of p.Schema into PartitionValues. BucketPath is
+// computed as for planned splits, TotalBuckets is the table's bucket option,
+// and PrimaryKey and RawConvertible are set as a planned split of p.Schema
+// would have them. The split is read with p.Schema and the main branch (or
+// the branch the plan read).
+//
+// Errors wrap ErrInvalidScan (a partition that does not decode with the
+// partition fields, a negative bucket, a bucket at or above a fixed bucket
+// count, a plan not built by Scan.Plan) or ErrUnsupported (a
+// postpone-bucket table, bucket = -2, whose files batch reads ignore).
+func (p *Plan) EmptySplit(partition []byte, bucket int32) (*Split, error) {
+	if p == nil || p.table == nil || p.Schema == nil {
+		return nil, fmt.Errorf("%w: plan was not made by Scan.Plan", ErrInvalidScan)
+	}
+	ts := p.Schema
+	total, err := ts.Options.Bucket()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case total == -2:
+		return nil, fmt.Errorf("%w: empty split of a postpone-bucket table (bucket = -2)", ErrUnsupported)
+	case bucket < 0:
+		return nil, fmt.Errorf("%w: empty split of bucket %d", ErrInvalidScan, bucket)
+	case total > 0 && int(bucket) >= total:
+		return nil, fmt.Errorf("%w: empty split of bucket %d, table has %d buckets", ErrInvalidScan, bucket, total)
+	}
+	pc, err := partitionComputer(ts)
+	if err != nil {
+		return nil, err
+	}
+	br, err := row.Deserialize(partition)
+	if err != nil {
+		return nil, fmt.Errorf("%w: partition of empty split (bucket %d): %w", ErrInvalidScan, bucket, err)
+	}
+	values, err := row.Decode(row.FieldTypes(pc.Fields), br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: partition of empty split (bucket %d): %w", ErrInvalidScan, bucket, err)
+	}
+	dir, err := pc.Path(values)
+	if err != nil {
+		return nil, fmt.Errorf("%w: partition path of empty split (bucket %d): %w", ErrInvalidScan, bucket, err)
+	}
+	return &Split{
+		Partition: slices.Clone(partition), PartitionValues: values, Bucket: bucket, TotalBuckets: int32(total),
+		BucketPath: bucketPath(dir, bucket), PrimaryKey: len(ts.PrimaryKeys) > 0, RawConvertible: true,
+		DeletionFiles: map[string]DeletionFile{}, table: p.table, schema: ts,
+	}, nil
 }
