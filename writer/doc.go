@@ -21,6 +21,22 @@
 // "rowkind.field" names a table column (STRING) that carries the kind instead,
 // as in Java. Rows without a kind are inserts.
 //
+// WithSequenceColumn makes a primary-key Write take each row's sequence
+// number from an extra Int64 column instead of assigning its own: with
+// WithRowKindColumn(ValueKindColumn) and WithSequenceColumn(SequenceNumberColumn)
+// it writes batches that already carry the KeyValue system columns (the
+// real-time layer's flush), and the level-0 files hold exactly the given
+// numbers.
+//
+// # Routing
+//
+// Route runs Write's checks and partition-bucket assignment on a batch and
+// returns each partition-bucket's rows (Share), optionally sorted by the
+// trimmed primary key, without writing; NextSequenceNumber tells where a
+// partition-bucket's sequence numbers continue (the restore of a new
+// writer). Together they let the real-time layer keep rows in memory per
+// partition-bucket and later flush them through a Write.
+//
 // # Layout
 //
 // Partition and bucket of each row are computed from BinaryRows exactly as
@@ -81,8 +97,9 @@
 // # Errors
 //
 // Input problems are reported before anything of the batch is written:
-// ErrSchemaMismatch, ErrNullViolation, ErrRowKind, and the wrapped errors of
-// package row (partition values without a path form). ErrUnsupported and
+// ErrSchemaMismatch, ErrNullViolation, ErrRowKind, ErrSequenceNumber, and
+// the wrapped errors of package row (partition values without a path form).
+// Route reports the same errors as Write. ErrUnsupported and
 // ErrUnsupportedBucketMode name the table option that is not supported.
 // ErrBucketCountChanged reports a partition whose existing files were written
 // with another bucket count. After an I/O error the Write should be closed.

@@ -14,8 +14,9 @@ import (
 // table's Arrow schema, the row kinds and the rows to keep.
 type input struct {
 	rec   arrow.RecordBatch
-	kinds []int8 // nil: every row is +I
-	keep  []bool // nil: keep every row
+	kinds []int8  // nil: every row is +I
+	seqs  []int64 // WithSequenceColumn's numbers (owned copy); nil without it
+	keep  []bool  // nil: keep every row
 }
 
 func (in *input) numRows() int { return int(in.rec.NumRows()) }
@@ -31,24 +32,19 @@ func (in *input) cols(idx []int) []arrow.Array {
 }
 
 // take returns the rows of in listed in rows (nil = all) as a new record
-// (the caller releases it) and their kinds (nil = all +I).
-func (in *input) take(ctx context.Context, mem memory.Allocator, rows []int32) (arrow.RecordBatch, []int8, error) {
+// (the caller releases it), their kinds (nil = all +I) and their sequence
+// numbers (nil without WithSequenceColumn).
+func (in *input) take(ctx context.Context, mem memory.Allocator, rows []int32) (arrow.RecordBatch, []int8, []int64, error) {
 	if rows == nil {
 		in.rec.Retain()
-		return in.rec, in.kinds, nil
+		return in.rec, in.kinds, in.seqs, nil
 	}
-	var kinds []int8
-	if in.kinds != nil {
-		kinds = make([]int8, len(rows))
-		for k, r := range rows {
-			kinds[k] = in.kinds[r]
-		}
-	}
+	kinds, seqs := pick(in.kinds, rows), pick(in.seqs, rows)
 	// Rows that are one ascending contiguous range need no copy. The first
 	// and last positions alone do not prove it: a permutation such as
 	// [0 2 1 3] spans the same range.
 	if contiguous(rows) {
-		return in.rec.NewSlice(int64(rows[0]), int64(rows[len(rows)-1])+1), kinds, nil
+		return in.rec.NewSlice(int64(rows[0]), int64(rows[len(rows)-1])+1), kinds, seqs, nil
 	}
 	b := array.NewInt32Builder(mem)
 	b.AppendValues(rows, nil)
@@ -60,9 +56,22 @@ func (in *input) take(ctx context.Context, mem memory.Allocator, rows []int32) (
 	// datums are never released.
 	out, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(in.rec), compute.NewDatumWithoutOwning(idx))
 	if err != nil {
-		return nil, nil, fmt.Errorf("writer: select rows: %w", err)
+		return nil, nil, nil, fmt.Errorf("writer: select rows: %w", err)
 	}
-	return out.(*compute.RecordDatum).Value, kinds, nil
+	return out.(*compute.RecordDatum).Value, kinds, seqs, nil
+}
+
+// pick returns vals[rows[0]], vals[rows[1]], ... as a new slice (nil for nil
+// vals).
+func pick[T any](vals []T, rows []int32) []T {
+	if vals == nil {
+		return nil
+	}
+	out := make([]T, len(rows))
+	for k, r := range rows {
+		out[k] = vals[r]
+	}
+	return out
 }
 
 // prepare checks rec against the table (TableWriteImpl.checkNullability and
@@ -71,7 +80,7 @@ func (w *Write) prepare(rec arrow.RecordBatch) (*input, error) {
 	sc := rec.Schema()
 	fields := w.ts.Fields
 	cols := make([]arrow.Array, len(fields))
-	kindCol := -1
+	kindCol, seqCol := -1, -1
 	used := 0
 	for i, f := range sc.Fields() {
 		if f.Name == w.cfg.rowKindColumn && w.tableSchema.FieldIndices(f.Name) == nil {
@@ -79,6 +88,16 @@ func (w *Write) prepare(rec arrow.RecordBatch) (*input, error) {
 				return nil, fmt.Errorf("%w: duplicate row kind column %q", ErrSchemaMismatch, f.Name)
 			}
 			kindCol = i
+			continue
+		}
+		if f.Name == w.cfg.seqColumn && w.cfg.seqColumn != "" {
+			if seqCol >= 0 {
+				return nil, fmt.Errorf("%w: duplicate sequence number column %q", ErrSchemaMismatch, f.Name)
+			}
+			if f.Type.ID() != arrow.INT64 {
+				return nil, fmt.Errorf("%w: sequence number column %q is %s, want int64", ErrSchemaMismatch, f.Name, f.Type)
+			}
+			seqCol = i
 			continue
 		}
 		idx := w.tableSchema.FieldIndices(f.Name)
@@ -103,6 +122,9 @@ func (w *Write) prepare(rec arrow.RecordBatch) (*input, error) {
 			}
 		}
 	}
+	if w.cfg.seqColumn != "" && seqCol < 0 {
+		return nil, fmt.Errorf("%w: sequence number column %q is missing", ErrSchemaMismatch, w.cfg.seqColumn)
+	}
 	for _, t := range w.notNull {
 		if n := cols[t].NullN(); n > 0 {
 			return nil, fmt.Errorf("%w: cannot write null to non-null column %q (%d nulls)", ErrNullViolation, fields[t].Name, n)
@@ -110,6 +132,11 @@ func (w *Write) prepare(rec arrow.RecordBatch) (*input, error) {
 	}
 	in := &input{}
 	var err error
+	if seqCol >= 0 {
+		if in.seqs, err = parseSeqs(rec.Column(seqCol).(*array.Int64), sc.Field(seqCol).Name); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case w.rowKindField >= 0:
 		in.kinds, err = parseKinds(cols[w.rowKindField], fields[w.rowKindField].Name)
@@ -126,6 +153,22 @@ func (w *Write) prepare(rec arrow.RecordBatch) (*input, error) {
 	}
 	in.rec = array.NewRecordBatch(w.tableSchema, cols, rec.NumRows())
 	return in, nil
+}
+
+// parseSeqs copies a sequence number column, which must be non-null and
+// non-negative.
+func parseSeqs(col *array.Int64, name string) ([]int64, error) {
+	if n := col.NullN(); n > 0 {
+		return nil, fmt.Errorf("%w: cannot write null to sequence number column %q (%d nulls)", ErrNullViolation, name, n)
+	}
+	seqs := make([]int64, col.Len()) // never nil: nil means "no column"
+	copy(seqs, col.Int64Values())
+	for i, s := range seqs {
+		if s < 0 {
+			return nil, fmt.Errorf("%w: %d in column %q, row %d (sequence numbers are >= 0)", ErrSequenceNumber, s, name, i)
+		}
+	}
+	return seqs, nil
 }
 
 // parseKinds reads a row kind column: Int8 RowKind bytes or short strings.

@@ -145,10 +145,12 @@ func (w *Write) initPK() error {
 }
 
 // chunk is an unsorted batch in a primary-key sort buffer: rows in arrival
-// order with consecutive sequence numbers from seq.
+// order with consecutive sequence numbers from seq, or the given numbers
+// seqs (WithSequenceColumn).
 type chunk struct {
 	rec   arrow.RecordBatch
-	kinds []int8 // nil: all +I
+	kinds []int8  // nil: all +I
+	seqs  []int64 // nil: seq, seq+1, ...
 	seq   int64
 	bytes int64
 }
@@ -161,7 +163,8 @@ type sortedChunk struct {
 	pieces []arrow.RecordBatch // table columns, sorted
 	perm   []int32             // perm[i]: arrival index of sorted row i; nil = identity
 	kinds  []int8              // row kinds in sorted order; nil: all +I
-	seq    int64               // sequence number of arrival index 0
+	seqs   []int64             // given sequence numbers in sorted order; nil: from seq and perm
+	seq    int64               // sequence number of arrival index 0 (seqs == nil)
 	bytes  int64
 }
 
@@ -182,19 +185,24 @@ const (
 const pieceRows = 4072
 
 // bufferPK appends rows to bw's sort buffer, assigning sequence numbers
-// (MergeTreeWriter.write). While the Write's buffers exceed
-// write-buffer-size, the largest buffer is spilled to a local temp file as a
-// sorted run or, with spilling disabled or its disk quota used up, flushed
-// as level-0 files (Java's memory pool preemption and
+// unless seqs gives them (MergeTreeWriter.write). While the Write's buffers
+// exceed write-buffer-size, the largest buffer is spilled to a local temp
+// file as a sorted run or, with spilling disabled or its disk quota used up,
+// flushed as level-0 files (Java's memory pool preemption and
 // BinaryExternalSortBuffer.flushMemory).
-func (w *Write) bufferPK(ctx context.Context, bw *bucketWriter, rec arrow.RecordBatch, kinds []int8) error {
+func (w *Write) bufferPK(ctx context.Context, bw *bucketWriter, rec arrow.RecordBatch, kinds []int8, seqs []int64) error {
 	n := rec.NumRows()
 	if n == 0 {
 		return nil
 	}
 	rec.Retain()
-	c := chunk{rec: rec, kinds: kinds, seq: bw.seq, bytes: recordSize(rec) + int64(len(kinds))}
-	bw.seq += n
+	c := chunk{rec: rec, kinds: kinds, seqs: seqs, seq: bw.seq, bytes: recordSize(rec) + int64(len(kinds)) + 8*int64(len(seqs))}
+	if seqs == nil {
+		bw.seq += n
+	} else {
+		// The counter continues after the highest number given.
+		bw.seq = max(bw.seq, slices.Max(seqs)+1)
+	}
 	bw.pending = append(bw.pending, c)
 	bw.pendingRows += n
 	bw.addBytes(c.bytes)
@@ -270,7 +278,7 @@ func (bw *bucketWriter) sortPending(ctx context.Context) error {
 		}
 		bw.addBytes(-pendBytes)
 	}()
-	vals, kinds, err := bw.concat(pend)
+	vals, kinds, seqs, err := bw.concat(pend)
 	if err != nil {
 		return err
 	}
@@ -286,7 +294,11 @@ func (bw *bucketWriter) sortPending(ctx context.Context) error {
 		if kinds != nil {
 			pk = kinds[off:end]
 		}
-		sc, err := w.sortRun(ctx, part, pk, pend[0].seq+off)
+		var ps []int64
+		if seqs != nil {
+			ps = seqs[off:end]
+		}
+		sc, err := w.sortRun(ctx, part, pk, ps, pend[0].seq+off)
 		if part != vals {
 			part.Release()
 		}
@@ -299,12 +311,13 @@ func (bw *bucketWriter) sortPending(ctx context.Context) error {
 	return nil
 }
 
-// concat returns the rows of consecutive chunks as one record and their
-// kinds (nil: all +I).
-func (bw *bucketWriter) concat(cs []chunk) (arrow.RecordBatch, []int8, error) {
+// concat returns the rows of consecutive chunks as one record, their
+// kinds (nil: all +I) and their given sequence numbers (nil: consecutive
+// from the first chunk's seq; a Write gives numbers for all or none).
+func (bw *bucketWriter) concat(cs []chunk) (arrow.RecordBatch, []int8, []int64, error) {
 	if len(cs) == 1 {
 		cs[0].rec.Retain()
-		return cs[0].rec, cs[0].kinds, nil
+		return cs[0].rec, cs[0].kinds, cs[0].seqs, nil
 	}
 	w := bw.w
 	var n int64
@@ -324,7 +337,7 @@ func (bw *bucketWriter) concat(cs []chunk) (arrow.RecordBatch, []int8, error) {
 			for _, done := range cols[:i] {
 				done.Release()
 			}
-			return nil, nil, fmt.Errorf("writer: concatenate buffer of bucket %s: %w", bw.dir, err)
+			return nil, nil, nil, fmt.Errorf("writer: concatenate buffer of bucket %s: %w", bw.dir, err)
 		}
 		cols[i] = col
 	}
@@ -343,24 +356,46 @@ func (bw *bucketWriter) concat(cs []chunk) (arrow.RecordBatch, []int8, error) {
 			}
 		}
 	}
-	return rec, kinds, nil
+	var seqs []int64
+	if cs[0].seqs != nil {
+		seqs = make([]int64, 0, n)
+		for _, c := range cs {
+			seqs = append(seqs, c.seqs...)
+		}
+	}
+	return rec, kinds, seqs, nil
 }
 
-// sortRun sorts vals (rows with sequence numbers seq, seq+1, ...) by key,
-// keeping arrival order among equal keys, into a sorted run of its own
-// pieces (vals is not retained).
-func (w *Write) sortRun(ctx context.Context, vals arrow.RecordBatch, kinds []int8, seq int64) (sortedChunk, error) {
+// sortRun sorts vals (rows with sequence numbers seq, seq+1, ..., or the
+// given seqs) by key and sequence number, keeping arrival order among equal
+// ones, into a sorted run of its own pieces (vals is not retained).
+func (w *Write) sortRun(ctx context.Context, vals arrow.RecordBatch, kinds []int8, seqs []int64, seq int64) (sortedChunk, error) {
 	p := w.pk
 	n := int(vals.NumRows())
-	keyCols := make([]arrow.Array, len(p.keyIdx))
+	keyCols := make([]arrow.Array, len(p.keyIdx), len(p.keyIdx)+1)
 	for k, i := range p.keyIdx {
 		keyCols[k] = vals.Column(i)
+	}
+	if seqs != nil {
+		// Given numbers need not follow arrival order: they are the last
+		// sort column.
+		sa := int64Array(seqs)
+		defer sa.Release()
+		keyCols = append(keyCols, sa)
 	}
 	perm, err := sortPermutation(keyCols, n)
 	if err != nil {
 		return sortedChunk{}, err
 	}
 	sc := sortedChunk{seq: seq, perm: perm}
+	if seqs != nil {
+		if perm == nil {
+			sc.seqs = slices.Clone(seqs)
+		} else {
+			sc.seqs = pick(seqs, perm)
+		}
+		sc.bytes += 8 * int64(n)
+	}
 	idx := perm
 	if perm == nil {
 		idx = make([]int32, n)
@@ -449,12 +484,17 @@ func (r *memRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	r.next++
 	m := int(vals.NumRows())
 	end := r.off + int64(m)
-	seqs := make([]int64, m)
-	if c.perm != nil {
+	var seqs []int64
+	switch {
+	case c.seqs != nil:
+		seqs = c.seqs[r.off:end]
+	case c.perm != nil:
+		seqs = make([]int64, m)
 		for i, j := range c.perm[r.off:end] {
 			seqs[i] = c.seq + int64(j)
 		}
-	} else {
+	default:
+		seqs = make([]int64, m)
 		for i := range seqs {
 			seqs[i] = c.seq + r.off + int64(i)
 		}
@@ -466,8 +506,7 @@ func (r *memRun) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		kinds = r.bw.w.zeroKinds(m)
 	}
 	r.off = end
-	seqArr := array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, m,
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(seqs))}, nil, 0, 0))
+	seqArr := int64Array(seqs)
 	kindArr := array.NewInt8Data(array.NewData(arrow.PrimitiveTypes.Int8, m,
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(kinds))}, nil, 0, 0))
 	p := r.bw.w.pk
@@ -502,6 +541,12 @@ func (r *memRun) Close() error {
 		}
 	}
 	return nil
+}
+
+// int64Array wraps vals (not copied) as an Arrow Int64 array without nulls.
+func int64Array(vals []int64) *array.Int64 {
+	return array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, len(vals),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(vals))}, nil, 0, 0))
 }
 
 // zeroKinds returns n +I row kinds from a shared, never written slice.

@@ -2,9 +2,11 @@ package writer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/snapshot"
 )
 
 // loadRestore reads the live files of the latest snapshot once per Write
@@ -16,6 +18,11 @@ func (w *Write) loadRestore(ctx context.Context) error {
 	if w.restored != nil {
 		return nil
 	}
+	return w.scanRestore(ctx)
+}
+
+// scanRestore plans the latest snapshot (again) and replaces the restore.
+func (w *Write) scanRestore(ctx context.Context) error {
 	plan, err := reader.NewScan(w.fio, reader.WithAllLevels(), reader.WithoutFallback()).Plan(ctx)
 	if err != nil {
 		return fmt.Errorf("writer: restore from latest snapshot: %w", err)
@@ -37,5 +44,51 @@ func (w *Write) loadRestore(ctx context.Context) error {
 		}
 	}
 	w.restored, w.partBkts = restored, parts
+	w.restoredSnap = 0
+	if plan.Snapshot != nil {
+		w.restoredSnap = plan.Snapshot.ID
+	}
 	return nil
+}
+
+// NextSequenceNumber returns the sequence number a new writer of the
+// partition-bucket starts at: the highest MaxSequenceNumber of the bucket's
+// live files in the latest snapshot plus one, 0 when it has none
+// (AbstractFileStoreWrite.createWriterContainer with
+// write.sequence-number-init-mode = scan). partition is the serialized
+// partition BinaryRow (row.Serialize, as in commit messages and Share).
+// Bucket-unaware append tables (bucket = -1) always return 0: their writers
+// ignore existing files, as Java's do.
+//
+// Rows this Write buffers and files it has not committed are not counted.
+// Each call reads the table's latest snapshot id (snapshot.Manager.LatestID)
+// and plans the snapshot again only when it is newer than the one the Write
+// restored from last; a newer restore is also what writers this Write
+// creates later start from.
+//
+// Errors: ErrClosed after Close; errors of reading the snapshot, manifests
+// or schema, wrapped.
+func (w *Write) NextSequenceNumber(ctx context.Context, partition []byte, bucket int32) (int64, error) {
+	if w.closed {
+		return 0, ErrClosed
+	}
+	if w.unaware {
+		return 0, nil
+	}
+	latest, err := snapshot.NewManager(w.fio).LatestID(ctx)
+	switch {
+	case errors.Is(err, snapshot.ErrNotFound):
+		latest = 0
+	case err != nil:
+		return 0, fmt.Errorf("writer: restore from latest snapshot: %w", err)
+	}
+	if w.restored == nil || latest != w.restoredSnap {
+		if err := w.scanRestore(ctx); err != nil {
+			return 0, err
+		}
+	}
+	if r, ok := w.restored[groupKey(partition, bucket)]; ok {
+		return r.maxSeq + 1, nil
+	}
+	return 0, nil
 }

@@ -44,6 +44,9 @@ var (
 	// ErrBucketCountChanged: the partition's existing files were written with
 	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
 	ErrBucketCountChanged = errors.New("writer: bucket count of partition changed")
+	// ErrSequenceNumber: a value of the WithSequenceColumn column is
+	// negative (Paimon's sequence numbers start at 0).
+	ErrSequenceNumber = errors.New("writer: invalid sequence number")
 	// ErrClosed: the Write was used after Close.
 	ErrClosed = errors.New("writer: write is closed")
 	// ErrSpill: a primary-key sort buffer could not be spilled to, or read
@@ -61,6 +64,7 @@ type Option func(*config)
 
 type config struct {
 	rowKindColumn string
+	seqColumn     string // "" unless WithSequenceColumn
 	mem           memory.Allocator
 	spillDir      string
 }
@@ -69,6 +73,25 @@ type config struct {
 // of each row (Int8 RowKind bytes or "+I"/"-U"/"+U"/"-D" strings). It is not
 // a table column and is not written. Default DefaultRowKindColumn.
 func WithRowKindColumn(name string) Option { return func(c *config) { c.rowKindColumn = name } }
+
+// WithSequenceColumn names an extra input column of a primary-key table
+// that carries each row's sequence number (typically SequenceNumberColumn,
+// "_SEQUENCE_NUMBER"): a non-null Int64 column, present in every batch given
+// to Write. It is not a table column; its values become the rows'
+// _SEQUENCE_NUMBER instead of numbers the writer assigns (Java's KeyValue
+// sequence number as MergeTreeWriter.write receives it), so level-0 files
+// carry exactly the given numbers (min/max sequence number of their
+// DataFileMeta) and the records of a key are merged in the order of their
+// numbers, whatever their input order. The bucket's own counter continues
+// after the highest number given. Together with WithRowKindColumn (Int8 kinds,
+// e.g. ValueKindColumn) this writes batches that already carry the KeyValue
+// system columns, such as those the real-time layer flushes.
+//
+// Errors: New returns ErrSchemaMismatch for an append table or a name that is
+// a table column or the row kind column; Write returns ErrSchemaMismatch for
+// a batch without the column or with a column that is not Int64,
+// ErrNullViolation for a null and ErrSequenceNumber for a negative number.
+func WithSequenceColumn(name string) Option { return func(c *config) { c.seqColumn = name } }
 
 // WithAllocator sets the Arrow allocator for buffers the writer builds;
 // default memory.DefaultAllocator.
@@ -100,7 +123,9 @@ type BufferStats struct {
 // Write writes record batches into one table's data files (Java
 // TableWriteImpl over an AbstractFileStoreWrite). It keeps one writer per
 // partition-bucket between PrepareCommit calls, as Java does, so sequence
-// numbers and file counters continue. A Write is not safe for concurrent use.
+// numbers and file counters continue. A Write is not safe for concurrent use:
+// callers serialise all its calls (Write, Route, NextSequenceNumber,
+// PrepareCommit, BufferStats, Close).
 type Write struct {
 	fio        *fileio.FileIO
 	ts         *schema.TableSchema
@@ -133,16 +158,17 @@ type Write struct {
 	denseStats      bool
 	pk              *pkLayout // nil for append tables
 
-	writers  map[string]*bucketWriter
-	restored map[string]restoredBucket // nil until loaded
-	partBkts map[string]int32          // partition -> total buckets of its live files
-	buffered int64                     // bytes held by primary-key sort buffers
-	spill    spillConfig
-	spillDir *spillDir
-	stats    BufferStats
-	zeros    []int8  // shared +I row kinds, never written
-	zeros64  []int64 // shared zeros, never written
-	closed   bool
+	writers      map[string]*bucketWriter
+	restored     map[string]restoredBucket // nil until loaded
+	restoredSnap int64                     // snapshot id restored is from; 0 = no snapshot
+	partBkts     map[string]int32          // partition -> total buckets of its live files
+	buffered     int64                     // bytes held by primary-key sort buffers
+	spill        spillConfig
+	spillDir     *spillDir
+	stats        BufferStats
+	zeros        []int8  // shared +I row kinds, never written
+	zeros64      []int64 // shared zeros, never written
+	closed       bool
 
 	now     func() time.Time
 	newUUID func() string
@@ -233,6 +259,16 @@ func (w *Write) init() error {
 		return err
 	}
 	w.tableSchema = types.SchemaToArrow(ts.Fields)
+	if sc := w.cfg.seqColumn; sc != "" {
+		switch {
+		case !hasPK:
+			return fmt.Errorf("%w: sequence number column %q given for a table without primary key (append tables take plain rows)", ErrSchemaMismatch, sc)
+		case w.tableSchema.HasField(sc):
+			return fmt.Errorf("%w: sequence number column %q is a table column", ErrSchemaMismatch, sc)
+		case sc == w.cfg.rowKindColumn:
+			return fmt.Errorf("%w: sequence number column %q is also the row kind column", ErrSchemaMismatch, sc)
+		}
+	}
 	for i, f := range ts.Fields {
 		if !f.Type.Nullable {
 			w.notNull = append(w.notNull, i)
@@ -308,12 +344,12 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 	}
 	for i, g := range groups {
-		sub, kinds, err := in.take(ctx, w.cfg.mem, g.rows)
+		sub, kinds, seqs, err := in.take(ctx, w.cfg.mem, g.rows)
 		if err != nil {
 			return err
 		}
 		if w.pk != nil {
-			err = w.bufferPK(ctx, bws[i], sub, kinds)
+			err = w.bufferPK(ctx, bws[i], sub, kinds, seqs)
 		} else {
 			err = bws[i].writeAppend(ctx, sub)
 		}
@@ -435,6 +471,9 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	if bw := w.writers[g.key]; bw != nil {
 		return bw, nil
 	}
+	if err := w.checkBucketCount(ctx, g); err != nil {
+		return nil, err
+	}
 	bw := &bucketWriter{
 		w: w, partition: g.partition, bucket: g.bucket,
 		dir: g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)), uuid: w.newUUID(),
@@ -442,20 +481,30 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	// Unaware-bucket append writers ignore previous files (AppendFileStoreWrite):
 	// their sequence numbers restart at 0.
 	if !w.unaware {
-		if err := w.loadRestore(ctx); err != nil {
-			return nil, err
-		}
-		if tb, ok := w.partBkts[string(g.partition)]; ok && tb > 0 && int(tb) != w.numBuckets {
-			name := strings.TrimSuffix(g.partPath, "/")
-			return nil, fmt.Errorf("%w: partition %q has files for %d buckets, the table now has %d; rescale it with an overwrite first",
-				ErrBucketCountChanged, name, tb, w.numBuckets)
-		}
 		if r, ok := w.restored[g.key]; ok {
 			bw.seq = r.maxSeq + 1
 		}
 	}
 	w.writers[g.key] = bw
 	return bw, nil
+}
+
+// checkBucketCount loads the restore (fixed-bucket tables) and reports
+// ErrBucketCountChanged when g's partition has live files of another bucket
+// count (AbstractFileStoreWrite.createWriterContainer's check).
+func (w *Write) checkBucketCount(ctx context.Context, g *group) error {
+	if w.unaware {
+		return nil
+	}
+	if err := w.loadRestore(ctx); err != nil {
+		return err
+	}
+	if tb, ok := w.partBkts[string(g.partition)]; ok && tb > 0 && int(tb) != w.numBuckets {
+		name := strings.TrimSuffix(g.partPath, "/")
+		return fmt.Errorf("%w: partition %q has files for %d buckets, the table now has %d; rescale it with an overwrite first",
+			ErrBucketCountChanged, name, tb, w.numBuckets)
+	}
+	return nil
 }
 
 // PrepareCommit flushes every partition-bucket (closing open data files,
