@@ -52,14 +52,28 @@
 // files. Empty commits create no snapshot unless snapshot.ignore-empty-commit
 // = false or commit.force-create-snapshot = true (or WithIgnoreEmptyCommit).
 //
+// # Real-time progress
+//
+// Every snapshot carries on the real-time progress (package progress, the
+// snapshot property realtime.offsets naming an offsets file; paimon-cpp
+// RealtimeCommitProperties) of the snapshot it builds on, decided anew on
+// every attempt: Commit and the COMPACT snapshots copy the property verbatim
+// (the snapshots share the offsets file), CommitWithProgress writes a new
+// offsets file with its ranges applied, Truncate and full-table overwrites
+// record none, and DropPartitions and partition overwrites write a new file
+// without the entries of those partitions (none when nothing is left).
+// An offsets file written for an attempt that is not published is deleted.
+//
 // # Errors
 //
 // ErrConflict (not retried: files this commit deletes were deleted by
 // someone else, overlapping key ranges on a level, or changed bucket counts),
 // ErrRetriesExhausted, ErrUnsupported (index files, which need the index
 // manifest), ErrInvalidArgument (a partition spec that does not fit the
-// table, or new files outside the overwritten partitions), and the errors of
-// the packages below, wrapped.
+// table, or new files outside the overwritten partitions), the errors of
+// CommitWithProgress (ErrRealtimeDisabled, ErrForeignProgress,
+// ErrPartialRetry, progress.ErrNotContiguous, progress.ErrInvalidRange), and
+// the errors of the packages below, wrapped.
 package commit
 
 import (
@@ -77,6 +91,7 @@ import (
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 )
@@ -134,7 +149,9 @@ func WithIgnoreEmptyCommit(ignore bool) Option {
 // snapshot keeps max(previous, this)).
 func WithWatermark(millis int64) Option { return func(c *Committer) { c.watermark = &millis } }
 
-// WithProperties sets the snapshot's free-form properties.
+// WithProperties sets the snapshot's free-form properties. The key
+// realtime.offsets (progress.Property) is ignored: the Committer manages it
+// (see the package documentation, Real-time progress).
 func WithProperties(p map[string]string) Option { return func(c *Committer) { c.properties = p } }
 
 // Committer commits messages of one commit user to one table (Java
@@ -306,6 +323,11 @@ type part struct {
 	// deletes before adding entries; the DELETE entries are computed anew
 	// from the base of every attempt (Java OverwriteChangesProvider).
 	overwrite *selector
+	// prog says what becomes of the base's real-time progress (the
+	// realtime.offsets property); the zero value copies it.
+	prog progressPlan
+	// watermark is the input watermark to record (nil: none given).
+	watermark *int64
 }
 
 // Close waits until the LATEST hint of the last snapshot this Committer
@@ -327,6 +349,7 @@ func (c *Committer) Close() error {
 // the id of the last snapshot created (FileStoreCommitImpl.commit): one APPEND
 // snapshot for new files (OVERWRITE when files are also deleted), then one
 // COMPACT snapshot for compaction changes, both with the same identifier.
+// Both copy the real-time progress property of the snapshot they build on.
 //
 // Idempotency (TableCommitImpl.filterCommitted): unless identifier is
 // BatchIdentifier, if a snapshot of this commit user with an identifier >=
@@ -350,6 +373,11 @@ func (c *Committer) Close() error {
 // creating the snapshot failed with an unknown outcome and checking it failed
 // too; then the written manifests are left in place (an orphan at worst).
 func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
+	return c.commit(ctx, identifier, msgs, c.watermark)
+}
+
+// commit is Commit recording watermark.
+func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message, watermark *int64) (int64, error) {
 	if c.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
@@ -369,6 +397,7 @@ func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message
 		if len(p.entries) == 0 && (c.ignoreEmpty || p.kind != snapshot.KindAppend) {
 			continue
 		}
+		p.watermark = watermark
 		id, err := c.commitPart(ctx, identifier, p)
 		if err != nil {
 			return last, err
@@ -380,8 +409,8 @@ func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message
 
 // parts splits messages into the append part and the compact part.
 func (c *Committer) parts(msgs []Message) ([]part, error) {
-	app := part{kind: snapshot.KindAppend}
-	cmp := part{kind: snapshot.KindCompact, check: true}
+	app := part{kind: snapshot.KindAppend, watermark: c.watermark}
+	cmp := part{kind: snapshot.KindCompact, check: true, watermark: c.watermark}
 	entry := func(kind manifest.FileKind, m *Message, f manifest.DataFileMeta) manifest.Entry {
 		return manifest.Entry{Kind: kind, Partition: m.Partition, Bucket: m.Bucket, TotalBuckets: m.TotalBuckets, File: f}
 	}
@@ -607,6 +636,9 @@ type attempt struct {
 type base struct {
 	snap  *snapshot.Snapshot // nil: no snapshot yet
 	metas []manifest.FileMeta
+	// offsets is the real-time progress snap records, when known without
+	// reading its offsets file (nil: read it when needed).
+	offsets *progress.Offsets
 }
 
 // readBase reads the latest snapshot and its manifest lists. The latest
@@ -680,6 +712,25 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		<-schemaDone
 		return attempt{}, err
 	}
+	prog, err := c.buildProgress(ctx, &b, p)
+	if err != nil {
+		if cached {
+			// The progress may have changed since this Committer's last
+			// snapshot (another committer reset or advanced it): judge the
+			// ranges against the latest snapshot, as after a lost race.
+			<-schemaDone
+			return attempt{cached: true}, nil
+		}
+		return fail(err)
+	}
+	// The offsets file written for this attempt is deleted unless the
+	// snapshot was published or may have been.
+	keepProg := false
+	defer func() {
+		if !keepProg {
+			c.deleteOffsets(ctx, prog)
+		}
+	}()
 
 	entries := p.entries
 	if p.overwrite != nil {
@@ -728,7 +779,8 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	cleanBase := func() { c.mw.deleteFiles(ctx, names(bl.files)...) }
 	derr := d.wait()
 	<-schemaDone
-	if err := errors.Join(derr, schemaErr); err != nil {
+	perr := prog.wait()
+	if err := errors.Join(derr, schemaErr, perr); err != nil {
 		cleanBase()
 		return attempt{}, err
 	}
@@ -747,12 +799,10 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		TimeMillis:            c.now().UnixMilli(),
 		TotalRecordCount:      records,
 		DeltaRecordCount:      records,
-		Watermark:             c.watermark,
+		Watermark:             p.watermark,
 		NextRowID:             new(int64),
 	}
-	if len(c.properties) > 0 {
-		s.Properties = c.properties
-	}
+	s.Properties = c.snapshotProperties(prog)
 	if latest := b.snap; latest != nil {
 		s.ID = latest.ID + 1
 		s.TotalRecordCount += latest.TotalRecordCount
@@ -768,8 +818,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		}
 	}
 	published := func() attempt {
+		keepProg = true
 		c.mu.Lock()
-		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...)}
+		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...), offsets: prog.offsets}
 		c.mu.Unlock()
 		c.hints.update(ctx, s.ID)
 		return attempt{id: s.ID}
@@ -801,6 +852,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		cleanBase()
 		return attempt{}, fmt.Errorf("commit: create %s: %w", path, err)
 	}
+	keepProg = true
 	return attempt{unknown: true}, fmt.Errorf("commit: create %s (outcome unknown): %w", path, errors.Join(err, gerr))
 }
 

@@ -187,6 +187,10 @@ func (c *Committer) overwriteDeletes(ctx context.Context, metas []manifest.FileM
 // Compaction changes in msgs follow as a COMPACT snapshot. A snapshot is
 // created even when nothing is deleted or added.
 //
+// Real-time progress (paimon-cpp FileStoreCommitImpl::TryOverwrite): an
+// empty spec resets it (the snapshot has no realtime.offsets); otherwise the
+// entries of the partitions spec selects are removed, the others kept.
+//
 // Idempotency, retries and errors are those of Commit; it returns the id of
 // the last snapshot created.
 func (c *Committer) Overwrite(ctx context.Context, identifier int64, spec PartitionSpec, msgs []Message) (int64, error) {
@@ -201,7 +205,9 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, spec Partit
 // dynamic-partition-overwrite = true of a partitioned table): it replaces
 // only the partitions msgs write files to, and creates no OVERWRITE snapshot
 // when msgs hold no data files. On a table without partition keys it
-// replaces the whole table, as Java does.
+// replaces the whole table, as Java does. The real-time progress of the
+// replaced partitions is removed (all of it on a table without partition
+// keys).
 func (c *Committer) OverwriteDynamic(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
 	sel := &selector{all: len(c.ts.PartitionKeys) == 0}
 	if !sel.all {
@@ -228,6 +234,10 @@ func (c *Committer) DynamicPartitionOverwrite() (bool, error) {
 // (ORed; each spec may name some or all partition keys) in one OVERWRITE
 // snapshot with the batch identifier (Java FileStoreCommitImpl.dropPartitions)
 // and returns its id. The snapshot is created even when no file matches.
+// The real-time progress of the selected partitions is removed (specs are
+// compared as the logical partition strings of package progress, so a DATE
+// spec matches "19723" or "2024-01-01" as partition.legacy-name says); the
+// snapshot records no progress when none is left.
 // Errors: ErrInvalidArgument for no spec, an empty spec (use Truncate to
 // empty the table), or a spec that does not fit the partition keys; and the
 // errors of Commit.
@@ -249,7 +259,8 @@ func (c *Committer) DropPartitions(ctx context.Context, specs []PartitionSpec) (
 
 // Truncate deletes every live file of the table in one OVERWRITE snapshot
 // with the batch identifier (Java FileStoreCommitImpl.truncateTable) and
-// returns its id. Errors are those of Commit.
+// returns its id. The snapshot records no real-time progress. Errors are
+// those of Commit.
 func (c *Committer) Truncate(ctx context.Context) (int64, error) {
 	return c.overwrite(ctx, BatchIdentifier, &selector{all: true}, true, nil)
 }
@@ -290,7 +301,12 @@ func (c *Committer) overwrite(ctx context.Context, identifier int64, sel *select
 	}
 	var last int64
 	if static || sel.all || len(sel.exact) > 0 {
-		id, err := c.commitPart(ctx, identifier, part{kind: snapshot.KindOverwrite, entries: app.entries, check: true, overwrite: sel})
+		prog, err := c.overwriteProgress(sel)
+		if err != nil {
+			return 0, err
+		}
+		id, err := c.commitPart(ctx, identifier, part{kind: snapshot.KindOverwrite, entries: app.entries, check: true,
+			overwrite: sel, prog: prog, watermark: c.watermark})
 		if err != nil {
 			return 0, err
 		}

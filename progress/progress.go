@@ -10,7 +10,13 @@
 //	{
 //	    "version": 1,
 //	    "offsets": [
-//	        { "partition": { "dt": "2024-01-01" }, "bucket": 0, "offset": 42 }
+//	        {
+//	            "partition": {
+//	                "dt": "2024-01-01"
+//	            },
+//	            "bucket": 0,
+//	            "offset": 42
+//	        }
 //	    ]
 //	}
 //
@@ -20,6 +26,14 @@
 //
 // Offsets are int64 positions within one partition-bucket. They are progress
 // metadata only and are never written into data files.
+//
+// Encode and Decode are the offsets file codec; Write, Read and Path store
+// and resolve offsets files below a table's FileIO; OfSnapshot,
+// ReadCommitted and ReadOffset give the progress a snapshot records
+// (paimon-cpp RealtimeSnapshotOffsets); Validate, Apply and Covered check
+// and apply the ranges of a commit (package commit,
+// Committer.CommitWithProgress); PartitionOf renders the partition of a
+// PartitionBucket.
 package progress
 
 import (
