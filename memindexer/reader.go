@@ -1,0 +1,225 @@
+package memindexer
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/paimon-go/paimon/progress"
+	"github.com/paimon-go/paimon/realtime"
+)
+
+// reader is one iterator over batches of a store.
+type reader = iter.Seq2[arrow.RecordBatch, error]
+
+// CommitReaders implements realtime.Store. For AppendOnly it returns one
+// reader yielding the segment's batches in write order; for PrimaryKey one
+// reader per stored batch (each sorted by key then sequence number, as
+// written). Batches are yielded as stored (all transport columns, the rows
+// of a sliced input exactly); each yield hands a new reference to the
+// consumer.
+//
+// Errors: realtime.ErrForeignHandle when seg is not a segment of this
+// store; ErrReclaimed (with realtime.ErrClosed after Close) when the store
+// already dropped seg's batches — also yielded by a reader started after
+// that.
+func (s *store) CommitReaders(ctx context.Context, seg realtime.Segment) ([]reader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g, ok := seg.(*segment)
+	if !ok || g == nil || g.owner != s {
+		return nil, fmt.Errorf("%w: commit readers for segment %T", realtime.ErrForeignHandle, seg)
+	}
+	if err := s.pinSegment(g, nil); err != nil {
+		return nil, err
+	}
+	if s.mode == realtime.AppendOnly {
+		return []reader{s.commitReader(ctx, g, g.entries)}, nil
+	}
+	rs := make([]reader, len(g.entries))
+	for i := range g.entries {
+		rs[i] = s.commitReader(ctx, g, g.entries[i:i+1])
+	}
+	return rs, nil
+}
+
+// pinSegment retains es (batches of g) unless g was reclaimed.
+func (s *store) pinSegment(g *segment, es []*entry) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g.reclaimed {
+		if s.closed {
+			return fmt.Errorf("%w: %w: segment %s of a closed store", ErrReclaimed, realtime.ErrClosed, g.rng)
+		}
+		return fmt.Errorf("%w: segment %s is covered by the committed end %d", ErrReclaimed, g.rng, s.committed)
+	}
+	for _, e := range es {
+		e.rec.Retain()
+	}
+	return nil
+}
+
+// commitReader yields the records of es, pinned for the iteration.
+func (s *store) commitReader(ctx context.Context, g *segment, es []*entry) reader {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		if err := s.pinSegment(g, es); err != nil {
+			yield(nil, err)
+			return
+		}
+		for i, e := range es {
+			if err := ctx.Err(); err != nil {
+				releaseFrom(es[i:])
+				yield(nil, err)
+				return
+			}
+			// The pin taken for e becomes the consumer's reference.
+			if !yield(e.rec, nil) {
+				releaseFrom(es[i+1:])
+				return
+			}
+		}
+	}
+}
+
+func releaseFrom(es []*entry) {
+	for _, e := range es {
+		e.rec.Release()
+	}
+}
+
+// QueryReaders implements realtime.Store. The readers yield the view's
+// batches projected to q.Columns (transport column names, any order;
+// realtime.ErrSchemaMismatch for an unknown name), in pieces of at most
+// q.BatchSize rows (ErrInvalidQuery when q.BatchSize <= 0). For AppendOnly
+// there is one reader in offset order; for PrimaryKey one per stored batch,
+// each sorted by key then sequence number. A view without candidate batches
+// gets no readers.
+//
+// Pruning: a batch whose offset bounds miss a non-empty q.Visible is
+// skipped, and AppendOnly batches are cut (binary search) to the rows whose
+// offsets lie in q.Visible; PrimaryKey batches are never cut. With
+// realtime.StatsFull and a q.Filter (over transport column indexes), a batch
+// whose statistics cannot match (predicate TestStats) is skipped. Exact
+// filtering is left to the caller, and so is the choice of a filter that is
+// safe to prune with: for PrimaryKey only predicates on key columns are
+// (pruning on value columns before the merge could hide the newest version
+// of a key).
+//
+// Errors: realtime.ErrForeignHandle for a view of another store,
+// ErrReleased for a released view (also yielded by a reader started after
+// the view was released; readers started before keep their batches pinned).
+func (s *store) QueryReaders(ctx context.Context, rv realtime.ReadView, q realtime.Query) ([]reader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v, ok := rv.(*view)
+	if !ok || v == nil || v.owner != s {
+		return nil, fmt.Errorf("%w: query over read view %T", realtime.ErrForeignHandle, rv)
+	}
+	if q.BatchSize <= 0 {
+		return nil, fmt.Errorf("%w: batch size %d", ErrInvalidQuery, q.BatchSize)
+	}
+	cols := make([]int, len(q.Columns))
+	fields := make([]arrow.Field, len(q.Columns))
+	for i, name := range q.Columns {
+		idx := s.schema.FieldIndices(name)
+		if len(idx) == 0 {
+			return nil, fmt.Errorf("%w: query column %q is not in the transport schema %s",
+				realtime.ErrSchemaMismatch, name, s.schema)
+		}
+		cols[i], fields[i] = idx[0], s.schema.Field(idx[0])
+	}
+	md := s.schema.Metadata()
+	p := &projection{schema: arrow.NewSchema(fields, &md), cols: cols, batchSize: int64(q.BatchSize)}
+	if !q.Visible.Empty() {
+		p.visible = q.Visible
+		p.cut = s.mode == realtime.AppendOnly
+	}
+	v.mu.Lock()
+	released := v.released
+	v.mu.Unlock()
+	if released {
+		return nil, fmt.Errorf("%w: query over a released view %s", ErrReleased, v.rng)
+	}
+	var keep []*entry
+	for _, e := range v.entries {
+		if !p.visible.Empty() && (e.last < p.visible.Begin || e.first >= p.visible.End) {
+			continue
+		}
+		if q.Filter != nil && e.stats != nil &&
+			!q.Filter.TestStats(e.rows, e.stats.min, e.stats.max, e.stats.nulls) {
+			continue
+		}
+		keep = append(keep, e)
+	}
+	if len(keep) == 0 {
+		return []reader{}, nil
+	}
+	if s.mode == realtime.AppendOnly {
+		return []reader{p.reader(ctx, v, keep)}, nil
+	}
+	rs := make([]reader, len(keep))
+	for i := range keep {
+		rs[i] = p.reader(ctx, v, keep[i:i+1])
+	}
+	return rs, nil
+}
+
+// projection is what a query reader does to each stored batch.
+type projection struct {
+	schema    *arrow.Schema
+	cols      []int
+	batchSize int64
+	visible   progress.Range // empty: no clipping
+	cut       bool           // slice batches to visible (sorted offsets)
+}
+
+// reader yields es (batches of v), pinned for the iteration, projected and
+// cut into pieces.
+func (p *projection) reader(ctx context.Context, v *view, es []*entry) reader {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		if err := v.pin(es); err != nil {
+			yield(nil, err)
+			return
+		}
+		defer releaseFrom(es)
+		for _, e := range es {
+			lo, hi := int64(0), e.rows
+			if p.cut {
+				l, h := e.sortedBounds(p.visible)
+				lo, hi = int64(l), int64(h)
+			}
+			if lo >= hi {
+				continue
+			}
+			if !p.emit(ctx, e.rec, lo, hi, yield) {
+				return
+			}
+		}
+	}
+}
+
+// emit yields rows [lo, hi) of rec projected, at most batchSize rows at a
+// time; false when the iteration must stop.
+func (p *projection) emit(ctx context.Context, rec arrow.RecordBatch, lo, hi int64, yield func(arrow.RecordBatch, error) bool) bool {
+	arrs := make([]arrow.Array, len(p.cols))
+	for i, c := range p.cols {
+		arrs[i] = rec.Column(c)
+	}
+	proj := array.NewRecordBatch(p.schema, arrs, rec.NumRows())
+	defer proj.Release()
+	for at := lo; at < hi; at += p.batchSize {
+		if err := ctx.Err(); err != nil {
+			yield(nil, err)
+			return false
+		}
+		if !yield(proj.NewSlice(at, min(hi, at+p.batchSize)), nil) {
+			return false
+		}
+	}
+	return true
+}
