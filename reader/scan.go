@@ -274,6 +274,12 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 			if len(ids) == 0 {
 				return nil, nil
 			}
+			// A snapshot may have been committed between Latest and IDs
+			// (the first commit of a table racing this scan): look again
+			// once before calling it damage.
+			if sn, err2 := snaps.Latest(ctx); err2 == nil {
+				return sn, nil
+			}
 			return nil, fmt.Errorf("reader: latest snapshot (snapshot files %d..%d exist): %w", ids[0], ids[len(ids)-1], err)
 		}
 		return sn, err
