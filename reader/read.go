@@ -18,6 +18,7 @@ import (
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
+	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
@@ -544,3 +545,10 @@ func (r *recordReader) release() {
 	}
 	r.stop()
 }
+
+// Filter returns the plan's row filter over the fields of p.Schema (field
+// indexes of p.Schema.Fields), or nil when the scan has none. It is the
+// filter ReadSplit applies exactly to every row; callers that read rows of
+// their own alongside a split (the real-time layer's memory) may use it as
+// a pruning hint.
+func (p *Plan) Filter() predicate.Predicate { return p.filter }

@@ -1,0 +1,69 @@
+package realtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/progress"
+)
+
+// Commit publishes prepared real-time progress (paimon-cpp FileStoreCommit
+// with a real-time context). It wraps a commit.Committer of the context's
+// table; close it when done.
+type Commit struct {
+	c  *Context
+	cm *commit.Committer
+}
+
+// NewCommit returns a real-time committer of the context's table as
+// commitUser, with the options of package commit. Errors: ErrClosed and
+// those of commit.New.
+func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, error) {
+	if c.isClosed() {
+		return nil, fmt.Errorf("%w: real-time context", ErrClosed)
+	}
+	cm, err := commit.New(c.fio, c.ts, commitUser, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Commit{c: c, cm: cm}, nil
+}
+
+// Committer returns the underlying committer, for commits without
+// progress (compaction, overwrite, partition drops).
+func (cm *Commit) Committer() *commit.Committer { return cm.cm }
+
+// CommitWithProgress publishes the files and offset ranges of prog (from
+// one or several PrepareCommitWithProgress calls, in any order) as one
+// snapshot of commit identifier and returns its id; watermark, when not
+// nil, is the input watermark to record (commit.Committer.CommitWithProgress
+// and paimon-cpp FileStoreCommit::CommitWithProgress). Per
+// partition-bucket the ranges must continue the latest snapshot's committed
+// end without gap (progress.ErrNotContiguous). A retry of a commit that
+// landed returns the latest snapshot's id. Call
+// Context.RefreshCommittedSnapshot with the id afterwards so the stores can
+// reclaim the committed rows.
+//
+// A failed commit is terminal for the writer state that produced prog: the
+// documented recovery is to close the context (and its writers), create a
+// new one, read the committed offsets of the latest snapshot
+// (ReadCommittedOffsets) and replay the input from there.
+func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, identifier int64, watermark *int64) (int64, error) {
+	msgs := make([]commit.Message, 0, len(prog))
+	adv := make([]progress.Advance, 0, len(prog))
+	for _, p := range prog {
+		if !p.Message.IsEmpty() {
+			msgs = append(msgs, p.Message)
+		}
+		adv = append(adv, progress.Advance{PartitionBucket: p.PartitionBucket, Range: p.Range})
+	}
+	id, err := cm.cm.CommitWithProgress(ctx, identifier, msgs, adv, watermark)
+	if err == nil {
+		cm.c.published(prog)
+	}
+	return id, err
+}
+
+// Close finishes the committer's background work (commit.Committer.Close).
+func (cm *Commit) Close() error { return cm.cm.Close() }

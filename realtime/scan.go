@@ -1,0 +1,521 @@
+package realtime
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/predicate"
+	"github.com/paimon-go/paimon/progress"
+	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/snapshot"
+)
+
+// Scan plans a real-time read of the context's table: the committed files
+// of a snapshot united with the rows the context's stores hold above that
+// snapshot's committed offsets (paimon-cpp TableScan with a
+// RealtimeContext).
+type Scan struct {
+	c    *Context
+	opts []reader.Option
+}
+
+// NewScan returns a real-time scan with the options of package reader
+// (snapshot, columns, filter, batch size, ...). Tag, timestamp and snapshot
+// options pick the disk snapshot as for reader.Scan.
+func (c *Context) NewScan(opts ...reader.Option) *Scan {
+	return &Scan{c: c, opts: slices.Clone(opts)}
+}
+
+// Plan is a planned real-time scan: the disk plan and the splits to read,
+// some of which pin in-memory rows. Unread real-time splits keep their read
+// views until read, Release or the context's read-view TTL.
+type Plan struct {
+	// Disk is the plan of the committed snapshot (its Snapshot, Schema and
+	// output Fields describe the real-time plan too).
+	Disk *reader.Plan
+	// SnapshotID is the id of the planned snapshot; 0 when the table had
+	// none.
+	SnapshotID int64
+	// Splits are the units of reading in read order: disk splits of
+	// partition-buckets without memory rows, real-time splits of those with
+	// them (at the place of the partition-bucket's disk split), then the
+	// real-time splits of partition-buckets without files.
+	Splits []*Split
+
+	c         *Context
+	batchSize int
+	// filter is the scan filter over Disk.Schema.Fields when package reader
+	// exposes it (known), nil for none; hint is its part usable as a
+	// pruning hint over the transport schema (append tables only).
+	filter predicate.Predicate
+	known  bool
+	hint   predicate.Predicate
+}
+
+// Split is one unit of reading (paimon-cpp RealtimeSplit, metadata version
+// 1, when it pins memory rows; otherwise a plain disk split).
+type Split struct {
+	// Disk are the disk splits read by this split: one for a plain split;
+	// for a real-time split of an append table the partition-bucket's last
+	// disk split (earlier ones are plain splits of their own), of a
+	// primary-key table every disk split of the partition-bucket (merged
+	// together with the memory rows); none for a partition-bucket without
+	// files.
+	Disk []*reader.Split
+	// PartitionBucket is the logical partition-bucket.
+	PartitionBucket progress.PartitionBucket
+	// SnapshotID is the planned snapshot (0 when the table had none).
+	SnapshotID int64
+	// CommittedEnd is the committed end of the partition-bucket recorded by
+	// the planned snapshot (0 without one), never the context's newer
+	// progress; MemoryEnd is the end of the pinned view. The memory rows
+	// read are exactly those with CommittedEnd <= offset < MemoryEnd. Both
+	// are CommittedEnd for a plain split.
+	CommittedEnd, MemoryEnd int64
+
+	c      *Context
+	st     *pbState
+	ticket uint64
+	base   *reader.Split // what ReadSplitWith reads with the memory rows
+}
+
+// Realtime reports whether the split pins memory rows.
+func (s *Split) Realtime() bool { return s.ticket != 0 }
+
+// memPB is a partition-bucket whose view holds rows to read.
+type memPB struct {
+	st   *pbState
+	view ReadView
+	r    progress.Range
+	used bool
+}
+
+// Plan pins one read view per partition-bucket of the context, then plans
+// the disk snapshot (the latest unless the options choose another) and
+// builds the splits. Acquiring the views first guarantees that the rows
+// above the planned snapshot's committed offsets are still in them.
+// Deletion-vector tables are planned with reader.WithAllLevels, so
+// committed level-0 files stay visible.
+//
+// Errors: ErrClosed, ErrSnapshotTooOld when the planned snapshot is older
+// than the snapshot the context adopted (its rows may be reclaimed),
+// ErrRecreateContext when the planned snapshot's progress of a
+// partition-bucket is below what the context adopted or committed itself
+// (truncate, overwrite, rollback, dropped partition) while memory still
+// holds rows in between, which would reappear over the snapshot (rows the
+// context never committed are read on top of it), and the errors of
+// reader.Scan.Plan and of reading the snapshot's offsets.
+func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
+	c := s.c
+	views, err := c.acquireViews(ctx)
+	if err != nil {
+		return nil, err
+	}
+	held := views
+	defer func() {
+		for _, pv := range held {
+			pv.view.Release()
+		}
+	}()
+	c.mu.Lock()
+	adoptedID, adopted := c.adoptedID, c.adopted
+	c.mu.Unlock()
+	known := make(map[string]int64, len(views))
+	for _, pv := range views {
+		known[pv.st.key] = pv.st.known.Load()
+	}
+
+	opts := slices.Clone(s.opts)
+	if dv, err := c.ts.Options.DeletionVectorsEnabled(); err != nil {
+		return nil, err
+	} else if dv {
+		opts = append(opts, reader.WithAllLevels())
+	}
+	rp, err := planDisk(ctx, reader.NewScan(c.fio, opts...))
+	if err != nil {
+		return nil, err
+	}
+	var snapID int64
+	if rp.Snapshot != nil {
+		snapID = rp.Snapshot.ID
+	}
+	if snapID < adoptedID {
+		return nil, fmt.Errorf("%w: planned snapshot %d, the context holds snapshot %d", ErrSnapshotTooOld, snapID, adoptedID)
+	}
+	off, _, err := progress.OfSnapshot(ctx, c.fio, "", rp.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := c.ts.Options.ReadBatchSize()
+	if err != nil || batch <= 0 {
+		batch = 4096
+	}
+	p := &Plan{Disk: rp, SnapshotID: snapID, c: c, batchSize: batch}
+	p.filter, p.known = planFilter(rp)
+	if p.filter != nil && c.lay.mode == AppendOnly {
+		p.hint = c.storeHint(p.filter, rp)
+	}
+
+	mems := map[string]*memPB{}
+	for _, pv := range views {
+		committed, _ := off.End(pv.st.pb)
+		if bound := max(known[pv.st.key], adoptedEnd(adopted, pv.st.pb)); committed < bound &&
+			pv.view.RowCount(progress.Range{Begin: committed, End: bound}) > 0 {
+			return nil, fmt.Errorf("%w: snapshot %d records %s at %d, below the %d the context committed, and memory still holds rows in between",
+				ErrRecreateContext, snapID, pv.st.pb, committed, bound)
+		}
+		vr, ok := pv.view.Range()
+		r := progress.Range{Begin: committed, End: vr.End}
+		if !ok || r.Empty() || pv.view.RowCount(r) == 0 {
+			continue
+		}
+		mems[pv.st.key] = &memPB{st: pv.st, view: pv.view, r: r}
+	}
+	// From here the views of mems are owned by pins or released below.
+	held = nil
+	for _, pv := range views {
+		if mems[pv.st.key] == nil {
+			pv.view.Release()
+		}
+	}
+	pin := func(m *memPB, disk []*reader.Split, base *reader.Split) *Split {
+		m.used = true
+		return &Split{
+			Disk: disk, PartitionBucket: m.st.pb, SnapshotID: snapID,
+			CommittedEnd: m.r.Begin, MemoryEnd: m.r.End,
+			c: c, st: m.st, ticket: c.pinView(m.st, m.view, m.r), base: base,
+		}
+	}
+	fail := func(err error) (*Plan, error) {
+		p.Release()
+		for _, m := range mems {
+			if !m.used {
+				m.view.Release()
+			}
+		}
+		return nil, err
+	}
+
+	last := map[string]int{}
+	for i, ds := range rp.Splits {
+		last[pbKey(ds.Partition, ds.Bucket)] = i
+	}
+	for i, ds := range rp.Splits {
+		key := pbKey(ds.Partition, ds.Bucket)
+		m := mems[key]
+		switch {
+		case m == nil || (c.lay.mode == AppendOnly && i != last[key]):
+			part, err := progress.PartitionOf(c.pc, ds.PartitionValues)
+			if err != nil {
+				return fail(err)
+			}
+			pb := progress.PartitionBucket{Partition: part, Bucket: ds.Bucket}
+			end, _ := off.End(pb)
+			p.Splits = append(p.Splits, &Split{Disk: []*reader.Split{ds}, PartitionBucket: pb, SnapshotID: snapID,
+				CommittedEnd: end, MemoryEnd: end, c: c})
+		case c.lay.mode == AppendOnly:
+			p.Splits = append(p.Splits, pin(m, []*reader.Split{ds}, ds))
+		case m.used:
+			// folded into the partition-bucket's real-time split already
+		default:
+			var disk []*reader.Split
+			for _, o := range rp.Splits {
+				if pbKey(o.Partition, o.Bucket) == key {
+					disk = append(disk, o)
+				}
+			}
+			p.Splits = append(p.Splits, pin(m, disk, foldSplits(disk)))
+		}
+	}
+	rest := make([]*memPB, 0, len(mems))
+	for _, m := range mems {
+		if !m.used {
+			rest = append(rest, m)
+		}
+	}
+	slices.SortFunc(rest, func(a, b *memPB) int {
+		return comparePB(a.st.partition, a.st.bucket, b.st.partition, b.st.bucket)
+	})
+	for _, m := range rest {
+		empty, err := rp.EmptySplit(m.st.partition, m.st.bucket)
+		if err != nil {
+			return fail(err)
+		}
+		p.Splits = append(p.Splits, pin(m, nil, empty))
+	}
+	return p, nil
+}
+
+// planDisk plans the disk snapshot. reader.Scan.Plan reports a table
+// whose first snapshot is committed while it looks for the latest one as
+// damaged ("latest snapshot (snapshot files 1..1 exist): ... not found"):
+// its listing found no snapshot, its second listing found one. A real-time
+// scan races with its own commits all the time, so a not-found error is
+// retried twice before it is returned.
+func planDisk(ctx context.Context, s *reader.Scan) (*reader.Plan, error) {
+	var err error
+	for range 3 {
+		var rp *reader.Plan
+		if rp, err = s.Plan(ctx); err == nil || !errors.Is(err, snapshot.ErrNotFound) {
+			return rp, err
+		}
+	}
+	return nil, err
+}
+
+func adoptedEnd(o progress.Offsets, pb progress.PartitionBucket) int64 {
+	end, _ := o.End(pb)
+	return end
+}
+
+// planFilter returns the scan filter of rp (field indexes of
+// rp.Schema.Fields, nil for none) and true: the filter is always known.
+func planFilter(rp *reader.Plan) (predicate.Predicate, bool) {
+	return rp.Filter(), true
+}
+
+// storeHint rewrites the scan filter to the transport schema for an append
+// store's pruning (Query.Filter): fields are matched by name and type, and
+// conjuncts naming other fields are dropped (predicate.Pick), so the hint
+// is never stronger than the filter. Primary-key stores get no hint: a
+// predicate applied before the merge could hide the newest version of a
+// key and resurrect an older one from disk.
+func (c *Context) storeHint(f predicate.Predicate, rp *reader.Plan) predicate.Predicate {
+	hint, ok := f.Pick(func(i int) (int, bool) {
+		if rp.Schema == nil || i < 0 || i >= len(rp.Schema.Fields) {
+			return 0, false
+		}
+		want := rp.Schema.Fields[i]
+		for k, tf := range c.ts.Fields {
+			if tf.Name == want.Name && tf.Type.Kind == want.Type.Kind {
+				return c.lay.first + k, true
+			}
+		}
+		return 0, false
+	})
+	if !ok {
+		return nil
+	}
+	return hint
+}
+
+// foldSplits returns one split holding the files of every disk split of a
+// primary-key partition-bucket, so that the merge sees every sorted run.
+func foldSplits(disk []*reader.Split) *reader.Split {
+	if len(disk) == 1 {
+		return disk[0]
+	}
+	m := *disk[0]
+	m.Files = nil
+	m.DeletionFiles = map[string]reader.DeletionFile{}
+	for _, d := range disk {
+		m.Files = append(m.Files, d.Files...)
+		maps.Copy(m.DeletionFiles, d.DeletionFiles)
+	}
+	slices.SortStableFunc(m.Files, func(a, b manifest.DataFileMeta) int {
+		if c := cmp.Compare(a.Level, b.Level); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.MinSequenceNumber, b.MinSequenceNumber)
+	})
+	m.RawConvertible = false
+	return &m
+}
+
+// Release releases the read views of the plan's unread real-time splits.
+// It is idempotent; reads already started keep their views.
+func (p *Plan) Release() {
+	for _, sp := range p.Splits {
+		if sp.ticket != 0 {
+			p.c.releaseTicket(sp.ticket)
+		}
+	}
+}
+
+// ArrowSchema returns the schema of the batches the plan yields.
+func (p *Plan) ArrowSchema() *arrow.Schema { return p.Disk.ArrowSchema() }
+
+// Records reads every split in order (see ReadSplit). The consumer owns
+// each batch and must Release it; on error the iterator yields (nil, err)
+// once and stops.
+func (p *Plan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, sp := range p.Splits {
+			for rec, err := range p.ReadSplit(ctx, sp) {
+				if !yield(rec, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// ReadSplit reads one split. A plain split reads its disk split. A
+// real-time split consumes its ticket, reads exactly the memory rows with
+// CommittedEnd <= offset < MemoryEnd from the pinned view and reads them
+// with its disk files through reader.Plan.ReadSplitWith: append tables
+// yield the files' rows, then the memory rows in offset order; primary-key
+// tables merge the memory rows, as the newest sorted runs, with every file
+// (merge engine, sequence numbers, deletes), then filter and project. The
+// view stays pinned until the read ends.
+//
+// The ticket is consumed once the memory readers are created; if that
+// fails, the ticket stays valid and the split can be read again. Errors:
+// ErrTicketExpired (consumed, expired, released, or a split of another
+// context), ErrClosed, the stores' and the reader's errors.
+func (p *Plan) ReadSplit(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		if sp == nil || sp.c != p.c {
+			yield(nil, fmt.Errorf("%w: the split was not planned by this context", ErrTicketExpired))
+			return
+		}
+		if !sp.Realtime() {
+			for _, ds := range sp.Disk {
+				for rec, err := range p.Disk.ReadSplit(ctx, ds) {
+					if !yield(rec, err) || err != nil {
+						return
+					}
+				}
+			}
+			return
+		}
+		pn, mem, err := p.openMemory(ctx, sp)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer pn.view.Release()
+		for rec, err := range p.Disk.ReadSplitWith(ctx, sp.base, mem) {
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// openMemory takes the ticket of sp and creates the clipped memory
+// readers; on failure the ticket is put back.
+func (p *Plan) openMemory(ctx context.Context, sp *Split) (*pin, []iter.Seq2[arrow.RecordBatch, error], error) {
+	c := p.c
+	if c.isClosed() {
+		return nil, nil, fmt.Errorf("%w: real-time context", ErrClosed)
+	}
+	r := progress.Range{Begin: sp.CommittedEnd, End: sp.MemoryEnd}
+	pn, err := c.takeTicket(sp.ticket, sp.st, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := Query{Columns: c.lay.names(), Filter: p.hint, Visible: r, BatchSize: p.batchSize}
+	readers, err := sp.st.store.QueryReaders(ctx, pn.view, q)
+	if err != nil {
+		c.restoreTicket(pn)
+		return nil, nil, fmt.Errorf("realtime: query readers of %s: %w", sp.st.pb, err)
+	}
+	mem := make([]iter.Seq2[arrow.RecordBatch, error], len(readers))
+	for i, rd := range readers {
+		mem[i] = c.clipped(rd, r)
+	}
+	return pn, mem, nil
+}
+
+// clipped yields the rows of rd whose offset lies in r.
+func (c *Context) clipped(rd iter.Seq2[arrow.RecordBatch, error], r progress.Range) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range rd {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			out, ok, err := clip(c.mem, b, r)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if ok && !yield(out, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Count returns the number of rows the plan yields (paimon-cpp count
+// readers over real-time splits). For an append table read without a
+// filter it reads no row: files count their rows minus deleted ones, and
+// memory counts exactly the view's rows with CommittedEnd <= offset <
+// MemoryEnd (ReadView.RowCount, offsets may be sparse). Otherwise (filters,
+// primary keys, whose rows merge) it reads every split. Like reading, it
+// consumes the tickets of the real-time splits.
+func (p *Plan) Count(ctx context.Context) (int64, error) {
+	var n int64
+	fast := p.c.lay.mode == AppendOnly && p.known && p.filter == nil
+	for _, sp := range p.Splits {
+		if !fast {
+			k, err := p.countRead(ctx, sp)
+			if err != nil {
+				return 0, err
+			}
+			n += k
+			continue
+		}
+		for _, ds := range sp.Disk {
+			k, ok := fileCount(ds)
+			if !ok {
+				k2, err := p.countRead(ctx, &Split{Disk: []*reader.Split{ds}, c: p.c})
+				if err != nil {
+					return 0, err
+				}
+				k = k2
+			}
+			n += k
+		}
+		if sp.Realtime() {
+			if p.c.isClosed() {
+				return 0, fmt.Errorf("%w: real-time context", ErrClosed)
+			}
+			r := progress.Range{Begin: sp.CommittedEnd, End: sp.MemoryEnd}
+			pn, err := p.c.takeTicket(sp.ticket, sp.st, r)
+			if err != nil {
+				return 0, err
+			}
+			n += pn.view.RowCount(r)
+			pn.view.Release()
+		}
+	}
+	return n, nil
+}
+
+// fileCount returns the rows of an append disk split from its metadata:
+// the files' row counts minus their deletion vectors' cardinalities; false
+// when a cardinality is unknown.
+func fileCount(ds *reader.Split) (int64, bool) {
+	n := ds.RowCount()
+	for _, f := range ds.Files {
+		if dv, ok := ds.DeletionFiles[f.FileName]; ok {
+			if dv.Cardinality < 0 {
+				return 0, false
+			}
+			n -= dv.Cardinality
+		}
+	}
+	return n, true
+}
+
+func (p *Plan) countRead(ctx context.Context, sp *Split) (int64, error) {
+	var n int64
+	for rec, err := range p.ReadSplit(ctx, sp) {
+		if err != nil {
+			return 0, err
+		}
+		n += rec.NumRows()
+		rec.Release()
+	}
+	return n, nil
+}

@@ -1,0 +1,25 @@
+package paimon
+
+import (
+	"fmt"
+
+	"github.com/paimon-go/paimon/memindexer"
+	"github.com/paimon-go/paimon/realtime"
+	"github.com/paimon-go/paimon/schema"
+)
+
+// NewRealtimeContext returns the real-time context of the table (package
+// realtime; paimon-cpp RealtimeContext::Create): the process-local state
+// its real-time writers, committers and scans share. Stores are the
+// built-in memindexer.Factory; realtime.NewContext takes another Factory.
+//
+// Errors: ErrBranchWrite on a branch other than main, and those of
+// realtime.NewContext (realtime.ErrNotEnabled unless the table sets
+// realtime.enabled=true, realtime.ErrUnsupported without a fixed bucket
+// count).
+func (t *Table) NewRealtimeContext(opts ...realtime.ContextOption) (*realtime.Context, error) {
+	if t.branch != "" && t.branch != schema.MainBranch {
+		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)
+	}
+	return realtime.NewContext(t.fio, t.schema, memindexer.Factory{}, opts...)
+}
