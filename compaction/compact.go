@@ -1,0 +1,501 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
+
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Options configures NewPlan and Compact.
+type Options struct {
+	// Partitions restricts compaction to the partitions one of the specs
+	// selects (ORed; a spec names some or all partition keys with Go values
+	// of their types, nil for the NULL partition). Empty: every partition.
+	Partitions []commit.PartitionSpec
+	// Full compacts every bucket completely: primary-key buckets into the
+	// highest level (CompactStrategy.pickFullCompaction), fixed-bucket
+	// append buckets as BucketedAppendCompactManager's full compaction,
+	// bucket-unaware partitions all small files into one group. Otherwise
+	// each bucket gets what its strategy picks (universal compaction,
+	// BucketedAppendCompactManager.pickCompactBefore, AppendCompactCoordinator).
+	Full bool
+	// Identifier is the commit identifier of Compact; 0 means
+	// commit.BatchIdentifier (Java's batch compaction).
+	Identifier int64
+	// Parallelism is the number of buckets rewritten at once; 0 means 1.
+	Parallelism int
+	// Allocator allocates the Arrow buffers of reading and merging; nil
+	// means memory.DefaultAllocator.
+	Allocator memory.Allocator
+	// Now is the clock for file creation times and the time-based strategy
+	// rules; nil means time.Now.
+	Now func() time.Time
+}
+
+// Task is the compaction of one partition-bucket that NewPlan picked.
+type Task struct {
+	// Partition is the serialized partition BinaryRow; PartitionValues its
+	// values in partition-key order.
+	Partition       []byte
+	PartitionValues []any
+	// Bucket and TotalBuckets are as in commit.Message (bucket 0 and -1 for
+	// bucket-unaware append tables).
+	Bucket, TotalBuckets int32
+	// BucketPath is the bucket directory relative to the table root.
+	BucketPath string
+
+	// Primary-key tables: Levels are the bucket's files, Unit what the
+	// strategy picked and DropDeletes whether its rewrite drops
+	// retractions (Levels.DropDeletes).
+	Levels      *Levels
+	Unit        Unit
+	DropDeletes bool
+
+	// Append tables: the groups of files each rewritten into new files.
+	Groups [][]manifest.DataFileMeta
+}
+
+// Plan is a compaction planned on one snapshot: the tasks of every bucket
+// that has something to compact. Execute runs it; the result is committed
+// with commit.Committer.Commit, whose conflict check refuses it if a
+// concurrent commit removed one of its input files.
+type Plan struct {
+	// SnapshotID is the snapshot the plan was made on; 0 for a table
+	// without snapshots.
+	SnapshotID int64
+	// Tasks are the buckets to compact, in the scan's split order.
+	Tasks []Task
+
+	t        *table
+	opts     Options
+	taskCfg  TaskConfig
+	firstRow bool
+}
+
+// Result is what Execute produced.
+type Result struct {
+	// Messages carry one Compact increment per task that changed anything:
+	// Before the input files (at their levels), After the new files and the
+	// upgraded ones (same name, new level).
+	Messages []commit.Message
+	// Written are the paths, relative to the table root, of the new data
+	// files (not the upgraded ones).
+	Written []string
+}
+
+// Discard deletes the new data files of r (Written), for a result that will
+// not be committed or whose commit failed with commit.ErrConflict. It never
+// touches upgraded files, which belong to the table.
+func (r *Result) Discard(ctx context.Context, fio *fileio.FileIO) error {
+	var errs []error
+	for _, p := range r.Written {
+		if err := fio.Delete(ctx, p); err != nil && !errors.Is(err, fileio.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("compaction: delete %s: %w", p, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkTable refuses tables whose compaction needs what this package does
+// not implement.
+func checkTable(ts *schema.TableSchema) error {
+	o := ts.Options
+	if dv, err := o.DeletionVectorsEnabled(); err != nil {
+		return err
+	} else if dv {
+		return fmt.Errorf("%w: deletion-vectors.enabled = true", ErrUnsupported)
+	}
+	if len(ts.PrimaryKeys) > 0 {
+		cp, err := o.ChangelogProducer()
+		if err != nil {
+			return err
+		}
+		if cp == schema.ChangelogLookup || cp == schema.ChangelogFullCompaction {
+			return fmt.Errorf("%w: changelog-producer = %s (compaction must produce changelog files)", ErrUnsupported, cp)
+		}
+		if fl, err := o.Bool("force-lookup", false); err != nil {
+			return err
+		} else if fl {
+			return fmt.Errorf("%w: force-lookup = true", ErrUnsupported)
+		}
+	}
+	for _, k := range []string{"row-tracking.enabled", "data-evolution.enabled"} {
+		if on, err := o.Bool(k, false); err != nil {
+			return err
+		} else if on {
+			return fmt.Errorf("%w: %s = true", ErrUnsupported, k)
+		}
+	}
+	if n, err := ts.NumBuckets(); err != nil {
+		return err
+	} else if n == -2 {
+		return fmt.Errorf("%w: bucket = -2 (postpone bucket)", ErrUnsupported)
+	}
+	if f := o.FileFormat(); f != "parquet" {
+		return fmt.Errorf("%w: file.format = %s (only parquet is compacted)", ErrUnsupported, f)
+	}
+	return nil
+}
+
+// NewPlan plans a compaction of the table rooted at fio, whose current
+// schema is ts, on its latest snapshot: it lists the live files of every
+// partition-bucket (reader.Scan with all levels) and picks per bucket what
+// to compact (see Options.Full). It writes nothing.
+//
+// Errors wrap ErrUnsupported (table features listed there), ErrInvalidArgument
+// (a partition spec that does not fit the partition keys, files written with
+// a newer schema than ts), ErrCorrupt, schema.ErrInvalidOption and the
+// errors of reading the snapshot and manifests.
+func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opts Options) (*Plan, error) {
+	if err := checkTable(ts); err != nil {
+		return nil, err
+	}
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	t, err := newTable(fio, ts, opts.Allocator, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := newSelector(ts, opts.Partitions)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{t: t, opts: opts}
+	o := ts.Options
+	target, err := o.TargetFileSize(t.pk)
+	if err != nil {
+		return nil, err
+	}
+	ratio, err := o.CompactionSmallFileRatio()
+	if err != nil {
+		return nil, err
+	}
+	forceAll, err := o.Bool(KeyForceRewriteAllFiles, false)
+	if err != nil {
+		return nil, err
+	}
+	compactionFileSize := int64(float64(target) * ratio)
+	var strategy Strategy
+	var numLevels int
+	var picker AppendPicker
+	if t.pk {
+		if strategy, err = StrategyOf(o); err != nil {
+			return nil, err
+		}
+		strategy.Now = opts.Now
+		if numLevels, err = o.NumLevels(); err != nil {
+			return nil, err
+		}
+		engine, err := o.MergeEngine()
+		if err != nil {
+			return nil, err
+		}
+		p.firstRow = engine == schema.MergeFirstRow
+		p.taskCfg = TaskConfig{MinFileSize: compactionFileSize, ForceRewriteAll: forceAll, FirstRowLookup: p.firstRow}
+	} else {
+		picker = AppendPicker{TargetFileSize: target, CompactionFileSize: compactionFileSize, ForceRewriteAll: forceAll}
+		if picker.MinFileNum, err = o.Int(KeyMinFileNum, 5); err != nil {
+			return nil, err
+		}
+		if picker.OpenFileCost, err = o.MemorySize(KeySplitOpenFileCost, 4<<20); err != nil {
+			return nil, err
+		}
+	}
+
+	// The latest snapshot, pinned so that time-travel options among the
+	// table options (scan.snapshot-id, ...) do not apply.
+	latest, err := snapshot.NewManager(fio).LatestID(ctx)
+	if errors.Is(err, snapshot.ErrNotFound) || (err == nil && latest == 0) {
+		return p, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("compaction: latest snapshot: %w", err)
+	}
+	plan, err := reader.NewScan(fio, reader.WithSnapshot(latest), reader.WithAllLevels(), reader.WithoutFallback()).Plan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("compaction: plan snapshot %d: %w", latest, err)
+	}
+	if plan.Snapshot == nil {
+		return p, nil
+	}
+	p.SnapshotID = plan.Snapshot.ID
+	for _, sp := range plan.Splits {
+		if !sel.match(sp.PartitionValues) {
+			continue
+		}
+		for i := range sp.Files {
+			if f := &sp.Files[i]; f.SchemaID > ts.ID {
+				return nil, fmt.Errorf("%w: data file %s/%s was written with schema %d, newer than the given schema %d",
+					ErrInvalidArgument, sp.BucketPath, f.FileName, f.SchemaID, ts.ID)
+			}
+		}
+		task := Task{
+			Partition: sp.Partition, PartitionValues: sp.PartitionValues,
+			Bucket: sp.Bucket, TotalBuckets: sp.TotalBuckets, BucketPath: sp.BucketPath,
+		}
+		if t.pk {
+			keys := NewKeyOrder(t.keyTypes)
+			lv, err := NewLevels(sp.Files, numLevels, keys)
+			if err != nil {
+				return nil, fmt.Errorf("compaction: bucket %s: %w", sp.BucketPath, err)
+			}
+			runs := lv.Runs()
+			var u Unit
+			var ok bool
+			if opts.Full {
+				u, ok = PickFull(lv.NumberOfLevels(), runs, forceAll)
+			} else {
+				s := strategy
+				s.LastFullCompaction = lastFullCompaction(lv)
+				u, ok = s.Pick(lv.NumberOfLevels(), runs)
+			}
+			if !ok {
+				continue
+			}
+			task.Levels, task.Unit, task.DropDeletes = lv, u, lv.DropDeletes(u)
+		} else {
+			switch {
+			case sp.TotalBuckets < 0 && opts.Full:
+				task.Groups = picker.PickUnaware(sp.Files, true)
+			case sp.TotalBuckets < 0:
+				task.Groups = picker.PickUnaware(sp.Files, false)
+			case opts.Full:
+				if g := picker.PickBucketedFull(sp.Files); g != nil {
+					task.Groups = [][]manifest.DataFileMeta{g}
+				}
+			default:
+				task.Groups = picker.PickBucketed(sp.Files)
+			}
+			if len(task.Groups) == 0 {
+				continue
+			}
+		}
+		p.Tasks = append(p.Tasks, task)
+	}
+	return p, nil
+}
+
+// lastFullCompaction is MergeTreeCompactManagerFactory
+// .estimateLastFullCompactionTime: the newest creation time of a file on
+// the highest level (creation times are local wall-clock times stored as if
+// UTC), or the zero time.
+func lastFullCompaction(lv *Levels) time.Time {
+	var best int64 = -1
+	for _, f := range lv.RunOfLevel(lv.MaxLevel()).Files {
+		if f.CreationTime != nil && *f.CreationTime > best {
+			best = *f.CreationTime
+		}
+	}
+	if best < 0 {
+		return time.Time{}
+	}
+	u := time.UnixMilli(best).UTC()
+	return time.Date(u.Year(), u.Month(), u.Day(), u.Hour(), u.Minute(), u.Second(), u.Nanosecond(), time.Local)
+}
+
+// Execute rewrites the planned tasks, at most Options.Parallelism buckets
+// at a time, and returns the commit messages. On error every file it wrote
+// is deleted again and nothing is returned.
+func (p *Plan) Execute(ctx context.Context) (*Result, error) {
+	res := &Result{}
+	msgs := make([]*commit.Message, len(p.Tasks))
+	written := make([][]string, len(p.Tasks))
+	errs := make([]error, len(p.Tasks))
+	par := max(p.opts.Parallelism, 1)
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i := range p.Tasks {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			m, w, err := p.runTask(ctx, &p.Tasks[i])
+			msgs[i], written[i], errs[i] = m, w, err
+			if err != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, w := range written {
+		res.Written = append(res.Written, w...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		_ = res.Discard(context.WithoutCancel(ctx), p.t.fio)
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		_ = res.Discard(context.WithoutCancel(ctx), p.t.fio)
+		return nil, err
+	}
+	for _, m := range msgs {
+		if m != nil {
+			res.Messages = append(res.Messages, *m)
+		}
+	}
+	return res, nil
+}
+
+// runTask compacts one bucket; it returns nil for a task that changed
+// nothing, and the paths it wrote (also on error, for cleanup).
+func (p *Plan) runTask(ctx context.Context, task *Task) (*commit.Message, []string, error) {
+	j := &bucketJob{t: p.t, dir: task.BucketPath, names: &namer{uuid: uuid.NewString()}}
+	var before, after []manifest.DataFileMeta
+	if p.t.pk {
+		j.keys = NewKeyOrder(p.t.keyTypes)
+		cfg := p.taskCfg
+		cfg.MaxLevel = task.Levels.MaxLevel()
+		cfg.DropDeletes = task.DropDeletes
+		b, a, err := j.compactPK(ctx, task.Levels, task.Unit, cfg)
+		if err != nil {
+			return nil, j.written, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
+		}
+		before, after = b, a
+	} else {
+		for _, g := range task.Groups {
+			out, err := j.compactAppend(ctx, g)
+			if err != nil {
+				return nil, j.written, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
+			}
+			before = append(before, g...)
+			after = append(after, out...)
+		}
+	}
+	if len(before) == 0 && len(after) == 0 {
+		return nil, j.written, nil
+	}
+	return &commit.Message{
+		Partition: task.Partition, Bucket: task.Bucket, TotalBuckets: task.TotalBuckets,
+		Compact: commit.CompactIncrement{Before: before, After: after},
+	}, j.written, nil
+}
+
+// Compact compacts the table rooted at fio whose current schema is ts and
+// commits the result as one COMPACT snapshot of commitUser (Java's dedicated
+// compaction: CompactAction / the compact procedure): NewPlan, Execute, then
+// commit.Committer.Commit with the messages' Compact increments. It returns
+// the new snapshot's id, or 0 when there was nothing to compact.
+//
+// The committer's conflict check makes this safe against concurrent
+// commits: files appended after planning stay live beside the compaction's
+// output; if a concurrent commit removed one of the input files (another
+// compaction, an overwrite), the commit fails with an error wrapping
+// commit.ErrConflict, the new files are deleted and the table is unchanged.
+// The real-time progress property (realtime.offsets) of the snapshot the
+// commit builds on is carried on by the committer.
+func Compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Options) (snapshotID int64, err error) {
+	p, err := NewPlan(ctx, fio, ts, opts)
+	if err != nil {
+		return 0, err
+	}
+	if len(p.Tasks) == 0 {
+		return 0, nil
+	}
+	res, err := p.Execute(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Messages) == 0 {
+		return 0, nil
+	}
+	c, err := commit.New(fio, ts, commitUser)
+	if err != nil {
+		_ = res.Discard(context.WithoutCancel(ctx), fio)
+		return 0, err
+	}
+	defer c.Close()
+	id := opts.Identifier
+	if id == 0 {
+		id = commit.BatchIdentifier
+	}
+	snap, err := c.Commit(ctx, id, res.Messages)
+	if err != nil {
+		// Only errors that guarantee nothing was published allow deleting
+		// the files; after others the snapshot may reference them.
+		if errors.Is(err, commit.ErrConflict) || errors.Is(err, commit.ErrRetriesExhausted) ||
+			errors.Is(err, commit.ErrUnsupported) || errors.Is(err, commit.ErrInvalidArgument) {
+			_ = res.Discard(context.WithoutCancel(ctx), fio)
+		}
+		return 0, fmt.Errorf("compaction: commit: %w", err)
+	}
+	return snap, nil
+}
+
+// selector matches partition values against partition specs (ORed).
+type selector struct {
+	all   bool
+	types []types.DataType
+	pos   [][]int
+	vals  [][]any
+}
+
+func newSelector(ts *schema.TableSchema, specs []commit.PartitionSpec) (*selector, error) {
+	fields := ts.PartitionFields()
+	s := &selector{types: row.FieldTypes(fields), all: len(specs) == 0}
+	for _, spec := range specs {
+		if len(spec) == 0 {
+			s.all = true
+			continue
+		}
+		var pos []int
+		var vals []any
+		for k, v := range spec {
+			i := slices.IndexFunc(fields, func(f types.DataField) bool { return f.Name == k })
+			if i < 0 {
+				return nil, fmt.Errorf("%w: %q is not a partition key (partition keys %v)", ErrInvalidArgument, k, ts.PartitionKeys)
+			}
+			if v != nil {
+				if err := types.CheckValue(fields[i].Type, v); err != nil {
+					return nil, fmt.Errorf("%w: partition value %v of %s: %w", ErrInvalidArgument, v, k, err)
+				}
+			}
+			pos, vals = append(pos, i), append(vals, v)
+		}
+		s.pos, s.vals = append(s.pos, pos), append(s.vals, vals)
+	}
+	return s, nil
+}
+
+func (s *selector) match(values []any) bool {
+	if s.all {
+		return true
+	}
+	for k, pos := range s.pos {
+		ok := true
+		for j, i := range pos {
+			if i >= len(values) || types.Compare(s.types[i], values[i], s.vals[k][j]) != 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+// Package compaction compacts the data files of a Paimon table: the LSM
+// sorted runs of primary-key buckets and the small files of append tables,
+// committed as COMPACT snapshots (format spec sections 11.2, 11.3, 12, 13).
+//
+// It mirrors these Java classes of apache/paimon (paimon-core):
+//   - mergetree.Levels, SortedRun, LevelSortedRun: Levels, SortedRun,
+//     LevelSortedRun (level 0 one run per file, newest first by maximum
+//     sequence number; one run per higher level);
+//   - mergetree.compact.UniversalCompaction, EarlyFullCompaction,
+//     OffPeakHours, ForceUpLevel0Compaction and
+//     CompactStrategy.pickFullCompaction: Strategy.Pick and PickFull;
+//   - MergeTreeCompactManager.triggerCompaction (the drop-delete rule):
+//     Levels.DropDeletes;
+//   - mergetree.compact.IntervalPartition: IntervalPartition;
+//   - MergeTreeCompactTask, FileRewriteCompactTask and the upgrade rules of
+//     MergeTreeCompactRewriter / LookupMergeTreeCompactRewriter: PlanSteps;
+//   - the rewrite itself (MergeTreeCompactRewriter.rewriteCompaction with
+//     KeyValueFileWriterFactory's rolling writer, FileSource COMPACT):
+//     Plan.Execute, merging through package merge with the table's merge
+//     engine, exactly as reads do;
+//   - append.BucketedAppendCompactManager and append.AppendCompactCoordinator:
+//     AppendPicker; BaseAppendFileStoreWrite.compactRewrite for the rewrite;
+//   - the dedicated compaction job (CompactAction, compact procedure):
+//     Compact.
+//
+// # Primary-key buckets
+//
+// NewPlan lists the live files of every bucket of the latest snapshot, builds
+// its Levels and lets the strategy pick a Unit (or PickFull with
+// Options.Full). Execute runs the unit's steps: files that need no rewrite
+// (a single non-overlapping run above the small-file size, no deletes to drop)
+// are upgraded — the same file under the output level, Compact.Before holding
+// the old meta and Compact.After the same name at the new level; everything
+// else is read (old schemas evolved by field id), merged section by section
+// with package merge (DropDeletes only when the output level holds the
+// oldest data) and written as Parquet files of the KeyValue layout at the
+// output level, rolling at target-file-size, with the metadata Java's
+// KeyValueDataFileWriter records (min/max key, key and value stats under the
+// stats modes, min/max sequence number, delete row count, level, schema id,
+// creation time, file source COMPACT).
+//
+// first-row tables are compacted the way Java's lookup compaction does it:
+// level 0 is always forced up, and level-0 records whose key already exists on
+// a level above the output level are dropped (the key keeps its first row
+// there), so a batch read, which skips level 0 and reads the higher levels
+// without merging, sees every key once.
+//
+// # Append tables
+//
+// Fixed buckets: the sliding window of BucketedAppendCompactManager (groups
+// of compaction.min.file-num files in sequence order, the window shrinking
+// while it holds 2 · target-file-size), or its full compaction. Bucket-unaware
+// partitions: the bin packing of AppendCompactCoordinator. A group is
+// rewritten by concatenation into files of target-file-size, rows in order,
+// sequence numbers renumbered from the group's first file.
+// (compaction.max.file-num no longer exists upstream: Paimon 1.1 removed it.)
+//
+// # Commit and conflicts
+//
+// Compact commits the messages with commit.Committer.Commit as one COMPACT
+// snapshot. Its conflict check makes a compaction safe against concurrent
+// commits: appended files stay live beside the compaction output, and a
+// compaction whose input files another commit removed fails with
+// commit.ErrConflict and publishes nothing (its new files are deleted). The
+// committer carries the real-time progress property (realtime.offsets)
+// forward.
+//
+// # Memory
+//
+// One bucket is rewritten per Options.Parallelism slot. A bucket's rewrite
+// holds, per sorted run being merged, one decoded batch and the Parquet
+// reader's current row group (Java writes 128 MiB row groups), the merge's
+// output batch (at most read.batch-size, at least 4096 rows) and one open
+// output row group (parquet.block.size, 32 MiB unless set). Peak memory is
+// therefore about Parallelism · (runs · row-group size + 32 MiB), independent
+// of the number of buckets.
+//
+// # Not implemented
+//
+// Deletion vectors, changelog producers lookup and full-compaction (their
+// compactions must write changelog files), force-lookup, lookup-compact =
+// gentle (treated as radical: a standalone compaction keeps no trigger count),
+// postpone buckets, row tracking and data evolution, file formats other than
+// Parquet, data files in external paths, record-level expiration, and
+// compaction inside the writer (full-compaction.delta-commits,
+// num-sorted-run.stop-trigger, write-only) are out of scope; NewPlan refuses
+// tables that need one of the first ones with ErrUnsupported.
+//
+// # Errors
+//
+// ErrUnsupported, ErrInvalidArgument, ErrCorrupt and ErrSchema, plus the
+// wrapped errors of the packages below (commit.ErrConflict,
+// merge.ErrRetract, format.ErrCorrupt, fileio.ErrNotExist, ...). Every
+// error names the bucket or file involved.
+package compaction
