@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/expire"
+)
+
+func newRollbackCmd() *cobra.Command {
+	var (
+		to        int64
+		tagName   string
+		branch    string
+		keepFiles bool
+	)
+	cmd := &cobra.Command{
+		Use:   "rollback URL (--to N | --tag NAME)",
+		Short: "Make an earlier snapshot or a tag the latest snapshot",
+		Long: "Roll a table back to snapshot --to or to tag --tag: newer snapshots and the tags of newer snapshots\n" +
+			"are removed, with the files only they use (unless --keep-files). Prints what was removed.",
+		Args: exactlyOneURL,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			toSet := cmd.Flags().Changed("to")
+			if toSet == (tagName != "") {
+				return usageError{fmt.Errorf("give exactly one of --to and --tag")}
+			}
+			if toSet && to <= 0 {
+				return usageError{fmt.Errorf("--to must be a snapshot id >= 1, got %d", to)}
+			}
+			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			res, err := expire.Rollback(ctx, t.FileIO(), t.Schema(), expire.Target{Snapshot: to, Tag: tagName},
+				expire.RollbackOptions{Branch: branch, KeepFiles: keepFiles})
+			out := cmd.OutOrStdout()
+			if res.Created {
+				fmt.Fprintf(out, "recreated snapshot %d from tag %s\n", res.Snapshot, tagName)
+			}
+			for _, id := range res.Snapshots {
+				fmt.Fprintln(out, "removed snapshot", id)
+			}
+			for _, name := range res.Tags {
+				fmt.Fprintln(out, "removed tag", name)
+			}
+			for _, p := range res.Deleted {
+				fmt.Fprintln(out, "deleted", p)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "rolled back to snapshot %d\n", res.Snapshot)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Int64Var(&to, "to", 0, "snapshot id to roll back to")
+	f.StringVar(&tagName, "tag", "", "tag to roll back to")
+	f.StringVar(&branch, "branch", "", "branch to roll back (default main)")
+	f.BoolVar(&keepFiles, "keep-files", false, "leave the files of removed snapshots to clean-orphans (Java 1.2+ behaviour)")
+	return cmd
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/tag"
+)
+
+func newTagCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tag (create|delete|list)",
+		Short: "Create, delete and list the tags of a table",
+	}
+	cmd.AddCommand(newTagCreateCmd(), newTagDeleteCmd(), newTagListCmd())
+	return cmd
+}
+
+// urlAndName checks the positional arguments URL NAME.
+func urlAndName(_ *cobra.Command, args []string) error {
+	if len(args) != 2 {
+		return usageError{fmt.Errorf("expected a table URL and a tag name, got %d arguments", len(args))}
+	}
+	return nil
+}
+
+func newTagCreateCmd() *cobra.Command {
+	var (
+		id       int64
+		branch   string
+		retained string
+	)
+	cmd := &cobra.Command{
+		Use:   "create URL NAME",
+		Short: "Tag a snapshot (the latest by default)",
+		Args:  urlAndName,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if cmd.Flags().Changed("snapshot") && id <= 0 {
+				return usageError{fmt.Errorf("--snapshot must be a snapshot id >= 1, got %d", id)}
+			}
+			opts := tag.CreateOptions{Branch: branch}
+			if retained != "" {
+				d, err := durationFlag("time-retained", retained)
+				if err != nil {
+					return err
+				}
+				opts.TimeRetained = d
+			}
+			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			tg, err := tag.Create(ctx, t.FileIO(), t.Schema(), args[1], id, opts)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "created tag %s of snapshot %d\n", tg.Name, tg.ID)
+			return err
+		},
+	}
+	cmd.Flags().Int64Var(&id, "snapshot", 0, "snapshot id to tag (default: latest)")
+	cmd.Flags().StringVar(&branch, "branch", "", "branch (default main)")
+	cmd.Flags().StringVar(&retained, "time-retained", "", "retention time recorded with the tag, e.g. 7d (default: tag.default-time-retained)")
+	return cmd
+}
+
+func newTagDeleteCmd() *cobra.Command {
+	var branch string
+	cmd := &cobra.Command{
+		Use:   "delete URL NAME",
+		Short: "Delete a tag, and the files only it kept when its snapshot has expired",
+		Args:  urlAndName,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			res, err := tag.Delete(ctx, t.FileIO(), t.Schema(), args[1], tag.DeleteOptions{Branch: branch})
+			out := cmd.OutOrStdout()
+			if res.Tag != nil {
+				fmt.Fprintf(out, "deleted tag %s of snapshot %d\n", res.Tag.Name, res.Tag.ID)
+			}
+			for _, p := range res.Deleted {
+				fmt.Fprintln(out, "deleted", p)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&branch, "branch", "", "branch (default main)")
+	return cmd
+}
+
+func newTagListCmd() *cobra.Command {
+	var branch string
+	cmd := &cobra.Command{
+		Use:   "list URL",
+		Short: "List the tags of a table",
+		Args:  exactlyOneURL,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			tags, err := tag.List(ctx, t.FileIO(), branch)
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tSNAPSHOT\tSNAPSHOT_TIME\tCREATE_TIME\tTIME_RETAINED\tTOTAL_RECORDS")
+			for _, tg := range tags {
+				created, retained := "-", "-"
+				if tg.CreateTime != nil {
+					created = tg.CreateTime.Format("2006-01-02T15:04:05.000")
+				}
+				if tg.TimeRetained != nil {
+					retained = tg.TimeRetained.String()
+				}
+				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%d\n", tg.Name, tg.ID,
+					time.UnixMilli(tg.TimeMillis).UTC().Format("2006-01-02T15:04:05.000Z"), created, retained, tg.TotalRecordCount)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&branch, "branch", "", "branch (default main)")
+	return cmd
+}

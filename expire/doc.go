@@ -1,0 +1,69 @@
+// Package expire removes old snapshots of a Paimon table together with the
+// files only they refer to (snapshot expiration), and rolls a table back to an
+// earlier snapshot or tag.
+//
+// Expire mirrors Java Paimon's org.apache.paimon.table.ExpireSnapshotsImpl
+// with operation.SnapshotDeletion / FileDeletionBase; Rollback mirrors
+// table.AbstractFileStoreTable.rollbackTo and table.RollbackHelper. The
+// retention options are those of CoreOptions: snapshot.num-retained.min
+// (default 10), snapshot.num-retained.max (default Integer.MAX_VALUE),
+// snapshot.time-retained (default 1 h) and snapshot.expire.limit (default 50).
+//
+// # Which snapshots expire
+//
+// With latest the latest and earliest the earliest snapshot id, snapshots
+// below max(latest − max + 1, earliest) always expire; the expiration stops
+// at latest − min + 1 (so at least min snapshots, and always the latest,
+// remain), at the smallest nextSnapshot of the branch's consumers
+// (consumer/consumer-<id>), after snapshot.expire.limit snapshots, and at
+// the first snapshot id whose successor was committed at or after the
+// time threshold (now − snapshot.time-retained): a snapshot expires only
+// when the snapshot that replaced it is old enough. The first snapshot that
+// is kept is called end below.
+//
+// # What is deleted, and in which order
+//
+//  1. Data files (with their extra files) that a snapshot in (earliest, end]
+//     removed (DELETE entries of its delta manifests not re-added there:
+//     an upgraded file stays), unless end or the latest tag older than that
+//     snapshot still holds them; changelog files of the expired snapshots
+//     (unless tagged).
+//  2. Index files (deletion vectors, hash indexes) of the expired snapshots
+//     that neither end nor any tag lists.
+//  3. Manifests, then 4. manifest lists, index manifests and statistics
+//     files of the expired snapshots that neither end nor any tag names.
+//  5. Offsets files (the realtime.offsets property, package progress) of the
+//     expired snapshots that no kept snapshot, tag or other branch names:
+//     snapshots that share a file keep it (realtime-design.md section 5,
+//     "Lifecycle of offsets files").
+//  6. The snapshot files, oldest first, and the EARLIEST hint.
+//
+// Every file is read before the first one is deleted: metadata that cannot be
+// read (a corrupt manifest of a kept snapshot or tag) aborts the run without
+// deleting anything. Missing metadata of an expired snapshot is tolerated: it
+// is what an interrupted earlier run leaves.
+//
+// # Interruption
+//
+// The EARLIEST hint is written to end before the first deletion (Java writes
+// it only at the end). An interrupted run therefore leaves every snapshot from
+// EARLIEST on intact and readable, and snapshot files below EARLIEST (which
+// readers resolving the earliest snapshot never see) whose files may be partly
+// gone. The next run expires those first, whatever its options say, and ends
+// in the state an uninterrupted run would have reached. A reader that holds an
+// expired snapshot gets an error wrapping fileio.ErrNotExist (a deleted data
+// file or manifest) or snapshot.ErrNotFound (a deleted snapshot file), never
+// wrong rows.
+//
+// # Rollback
+//
+// Rollback makes an earlier snapshot (or the snapshot of a tag) the latest:
+// it writes the LATEST hint, deletes the newer snapshot files, newest first,
+// and the tags of newer snapshots, then (unless RollbackOptions.KeepFiles) the
+// files only those snapshots and tags named. Java Paimon 1.2 and later leave
+// those files to orphan cleaning; earlier versions deleted them as Rollback
+// does. A tag whose snapshot has expired is rolled back to by recreating the
+// snapshot file from the tag first, as Java does. The real-time progress of
+// the table is then that of the target snapshot, which keeps its
+// realtime.offsets property, and the next commit gets the target's id + 1.
+package expire
