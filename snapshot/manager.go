@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -229,11 +230,24 @@ func (m *Manager) earliestFrom(ctx context.Context, id, stop int64) (*Snapshot, 
 	}
 }
 
-// List reads every snapshot, ascending by id. Snapshots deleted while listing are skipped.
+// List reads every live snapshot, ascending by id. Snapshots deleted while listing are
+// skipped, and so are snapshot files below the EARLIEST hint when the snapshot it names
+// exists: an interrupted expiration writes EARLIEST first, so those files are being expired
+// and their data files may already be gone (IDs still lists them, for the expiration to
+// finish).
 func (m *Manager) List(ctx context.Context) ([]*Snapshot, error) {
 	ids, err := m.IDs(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(ids) > 0 {
+		earliest, err := m.EarliestID(ctx)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		if err == nil {
+			ids = ids[sort.Search(len(ids), func(i int) bool { return ids[i] >= earliest }):]
+		}
 	}
 	out := make([]*Snapshot, 0, len(ids))
 	for _, id := range ids {
