@@ -10,6 +10,11 @@
 //	              [--partition c] [--bucket N] [--option k=v ...] [--comment C] URL
 //	paimon import [--create [create flags]] [--format parquet|jsonl] [--batch-rows N]
 //	              [--commit-every N] [--limit N] URL FILE
+//	paimon compact [--full] [--partition k=v[,k2=v2]]... [--parallelism N] URL
+//	paimon expire [--retain-min N] [--retain-max N] [--older-than D] [--dry-run] URL
+//	paimon clean-orphans [--older-than D] [--dry-run] URL
+//	paimon tag create [--snapshot N] URL NAME | tag delete URL NAME | tag list URL
+//	paimon rollback (--to N | --tag NAME) [--keep-files] URL
 //
 // Exit status 0 on success; 1 with one line on stderr for a missing table, a
 // corrupt file or an unsupported feature; 2 for bad usage.
@@ -55,7 +60,7 @@ func newRoot(out io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd())
+	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd())
 	return root
 }
 
