@@ -46,11 +46,12 @@
 // # Kinds
 //
 // Commit produces an APPEND snapshot (OVERWRITE when the messages delete
-// files) and a COMPACT snapshot for compaction changes. Overwrite,
-// OverwriteDynamic, DropPartitions and Truncate produce one OVERWRITE snapshot
-// that deletes every live file of the selected partitions and adds the new
-// files. Empty commits create no snapshot unless snapshot.ignore-empty-commit
-// = false or commit.force-create-snapshot = true (or WithIgnoreEmptyCommit).
+// files or add deletion vectors outside compaction) and a COMPACT snapshot
+// for compaction changes. Overwrite, OverwriteDynamic, DropPartitions and
+// Truncate produce one OVERWRITE snapshot that deletes every live file of the
+// selected partitions and adds the new files. Empty commits create no
+// snapshot unless snapshot.ignore-empty-commit = false or
+// commit.force-create-snapshot = true (or WithIgnoreEmptyCommit).
 //
 // # Real-time progress
 //
@@ -64,12 +65,39 @@
 // without the entries of those partitions (none when nothing is left).
 // An offsets file written for an attempt that is not published is deleted.
 //
+// # Index files
+//
+// The index files of the messages (deletion vectors, hash indexes: the
+// NewIndexFiles and DeletedIndexFiles of DataIncrement and
+// CompactIncrement) go into a new index manifest, the complete list of live
+// index files that the snapshot names (Java IndexManifestFileHandler.write):
+// the base snapshot's index manifest with the part's changes applied. For
+// deletion vectors of bucketed tables and for hash indexes a partition-bucket
+// has one index file per index type, so an added file replaces the bucket's
+// previous one (BucketedCombiner); deletion vectors of bucket-unaware tables
+// and global indexes are added and deleted by file name (GlobalCombiner,
+// GlobalIndexCombiner). A snapshot without index changes reuses the base's
+// index manifest. Overwrites also delete the index files of the partitions
+// they replace (OverwriteChangesProvider). Deletion-vector files in the
+// append part make it an OVERWRITE snapshot, checked for conflicts
+// (ConflictDetection.shouldBeOverwriteCommit).
+//
+// Index conflicts fail with ErrConflict: a DELETE of an index file that is no
+// longer in the base's index manifest (a concurrent commit replaced or
+// removed it; Java's GlobalCombiner "Trying to delete file ... which is not
+// exists"), an added file that is already there, and, for parts checked for
+// conflicts, a deletion vector of a data file that is not live after the
+// commit (a concurrent commit deleted the file; Java's "Trying to create
+// deletion vector on file ... which is not previously added", which Java
+// checks for bucket-unaware tables only and which is checked here for every
+// table).
+//
 // # Errors
 //
 // ErrConflict (not retried: files this commit deletes were deleted by
-// someone else, overlapping key ranges on a level, or changed bucket counts),
-// ErrRetriesExhausted, ErrUnsupported (index files, which need the index
-// manifest), ErrInvalidArgument (a partition spec that does not fit the
+// someone else, overlapping key ranges on a level, changed bucket counts,
+// or the index conflicts above), ErrRetriesExhausted, ErrUnsupported
+// (changelog files), ErrInvalidArgument (a partition spec that does not fit the
 // table, or new files outside the overwritten partitions), the errors of
 // CommitWithProgress (ErrRealtimeDisabled, ErrForeignProgress,
 // ErrPartialRetry, progress.ErrNotContiguous, progress.ErrInvalidRange), and
@@ -108,7 +136,7 @@ var (
 	// while waiting to retry. Nothing was published.
 	ErrRetriesExhausted = errors.New("commit: retries exhausted")
 	// ErrUnsupported: the messages hold something this committer does not
-	// publish yet (index files, changelog files).
+	// publish yet (changelog files).
 	ErrUnsupported = errors.New("commit: unsupported commit content")
 	// ErrInvalidArgument: a partition spec names a field that is not a
 	// partition key or holds a value of the wrong Go type, or an overwrite of
@@ -176,6 +204,7 @@ type Committer struct {
 	timeout          time.Duration // 0 = unlimited
 
 	postpone   bool // bucket = -2: overwrites also delete files of negative buckets
+	unaware    bool // bucket-unaware append table (bucket = -1, no primary key)
 	upgrade    bool // overwrite-upgrade
 	maxLevel   int32
 	hints      *hintWriter
@@ -193,6 +222,7 @@ type Committer struct {
 	userLatest int64
 	userSnap   int64
 	schemaID   int64 // the latest schema id seen
+	index      indexCache
 
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
@@ -262,6 +292,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		return nil, err
 	}
 	c.postpone = bucket == postponeBucket
+	c.unaware = bucket == -1 && len(ts.PrimaryKeys) == 0
 	if c.upgrade, err = o.Bool(keyOverwriteUpgrade, true); err != nil {
 		return nil, err
 	}
@@ -318,7 +349,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 type part struct {
 	kind    snapshot.CommitKind
 	entries []manifest.Entry
-	check   bool // run conflict detection
+	// index are the part's index file changes (Java appendIndexFiles /
+	// compactIndexFiles): per message its DELETE entries, then its ADD
+	// entries.
+	index []manifest.IndexManifestEntry
+	check bool // run conflict detection
 	// overwrite, when set, selects the partitions whose live files the part
 	// deletes before adding entries; the DELETE entries are computed anew
 	// from the base of every attempt (Java OverwriteChangesProvider).
@@ -394,7 +429,7 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 	}
 	var last int64
 	for _, p := range parts {
-		if len(p.entries) == 0 && (c.ignoreEmpty || p.kind != snapshot.KindAppend) {
+		if p.empty() && (c.ignoreEmpty || p.kind != snapshot.KindAppend) {
 			continue
 		}
 		p.watermark = watermark
@@ -416,9 +451,8 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 	}
 	for i := range msgs {
 		m := &msgs[i]
-		if len(m.Data.NewIndexFiles)+len(m.Data.DeletedIndexFiles)+len(m.Compact.NewIndexFiles)+len(m.Compact.DeletedIndexFiles) > 0 {
-			return nil, fmt.Errorf("%w: index files (partition-bucket %d)", ErrUnsupported, m.Bucket)
-		}
+		app.index = appendIndex(app.index, m, m.Data.DeletedIndexFiles, m.Data.NewIndexFiles)
+		cmp.index = appendIndex(cmp.index, m, m.Compact.DeletedIndexFiles, m.Compact.NewIndexFiles)
 		if len(m.Data.ChangelogFiles)+len(m.Compact.ChangelogFiles) > 0 {
 			return nil, fmt.Errorf("%w: changelog files (partition-bucket %d)", ErrUnsupported, m.Bucket)
 		}
@@ -435,6 +469,12 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 		for _, f := range m.Compact.After {
 			cmp.entries = append(cmp.entries, entry(manifest.Add, m, f))
 		}
+	}
+	if hasDeletionVectors(app.index) {
+		// ConflictDetection.shouldBeOverwriteCommit: row-level deletions
+		// through deletion vectors make an OVERWRITE commit, checked for
+		// conflicts.
+		app.kind, app.check = snapshot.KindOverwrite, true
 	}
 	return []part{app, cmp}, nil
 }
@@ -759,9 +799,58 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			records -= e.File.RowCount
 		}
 	}
-	if p.check && b.snap != nil {
-		if err := c.checkConflicts(ctx, b.metas, entries, p.kind); err != nil {
+	// Index changes: an overwrite also deletes the index files of the
+	// partitions it replaces (OverwriteChangesProvider).
+	idx := p.index
+	var prevIndex []manifest.IndexManifestEntry
+	if len(idx) > 0 || p.overwrite != nil {
+		var err error
+		if prevIndex, err = c.baseIndex(ctx, b.snap); err != nil {
 			return fail(err)
+		}
+		if p.overwrite != nil {
+			dels, err := overwriteIndexDeletes(prevIndex, p.overwrite, p.index)
+			if err != nil {
+				return fail(err)
+			}
+			idx = append(dels, p.index...)
+		}
+	}
+	if p.check && b.snap != nil {
+		if err := c.checkConflicts(ctx, b.metas, entries, idx, p.kind); err != nil {
+			return fail(err)
+		}
+	}
+	// The new index manifest, written alongside the base list.
+	var (
+		index      []manifest.IndexManifestEntry
+		indexFile  pendingFile
+		indexDone  chan error
+		indexSaved bool // indexFile is written
+	)
+	if len(idx) > 0 {
+		var err error
+		if index, err = combineIndex(prevIndex, idx, c.unaware); err != nil {
+			return fail(err)
+		}
+		if indexFile, err = c.mw.encodeIndexManifest(index); err != nil {
+			return fail(err)
+		}
+		indexDone = make(chan error, 1)
+		go func() { indexDone <- c.mw.putAll(ctx, indexFile) }()
+	}
+	waitIndex := func() error {
+		if indexDone == nil {
+			return nil
+		}
+		err := <-indexDone
+		indexDone = nil
+		indexSaved = err == nil
+		return err
+	}
+	cleanIndex := func() {
+		if waitIndex(); indexSaved {
+			c.mw.deleteFiles(ctx, indexFile.name)
 		}
 	}
 	var bl *baseList
@@ -771,16 +860,21 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	if bl == nil {
 		merged, files, err := c.writeBaseList(ctx, &b)
 		if err != nil {
+			cleanIndex()
 			return fail(err)
 		}
 		bl = &baseList{merged: merged, files: files}
 	}
 	merged, baseList := bl.merged, bl.list()
-	cleanBase := func() { c.mw.deleteFiles(ctx, names(bl.files)...) }
+	cleanBase := func() {
+		c.mw.deleteFiles(ctx, names(bl.files)...)
+		cleanIndex()
+	}
 	derr := d.wait()
 	<-schemaDone
 	perr := prog.wait()
-	if err := errors.Join(derr, schemaErr, perr); err != nil {
+	ierr := waitIndex()
+	if err := errors.Join(derr, schemaErr, perr, ierr); err != nil {
 		cleanBase()
 		return attempt{}, err
 	}
@@ -817,8 +911,15 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			s.Statistics = latest.Statistics
 		}
 	}
+	if indexSaved {
+		name := indexFile.name
+		s.IndexManifest = &name
+	}
 	published := func() attempt {
 		keepProg = true
+		if indexSaved {
+			c.rememberIndex(indexFile.name, index)
+		}
 		c.mu.Lock()
 		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...), offsets: prog.offsets}
 		c.mu.Unlock()

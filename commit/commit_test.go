@@ -63,12 +63,15 @@ func snapshots(t testing.TB, fio *fileio.FileIO) []*snapshot.Snapshot {
 }
 
 // referencedManifests returns every file of manifest/ that some snapshot
-// references (lists and the manifests in them).
+// references (lists, the manifests in them, index manifests).
 func referencedManifests(t testing.TB, fio *fileio.FileIO) []string {
 	t.Helper()
 	ctx := context.Background()
 	ref := map[string]bool{}
 	for _, s := range snapshots(t, fio) {
+		if s.IndexManifest != nil {
+			ref[*s.IndexManifest] = true
+		}
 		for _, l := range []string{s.BaseManifestList, s.DeltaManifestList} {
 			ref[l] = true
 			metas, err := manifest.ReadManifestList(ctx, fio, l)

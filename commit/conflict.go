@@ -13,13 +13,19 @@ import (
 
 // checkConflicts is Java's ConflictDetection.checkConflicts for a commit
 // whose delta deletes files (compaction, row-level changes): base is the
-// latest snapshot's manifest list (base then delta manifests). The bucket
-// count check is skipped for OVERWRITE commits, which may change it (Java
+// latest snapshot's manifest list (base then delta manifests), index the
+// part's index changes (see checkIndexConflicts). The bucket count check is
+// skipped for OVERWRITE commits, which may change it (Java
 // checkBucketKeepSame). Errors wrap ErrConflict.
-func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta, delta []manifest.Entry, kind snapshot.CommitKind) error {
+func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta, delta []manifest.Entry, index []manifest.IndexManifestEntry, kind snapshot.CommitKind) error {
 	parts := map[string][]byte{}
 	for _, e := range delta {
 		parts[string(e.Partition)] = e.Partition
+	}
+	for _, e := range index {
+		if e.Kind == manifest.Add && e.IndexFile.IndexType == manifest.IndexTypeDeletionVectors {
+			parts[string(e.Partition)] = e.Partition
+		}
 	}
 	partFields := c.ts.PartitionFields()
 	var read []manifest.FileMeta
@@ -94,6 +100,9 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 		if e.Kind == manifest.Add {
 			files[e.Identifier()] = e
 		}
+	}
+	if err := checkIndexConflicts(files, index); err != nil {
+		return err
 	}
 	if len(c.ts.PrimaryKeys) > 0 {
 		return checkLSM(files, row.FieldTypes(c.ts.TrimmedPrimaryKeyFields()))

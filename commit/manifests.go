@@ -22,6 +22,11 @@ type pathFactory struct {
 	uuid      string
 	manifests atomic.Int64
 	lists     atomic.Int64
+	indexes   atomic.Int64
+}
+
+func (p *pathFactory) indexManifestName() string {
+	return "index-manifest-" + p.uuid + "-" + strconv.FormatInt(p.indexes.Add(1)-1, 10)
 }
 
 func (p *pathFactory) manifestName() string {

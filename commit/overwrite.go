@@ -178,7 +178,9 @@ func (c *Committer) overwriteDeletes(ctx context.Context, metas []manifest.FileM
 // false): DELETE entries for every live file of those partitions, then ADD
 // entries for the new files. An empty spec replaces the whole table. The
 // DELETE entries are taken from the snapshot the attempt builds on, so a
-// commit that lands first is overwritten too, never kept half-way.
+// commit that lands first is overwritten too, never kept half-way. The
+// index files (deletion vectors, hash indexes) of those partitions leave the
+// index manifest as well.
 //
 // Every new file must belong to a selected partition (else
 // ErrInvalidArgument). Without compaction changes, the new level-0 files of
@@ -296,7 +298,7 @@ func (c *Committer) overwrite(ctx context.Context, identifier int64, sel *select
 			}
 		}
 	}
-	if len(cmp.entries) == 0 {
+	if cmp.empty() {
 		app.entries = c.tryUpgrade(app.entries)
 	}
 	var last int64
@@ -305,14 +307,14 @@ func (c *Committer) overwrite(ctx context.Context, identifier int64, sel *select
 		if err != nil {
 			return 0, err
 		}
-		id, err := c.commitPart(ctx, identifier, part{kind: snapshot.KindOverwrite, entries: app.entries, check: true,
-			overwrite: sel, prog: prog, watermark: c.watermark})
+		id, err := c.commitPart(ctx, identifier, part{kind: snapshot.KindOverwrite, entries: app.entries, index: app.index,
+			check: true, overwrite: sel, prog: prog, watermark: c.watermark})
 		if err != nil {
 			return 0, err
 		}
 		last = id
 	}
-	if len(cmp.entries) > 0 {
+	if !cmp.empty() {
 		id, err := c.commitPart(ctx, identifier, cmp)
 		if err != nil {
 			return last, err

@@ -330,7 +330,7 @@ func (c *Committer) CommitWithProgress(ctx context.Context, identifier int64, ms
 	if err != nil {
 		return 0, err
 	}
-	if len(cmp.entries) > 0 {
+	if !cmp.empty() {
 		if _, err := c.commitPart(ctx, identifier, cmp); err != nil {
 			return id, err
 		}

@@ -26,6 +26,14 @@
 // The manifest's length of a blob excludes the size prefix and the CRC for
 // 32-bit bitmaps (it is the size), and includes both for 64-bit bitmaps.
 //
+// A Maintainer (Java BucketedDvMaintainer) keeps the vectors of one
+// partition-bucket while a writer compacts it: it is restored from the
+// bucket's index files in the latest snapshot (BucketFiles,
+// RestoreMaintainer), takes the deletions compaction finds
+// (NotifyNewDeletion, RemoveDeletionVector) and writes all vectors of the
+// bucket into one new index file for the commit message
+// (WriteDeletionVectorsIndex), replacing the bucket's previous one.
+//
 // Membership is kept in github.com/RoaringBitmap/roaring/v2 bitmaps. The
 // bytes are produced by this package rather than by roaring's serializer,
 // because Java decides per container between array, bitmap and run

@@ -19,7 +19,9 @@ var (
 
 	// ErrInvalid means a write request cannot be honoured: a nil vector, a
 	// data file written twice into one index file, or a blob or file larger
-	// than the format's int32 sizes and offsets allow.
+	// than the format's int32 sizes and offsets allow; or RestoreMaintainer
+	// was given an index file it cannot read (another index type, a file in
+	// an external path).
 	ErrInvalid = errors.New("invalid deletion vector write")
 )
 

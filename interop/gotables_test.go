@@ -14,7 +14,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/memindexer"
+	"github.com/paimon-go/paimon/realtime"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
@@ -40,6 +43,11 @@ type goTable struct {
 	options       map[string]string
 	engine        string // append, deduplicate, partial-update, aggregation
 	commits       [][]goRow
+	// mode is how the rows reach the table: "" through writer and commit,
+	// "realtime" through a real-time context (each commit one
+	// PrepareCommitWithProgress and CommitWithProgress), "compact" through
+	// writer and commit followed by a full compaction.
+	mode string
 }
 
 func notNull(t types.DataType) types.DataType { t.Nullable = false; return t }
@@ -237,6 +245,30 @@ func goTables() []goTable {
 				{ins(int32(1), "old", int64(3)), ins(int32(2), "new", int64(7)), ins(int32(1), "tie", int64(10)),
 					withKind(row.RowKindDelete, int32(2), "gone-but-older", int64(1))},
 			}},
+		{name: "go_rt_append_part", fields: partFields, partitionKeys: []string{"dt"},
+			options: map[string]string{"bucket": "2", "bucket-key": "id", "realtime.enabled": "true"},
+			engine:  "append", commits: [][]goRow{part1, part2}, mode: "realtime"},
+		{name: "go_rt_pk_dedupe", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "realtime.enabled": "true"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "realtime"},
+		{name: "go_pk_dedupe_compacted", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
+		{name: "go_pk_aggregation_compacted",
+			fields: []types.DataField{field("id", types.Int()), field("total", types.BigInt()),
+				field("mx", types.Int()), field("tag", types.String())},
+			primaryKeys: []string{"id"},
+			options: map[string]string{"bucket": "2", "merge-engine": "aggregation",
+				"fields.total.aggregate-function": "sum", "fields.mx.aggregate-function": "max"},
+			engine: "aggregation", mode: "compact", commits: [][]goRow{
+				agg1,
+				{ins(int32(1), int64(5), int32(0), nil), ins(int32(2), nil, int32(99), "u2"),
+					ins(int32(1), int64(1), int32(50), "u1"), ins(int32(6), nil, nil, nil)},
+				{ins(int32(3), int64(-30), int32(2), nil), ins(int32(6), int64(6), nil, "t6")},
+			}},
+		{name: "go_append_compacted", fields: partFields, partitionKeys: []string{"dt"},
+			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{part1, part2, part1, part2},
+			mode: "compact"},
 	}
 }
 
@@ -354,18 +386,89 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		return "", err
 	}
 	user := "interop-go-" + g.name
+	if g.mode == "realtime" {
+		if err := g.writeRealtime(ctx, tbl, user); err != nil {
+			return "", err
+		}
+		return catalog.TablePath(id), nil
+	}
 	for i, rows := range g.commits {
 		if err := commitRows(ctx, tbl, user, int64(i+1), rows, len(g.primaryKeys) > 0); err != nil {
 			return "", fmt.Errorf("%s commit %d: %w", g.name, i+1, err)
 		}
 	}
+	if g.mode == "compact" {
+		sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{Full: true})
+		if err != nil {
+			return "", fmt.Errorf("%s full compaction: %w", g.name, err)
+		}
+		if sid == 0 {
+			return "", fmt.Errorf("%s full compaction committed nothing", g.name)
+		}
+	}
 	return catalog.TablePath(id), nil
+}
+
+// writeRealtime writes each commit's rows through a real-time context: Write,
+// PrepareCommitWithProgress, CommitWithProgress and RefreshCommittedSnapshot,
+// so the table's snapshots carry realtime.offsets for the peers to ignore.
+func (g goTable) writeRealtime(ctx context.Context, tbl *catalog.Table, user string) error {
+	rc, err := realtime.NewContext(tbl.FileIO, tbl.Schema, memindexer.Factory{})
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	w, err := rc.NewWrite(user)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	cm, err := rc.NewCommit(user)
+	if err != nil {
+		return err
+	}
+	withKind := len(g.primaryKeys) > 0
+	for i, rows := range g.commits {
+		rec, err := rowsBatch(tbl, rows, withKind)
+		if err != nil {
+			return err
+		}
+		err = w.Write(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("%s real-time write %d: %w", g.name, i+1, err)
+		}
+		prog, err := w.PrepareCommitWithProgress(ctx, int64(i+1))
+		if err != nil {
+			return fmt.Errorf("%s prepare %d: %w", g.name, i+1, err)
+		}
+		sid, err := cm.CommitWithProgress(ctx, prog, int64(i+1), nil)
+		if err != nil {
+			return fmt.Errorf("%s commit %d: %w", g.name, i+1, err)
+		}
+		if err := rc.RefreshCommittedSnapshot(ctx, sid); err != nil {
+			return fmt.Errorf("%s refresh %d: %w", g.name, sid, err)
+		}
+	}
+	return nil
 }
 
 // commitRows writes rows into tbl with a fresh writer.Write and commits them as
 // commit identifier of user. With withKind the row kinds are passed through
 // writer.DefaultRowKindColumn (an Int8 column).
 func commitRows(ctx context.Context, tbl *catalog.Table, user string, identifier int64, rows []goRow, withKind bool) error {
+	rec, err := rowsBatch(tbl, rows, withKind)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	_, err = tabletest.Commit(ctx, tbl, user, identifier, rec)
+	return err
+}
+
+// rowsBatch builds the Arrow batch of rows for tbl, with an Int8
+// writer.DefaultRowKindColumn when withKind is set.
+func rowsBatch(tbl *catalog.Table, rows []goRow, withKind bool) (arrow.RecordBatch, error) {
 	sc := types.SchemaToArrow(tbl.Schema.Fields)
 	if withKind {
 		sc = arrow.NewSchema(append(sc.Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.PrimitiveTypes.Int8}), nil)
@@ -377,13 +480,7 @@ func commitRows(ctx context.Context, tbl *catalog.Table, user string, identifier
 			values[i] = append(slices.Clip(r.values), int8(r.kind))
 		}
 	}
-	rec, err := tabletest.NewBatch(sc, values...)
-	if err != nil {
-		return err
-	}
-	defer rec.Release()
-	_, err = tabletest.Commit(ctx, tbl, user, identifier, rec)
-	return err
+	return tabletest.NewBatch(sc, values...)
 }
 
 // expectedJSONL formats the table's final rows with rowfmt, the format every
