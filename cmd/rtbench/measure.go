@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paimon-go/paimon/fileio"
+)
+
+// samples collects latencies; safe for concurrent use.
+type samples struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (s *samples) add(d time.Duration) {
+	s.mu.Lock()
+	s.d = append(s.d, d)
+	s.mu.Unlock()
+}
+
+// values returns a sorted copy.
+func (s *samples) values() []time.Duration {
+	s.mu.Lock()
+	v := slices.Clone(s.d)
+	s.mu.Unlock()
+	slices.Sort(v)
+	return v
+}
+
+// dist is a latency distribution: sorted samples.
+type dist []time.Duration
+
+func (s *samples) dist() dist { return dist(s.values()) }
+
+func distOf(d []time.Duration) dist {
+	v := slices.Clone(d)
+	slices.Sort(v)
+	return dist(v)
+}
+
+// pct returns the p-th percentile (0 < p <= 100) by the nearest-rank
+// method; 0 for no samples.
+func (d dist) pct(p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p/100*float64(len(d)))) - 1
+	return d[min(max(i, 0), len(d)-1)]
+}
+
+func (d dist) max() time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	return d[len(d)-1]
+}
+
+// ms converts to milliseconds with microsecond resolution.
+func ms(d time.Duration) float64 { return math.Round(float64(d.Nanoseconds())/1e3) / 1e3 }
+
+// commitEvent is one commit of a run.
+type commitEvent struct {
+	// at is when the commit started, since the start of the stream.
+	at time.Duration
+	// prepare is the data-file phase (PrepareCommit: flush buffered rows
+	// into data files); publish is the metadata phase (Commit: manifests,
+	// manifest list and the snapshot).
+	prepare, publish time.Duration
+	// prepareReq and publishReq are the store requests of each phase.
+	prepareReq, publishReq fileio.Stats
+	// snapshot is the id Commit returned (0: no snapshot).
+	snapshot int64
+	// rows is the number of rows the commit made durable.
+	rows int64
+}
+
+func (e commitEvent) total() time.Duration { return e.prepare + e.publish }
+
+// floor is the store's own latency for single small requests.
+type floor struct {
+	put, get, list dist
+}
+
+// floorPayload is the size of the floor's objects: about a snapshot file.
+const floorPayload = 1024
+
+// measureFloor times n create-if-absent PUTs of small objects, n GETs of
+// them and n LISTs of their directory, sequentially, through fio (the
+// warehouse root), then deletes the objects.
+func measureFloor(ctx context.Context, fio *fileio.FileIO, n int) (*floor, error) {
+	dir := fmt.Sprintf("rtbench-floor-%d", time.Now().UnixNano())
+	data := bytes.Repeat([]byte("x"), floorPayload)
+	put := make([]time.Duration, 0, n)
+	get := make([]time.Duration, 0, n)
+	list := make([]time.Duration, 0, n)
+	paths := make([]string, 0, n)
+	defer func() {
+		for _, p := range paths {
+			_ = fio.Delete(context.WithoutCancel(ctx), p)
+		}
+	}()
+	for i := range n {
+		p := fmt.Sprintf("%s/object-%06d", dir, i)
+		t0 := time.Now()
+		if err := fio.CreateIfAbsent(ctx, p, data); err != nil {
+			return nil, fmt.Errorf("rtbench: store floor: %w", err)
+		}
+		put = append(put, time.Since(t0))
+		paths = append(paths, p)
+	}
+	for i := range n {
+		t0 := time.Now()
+		b, err := fio.ReadFile(ctx, paths[i])
+		if err != nil {
+			return nil, fmt.Errorf("rtbench: store floor: %w", err)
+		}
+		get = append(get, time.Since(t0))
+		if len(b) != floorPayload {
+			return nil, fmt.Errorf("rtbench: store floor: read %d bytes of %s, wrote %d", len(b), paths[i], floorPayload)
+		}
+	}
+	// LIST a directory of 10 objects, about a snapshot directory between
+	// two expirations of a small table.
+	ldir := dir + "/list"
+	for i := range 10 {
+		p := fmt.Sprintf("%s/object-%02d", ldir, i)
+		if err := fio.CreateIfAbsent(ctx, p, data[:16]); err != nil {
+			return nil, fmt.Errorf("rtbench: store floor: %w", err)
+		}
+		paths = append(paths, p)
+	}
+	for range n {
+		t0 := time.Now()
+		fis, err := fio.List(ctx, ldir)
+		if err != nil {
+			return nil, fmt.Errorf("rtbench: store floor: %w", err)
+		}
+		list = append(list, time.Since(t0))
+		if len(fis) != 10 {
+			return nil, fmt.Errorf("rtbench: store floor: listed %d objects in %s, wrote 10", len(fis), ldir)
+		}
+	}
+	return &floor{put: distOf(put), get: distOf(get), list: distOf(list)}, nil
+}
+
+// peakRSS returns the process's peak resident set size in bytes (VmHWM of
+// /proc/self/status), or 0 where that file does not exist.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(v)
+			if len(f) == 2 && f[1] == "kB" {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// resetPeakRSS resets VmHWM to the current RSS (Linux 4.0+, "5" to
+// /proc/self/clear_refs), so that each workload reports its own peak.
+// It reports whether the reset took effect.
+func resetPeakRSS() bool {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}

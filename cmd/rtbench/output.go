@@ -1,0 +1,421 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/paimon-go/paimon/fileio"
+)
+
+// jsonRun is one workload's result in --json: exactly the keys issue 5 lists.
+type jsonRun struct {
+	Store               string     `json:"store"`
+	Workload            string     `json:"workload"`
+	Rows                int64      `json:"rows"`
+	Commits             int        `json:"commits"`
+	CommitMS            commitJSON `json:"commit_ms"`
+	PutMS               p50p99     `json:"put_ms"`
+	CommitToPutP50Ratio float64    `json:"commit_to_put_p50_ratio"`
+	RequestsPerCommit   float64    `json:"requests_per_commit"`
+	IngestRowsPerS      float64    `json:"ingest_rows_per_s"`
+	FreshnessMS         p50p99     `json:"freshness_ms"`
+	RowsVerified        bool       `json:"rows_verified"`
+	PeakRSSBytes        int64      `json:"peak_rss_bytes"`
+}
+
+type commitJSON struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+type p50p99 struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+// commitDist is the distribution of whole commit latencies (data files +
+// metadata).
+func (r *result) commitDist() dist {
+	d := make([]time.Duration, len(r.commits))
+	for i, c := range r.commits {
+		d[i] = c.total()
+	}
+	return distOf(d)
+}
+
+func (r *result) phaseDist(publish bool) dist {
+	d := make([]time.Duration, len(r.commits))
+	for i, c := range r.commits {
+		d[i] = c.prepare
+		if publish {
+			d[i] = c.publish
+		}
+	}
+	return distOf(d)
+}
+
+func (r *result) ratio() float64 {
+	put := r.floor.put.pct(50)
+	if put <= 0 {
+		return 0
+	}
+	return round3(float64(r.commitDist().pct(50)) / float64(put))
+}
+
+func (r *result) requestsPerCommit() float64 {
+	if len(r.commits) == 0 {
+		return 0
+	}
+	return round3(float64(r.requests.Total()) / float64(len(r.commits)))
+}
+
+func (r *result) ingestRate() float64 {
+	if r.ingest <= 0 {
+		return 0
+	}
+	return float64(int64(float64(r.rows) / r.ingest.Seconds()))
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+func (r *result) json() jsonRun {
+	c := r.commitDist()
+	return jsonRun{
+		Store: r.store, Workload: r.workload, Rows: r.rows, Commits: len(r.commits),
+		CommitMS:            commitJSON{ms(c.pct(50)), ms(c.pct(95)), ms(c.pct(99)), ms(c.max())},
+		PutMS:               p50p99{ms(r.floor.put.pct(50)), ms(r.floor.put.pct(99))},
+		CommitToPutP50Ratio: r.ratio(),
+		RequestsPerCommit:   r.requestsPerCommit(),
+		IngestRowsPerS:      r.ingestRate(),
+		FreshnessMS:         p50p99{ms(r.freshness.pct(50)), ms(r.freshness.pct(99))},
+		RowsVerified:        r.rowsVerified,
+		PeakRSSBytes:        r.peakRSS,
+	}
+}
+
+// writeJSON writes one object for a single workload, an array of them for
+// several.
+func writeJSON(path string, results []*result) error {
+	var v any
+	if len(results) == 1 {
+		v = results[0].json()
+	} else {
+		runs := make([]jsonRun, len(results))
+		for i, r := range results {
+			runs[i] = r.json()
+		}
+		v = runs
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("rtbench: write --json: %w", err)
+	}
+	return nil
+}
+
+// detail is --detail: every measure of the summary.
+type detail struct {
+	Workload            string                        `json:"workload"`
+	Store               string                        `json:"store"`
+	Realtime            bool                          `json:"realtime"`
+	Commit              string                        `json:"commit"`
+	Rows                int64                         `json:"rows"`
+	Batches             int                           `json:"batches"`
+	Commits             int                           `json:"commits"`
+	CommitMS            map[string]float64            `json:"commit_ms"`
+	DataFilesMS         map[string]float64            `json:"data_files_ms"`
+	MetadataMS          map[string]float64            `json:"metadata_ms"`
+	RefreshMS           map[string]float64            `json:"refresh_ms"`
+	FloorMS             map[string]map[string]float64 `json:"floor_ms"`
+	CommitToPutP50Ratio float64                       `json:"commit_to_put_p50_ratio"`
+	RequestsPerCommit   map[string]float64            `json:"requests_per_commit"`
+	SharedRequests      bool                          `json:"requests_include_reads"`
+	IngestRowsPerS      float64                       `json:"ingest_rows_per_s"`
+	WriteMS             map[string]float64            `json:"write_call_ms"`
+	FreshnessMS         map[string]float64            `json:"freshness_ms"`
+	FreshnessPlanMS     map[string]float64            `json:"freshness_plan_ready_ms"`
+	FreshnessViolations int64                         `json:"freshness_violations"`
+	QueryMS             map[string]float64            `json:"query_ms"`
+	PlanMS              map[string]float64            `json:"query_plan_ms"`
+	ReadBackMS          float64                       `json:"read_back_ms"`
+	Files               int                           `json:"files"`
+	Level0Files         int                           `json:"level0_files"`
+	FinalSnapshot       int64                         `json:"final_snapshot"`
+	PeakRSSBytes        int64                         `json:"peak_rss_bytes"`
+	RowsVerified        bool                          `json:"rows_verified"`
+	VerifyError         string                        `json:"verify_error,omitempty"`
+}
+
+func pctMap(d dist) map[string]float64 {
+	return map[string]float64{"p50": ms(d.pct(50)), "p95": ms(d.pct(95)), "p99": ms(d.pct(99)), "max": ms(d.max()), "n": float64(len(d))}
+}
+
+func (r *result) detail() detail {
+	n := float64(max(len(r.commits), 1))
+	return detail{
+		Workload: r.workload, Store: r.store, Realtime: r.realtime, Commit: r.mode,
+		Rows: r.rows, Batches: r.batches, Commits: len(r.commits),
+		CommitMS: pctMap(r.commitDist()), DataFilesMS: pctMap(r.phaseDist(false)), MetadataMS: pctMap(r.phaseDist(true)),
+		RefreshMS: pctMap(r.refresh),
+		FloorMS: map[string]map[string]float64{
+			"put": pctMap(r.floor.put), "get": pctMap(r.floor.get), "list": pctMap(r.floor.list),
+		},
+		CommitToPutP50Ratio: r.ratio(),
+		RequestsPerCommit: map[string]float64{
+			"total": r.requestsPerCommit(), "put": float64(r.requests.Put) / n, "get": float64(r.requests.Get) / n,
+			"list": float64(r.requests.List) / n, "head": float64(r.requests.Head) / n, "delete": float64(r.requests.Delete) / n,
+		},
+		SharedRequests: r.sharedRequests,
+		IngestRowsPerS: r.ingestRate(), WriteMS: pctMap(r.write),
+		FreshnessMS: pctMap(r.freshness), FreshnessPlanMS: pctMap(r.freshnessPlanned),
+		FreshnessViolations: r.freshnessViolations,
+		QueryMS:             pctMap(r.query), PlanMS: pctMap(r.plan), ReadBackMS: ms(r.readBack),
+		Files: r.files, Level0Files: r.level0, FinalSnapshot: r.finalSnapshot,
+		PeakRSSBytes: r.peakRSS, RowsVerified: r.rowsVerified, VerifyError: oneLine(r.verifyErr),
+	}
+}
+
+// writeDetail writes --detail: an array of per-workload objects.
+func writeDetail(path string, results []*result) error {
+	ds := make([]detail, len(results))
+	for i, r := range results {
+		ds[i] = r.detail()
+	}
+	b, err := json.MarshalIndent(ds, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("rtbench: write --detail: %w", err)
+	}
+	return nil
+}
+
+// fmtMS formats a latency in milliseconds with 3 significant decimals for
+// small values.
+func fmtMS(d time.Duration) string {
+	f := float64(d.Nanoseconds()) / 1e6
+	switch {
+	case f < 1:
+		return fmt.Sprintf("%.3f", f)
+	case f < 100:
+		return fmt.Sprintf("%.2f", f)
+	default:
+		return fmt.Sprintf("%.0f", f)
+	}
+}
+
+func pcts(d dist, ps ...float64) string {
+	if len(d) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		if p == 100 {
+			s[i] = fmtMS(d.max())
+		} else {
+			s[i] = fmtMS(d.pct(p))
+		}
+	}
+	return strings.Join(s, " / ")
+}
+
+func perCommit(s fileio.Stats, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	f := func(v int64) string { return fmt.Sprintf("%.1f", float64(v)/float64(n)) }
+	var parts []string
+	for _, kv := range []struct {
+		k string
+		v int64
+	}{{"PUT", s.Put}, {"GET", s.Get}, {"LIST", s.List}, {"HEAD", s.Head}, {"DEL", s.Delete}} {
+		if kv.v != 0 {
+			parts = append(parts, kv.k+" "+f(kv.v))
+		}
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func bytesIEC(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+}
+
+// printSummary prints the summary table: one column per workload.
+func printSummary(out io.Writer, cfg *config, results []*result) {
+	if len(results) == 0 {
+		return
+	}
+	fl := results[0].floor
+	fmt.Fprintf(out, "\nstore %s\n", results[0].store)
+	fmt.Fprintf(out, "store floor (%d sequential requests each, 1 KiB objects), ms p50 / p99: create-if-absent PUT %s, GET %s, LIST %s\n\n",
+		len(fl.put), pcts(fl.put, 50, 99), pcts(fl.get, 50, 99), pcts(fl.list, 50, 99))
+
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	row := func(name string, f func(r *result) string) {
+		fmt.Fprint(tw, name)
+		for _, r := range results {
+			fmt.Fprint(tw, "\t", f(r))
+		}
+		fmt.Fprintln(tw)
+	}
+	row("workload", func(r *result) string { return r.workload })
+	row("write path", func(r *result) string {
+		if r.realtime {
+			return "real-time layer"
+		}
+		return "plain writer"
+	})
+	row("rows (batches)", func(r *result) string {
+		return fmt.Sprintf("%s (%d × ≤%d)", thousands(r.rows), r.batches, cfg.batchRows)
+	})
+	row("commits", func(r *result) string { return fmt.Sprintf("%d, %s", len(r.commits), r.mode) })
+	row("commit ms p50/p95/p99/max", func(r *result) string { return pcts(r.commitDist(), 50, 95, 99, 100) })
+	row("  data files ms p50/p99", func(r *result) string { return pcts(r.phaseDist(false), 50, 99) })
+	row("  metadata ms p50/p99", func(r *result) string { return pcts(r.phaseDist(true), 50, 99) })
+	row("  refresh ms p50/p99", func(r *result) string { return pcts(r.refresh, 50, 99) })
+	row("commit p50 / PUT p50", func(r *result) string { return fmt.Sprintf("%.2f×", r.ratio()) })
+	row("  metadata p50 / PUT p50", func(r *result) string {
+		put := r.floor.put.pct(50)
+		if put <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f×", float64(r.phaseDist(true).pct(50))/float64(put))
+	})
+	row("requests per commit", func(r *result) string {
+		s := fmt.Sprintf("%.1f (%s)", r.requestsPerCommit(), perCommit(r.requests, len(r.commits)))
+		if r.sharedRequests {
+			s += " *"
+		}
+		return s
+	})
+	row("  data files phase", func(r *result) string {
+		var s fileio.Stats
+		for _, c := range r.commits {
+			s = addStats(s, c.prepareReq)
+		}
+		return perCommit(s, len(r.commits))
+	})
+	row("  metadata phase", func(r *result) string {
+		var s fileio.Stats
+		for _, c := range r.commits {
+			s = addStats(s, c.publishReq)
+		}
+		return perCommit(s, len(r.commits))
+	})
+	row("ingest rows/s", func(r *result) string { return thousands(int64(r.ingestRate())) })
+	row("Write call ms p50/p99", func(r *result) string { return pcts(r.write, 50, 99) })
+	row("freshness ms p50/p99", func(r *result) string { return pcts(r.freshness, 50, 99) })
+	row("  measured as", func(r *result) string {
+		if r.realtime {
+			return "Write return → views of a union read pinned"
+		}
+		return "Write return → snapshot published"
+	})
+	if slices.ContainsFunc(results, func(r *result) bool { return r.realtime }) {
+		row("  to plan ready ms p50/p99", func(r *result) string { return pcts(r.freshnessPlanned, 50, 99) })
+		row("  probes not seeing rows", func(r *result) string {
+			if !r.realtime {
+				return "-"
+			}
+			return fmt.Sprintf("%d of %d", r.freshnessViolations, len(r.freshness))
+		})
+	}
+	row("union-read query ms p50/p99", func(r *result) string { return pcts(r.query, 50, 99) })
+	row("  query", func(r *result) string {
+		if r.workload == "append" {
+			return "rows of the month being written"
+		}
+		return "every route, merged"
+	})
+	row("  of which plan ms p50/p99", func(r *result) string { return pcts(r.plan, 50, 99) })
+	row("compaction", func(r *result) string {
+		extra := r.finalSnapshot - int64(len(r.commits))
+		return fmt.Sprintf("%d compact snapshots; %d files, %d at level 0", max(extra, 0), r.files, r.level0)
+	})
+	if cfg.snapshots > 0 {
+		row("commit p50 first/last 100", func(r *result) string {
+			s, e := r.scaling(commitEvent.total)
+			return fmt.Sprintf("%s / %s ms (%.2f×, snapshot %d)", fmtMS(s), fmtMS(e), float64(e)/float64(max(s, 1)), r.finalSnapshot)
+		})
+		row("  data files", func(r *result) string {
+			s, e := r.scaling(func(c commitEvent) time.Duration { return c.prepare })
+			return fmt.Sprintf("%s / %s ms", fmtMS(s), fmtMS(e))
+		})
+		row("  metadata", func(r *result) string {
+			s, e := r.scaling(func(c commitEvent) time.Duration { return c.publish })
+			return fmt.Sprintf("%s / %s ms", fmtMS(s), fmtMS(e))
+		})
+	}
+	row("read back ms", func(r *result) string { return fmtMS(r.readBack) })
+	row("peak RSS", func(r *result) string { return bytesIEC(r.peakRSS) })
+	row("rows verified", func(r *result) string {
+		if r.rowsVerified {
+			s := fmt.Sprintf("yes (%s rows read back)", thousands(r.verifiedRows))
+			if r.unionVerified {
+				s += ", union read too"
+			}
+			return s
+		}
+		return "NO: " + oneLine(r.verifyErr)
+	})
+	tw.Flush()
+	if slices.ContainsFunc(results, func(r *result) bool { return r.sharedRequests }) {
+		fmt.Fprintln(out, "\n* one request counter for writes, commits and reads (the real-time context, or a mem:// store,")
+		fmt.Fprintln(out, "  has one FileIO): the counts include the GETs and LISTs of the concurrent queries and probes.")
+	}
+}
+
+// scaling returns the p50 of phase over the first and the last 100
+// commits.
+func (r *result) scaling(phase func(commitEvent) time.Duration) (start, end time.Duration) {
+	c := make([]time.Duration, len(r.commits))
+	for i, e := range r.commits {
+		c[i] = phase(e)
+	}
+	n := min(100, len(c))
+	return distOf(c[:n]).pct(50), distOf(c[len(c)-n:]).pct(50)
+}
+
+func oneLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/memindexer"
+	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/realtime"
+)
+
+// realtimeAvailable reports whether this build has the real-time layer;
+// --realtime defaults to it.
+const realtimeAvailable = true
+
+// rtSink writes through the real-time layer: a realtime.Context with the
+// built-in memindexer store, its writer and committer, and union scans.
+// Writer, committer and scans share the context's FileIO, so their requests
+// are counted together.
+type rtSink struct {
+	tbl     *catalog.Table
+	fio     *fileio.FileIO
+	own     bool
+	rctx    *realtime.Context
+	w       *realtime.Write
+	c       *realtime.Commit
+	primary bool
+}
+
+func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string) (s *rtSink, err error) {
+	s = &rtSink{tbl: tbl, primary: len(tbl.Schema.PrimaryKeys) > 0}
+	defer func() {
+		if err != nil {
+			_ = s.Close()
+		}
+	}()
+	if s.fio, s.own, err = openFIO(ctx, tbl); err != nil {
+		return s, fmt.Errorf("rtbench: open table: %w", err)
+	}
+	if s.rctx, err = realtime.NewContext(s.fio, tbl.Schema, timedFactory{memindexer.Factory{}}); err != nil {
+		return s, fmt.Errorf("rtbench: real-time context: %w", err)
+	}
+	if s.w, err = s.rctx.NewWrite(commitUser); err != nil {
+		return s, fmt.Errorf("rtbench: real-time write: %w", err)
+	}
+	if s.c, err = s.rctx.NewCommit(commitUser); err != nil {
+		return s, fmt.Errorf("rtbench: real-time commit: %w", err)
+	}
+	return s, nil
+}
+
+func (s *rtSink) Write(ctx context.Context, rec arrow.RecordBatch) error { return s.w.Write(ctx, rec) }
+
+func (s *rtSink) concurrentPrepare() bool { return true }
+
+func (s *rtSink) Prepare(ctx context.Context, identifier int64) (pending, error) {
+	return s.w.PrepareCommitWithProgress(ctx, identifier)
+}
+
+func (s *rtSink) Publish(ctx context.Context, p pending, identifier int64) (int64, error) {
+	prog := p.([]realtime.Progress)
+	if len(prog) == 0 {
+		return 0, nil
+	}
+	return s.c.CommitWithProgress(ctx, prog, identifier, nil)
+}
+
+func (s *rtSink) Refresh(ctx context.Context, id int64) error {
+	return s.rctx.RefreshCommittedSnapshot(ctx, id)
+}
+
+func (s *rtSink) Plan(ctx context.Context, opts ...reader.Option) (readPlan, error) {
+	p, err := s.rctx.NewScan(opts...).Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return unionPlan{p, s.primary}, nil
+}
+
+func (s *rtSink) union() bool { return true }
+
+func (s *rtSink) requests() (w, p, q fileio.Stats, shared bool) {
+	st := s.fio.Stats()
+	return st, st, st, true
+}
+
+func (s *rtSink) Close() error {
+	var errs []error
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	if s.c != nil {
+		errs = append(errs, s.c.Close())
+	}
+	if s.rctx != nil {
+		errs = append(errs, s.rctx.Close())
+	}
+	if s.own {
+		errs = append(errs, s.fio.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// pinClock records when a plan's memory read views were pinned: a probe
+// puts one into the context of its Plan call, and the stores note the time
+// each view was acquired (the last one is when the plan held them all).
+type pinClock struct {
+	at time.Time
+}
+
+type pinKey struct{}
+
+// withPinClock returns ctx carrying c.
+func withPinClock(ctx context.Context, c *pinClock) context.Context {
+	return context.WithValue(ctx, pinKey{}, c)
+}
+
+// timedFactory wraps the stores of a factory so that read views acquired
+// under a pinClock are timed. Everything else goes to the wrapped store.
+type timedFactory struct {
+	inner realtime.Factory
+}
+
+func (f timedFactory) Create(req realtime.CreateRequest) (realtime.Store, error) {
+	st, err := f.inner.Create(req)
+	if err != nil {
+		return nil, err
+	}
+	return timedStore{st}, nil
+}
+
+type timedStore struct {
+	realtime.Store
+}
+
+func (s timedStore) AcquireReadView(ctx context.Context) (realtime.ReadView, error) {
+	v, err := s.Store.AcquireReadView(ctx)
+	if c, ok := ctx.Value(pinKey{}).(*pinClock); ok && err == nil {
+		c.at = time.Now() // one plan acquires its views sequentially
+	}
+	return v, err
+}
+
+// unionPlan is a real-time plan: committed files and memory rows.
+type unionPlan struct {
+	p          *realtime.Plan
+	primaryKey bool
+}
+
+func (u unionPlan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return u.p.Records(ctx)
+}
+
+func (u unionPlan) ends() (maxEnd, sumEnd int64) {
+	defer u.p.Release()
+	per := map[string]int64{}
+	for _, sp := range u.p.Splits {
+		k := sp.PartitionBucket.Key()
+		per[k] = max(per[k], sp.CommittedEnd, sp.MemoryEnd)
+	}
+	for _, e := range per {
+		maxEnd = max(maxEnd, e)
+		sumEnd += e
+	}
+	return maxEnd, sumEnd
+}
+
+func (u unionPlan) files() (total, level0 int) {
+	defer u.p.Release()
+	return splitFiles(u.p.Disk.Splits)
+}

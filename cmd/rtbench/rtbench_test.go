@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/types"
+)
+
+// jsonKeys are the keys issue 5 fixes for --json, with their nested keys.
+var jsonKeys = map[string][]string{
+	"store": nil, "workload": nil, "rows": nil, "commits": nil,
+	"commit_ms": {"p50", "p95", "p99", "max"}, "put_ms": {"p50", "p99"},
+	"commit_to_put_p50_ratio": nil, "requests_per_commit": nil, "ingest_rows_per_s": nil,
+	"freshness_ms": {"p50", "p99"}, "rows_verified": nil, "peak_rss_bytes": nil,
+}
+
+// runCLI runs rtbench with args and returns its exit status, stdout and
+// stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// checkRun checks one --json object: exactly the keys of issue 5, the
+// workload and row count asked for, rows_verified, and commits.
+func checkRun(t *testing.T, obj map[string]any, workload string, rows int) {
+	t.Helper()
+	var got []string
+	for k := range obj {
+		got = append(got, k)
+	}
+	var want []string
+	for k := range jsonKeys {
+		want = append(want, k)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: json keys %v, want %v", workload, got, want)
+	}
+	for k, sub := range jsonKeys {
+		if sub == nil {
+			continue
+		}
+		m, ok := obj[k].(map[string]any)
+		if !ok {
+			t.Fatalf("%s: %s is %T, want an object", workload, k, obj[k])
+		}
+		var keys []string
+		for kk, v := range m {
+			keys = append(keys, kk)
+			if _, ok := v.(float64); !ok {
+				t.Errorf("%s: %s.%s is %T, want a number", workload, k, kk, v)
+			}
+		}
+		slices.Sort(keys)
+		ws := slices.Clone(sub)
+		slices.Sort(ws)
+		if !slices.Equal(keys, ws) {
+			t.Errorf("%s: %s keys %v, want %v", workload, k, keys, ws)
+		}
+	}
+	if obj["workload"] != workload {
+		t.Errorf("workload = %v, want %s", obj["workload"], workload)
+	}
+	if obj["rows"] != float64(rows) {
+		t.Errorf("%s: rows = %v, want %d", workload, obj["rows"], rows)
+	}
+	if obj["rows_verified"] != true {
+		t.Errorf("%s: rows_verified = %v", workload, obj["rows_verified"])
+	}
+	if c, _ := obj["commits"].(float64); c < 1 {
+		t.Errorf("%s: commits = %v, want at least 1", workload, obj["commits"])
+	}
+	for _, k := range []string{"store", "workload"} {
+		if s, _ := obj[k].(string); s == "" {
+			t.Errorf("%s: %s is empty", workload, k)
+		}
+	}
+}
+
+func readJSON(t *testing.T, path string) any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, b)
+	}
+	return v
+}
+
+// TestAllWorkloads runs every workload on 20,000 flights on local disk and
+// in memory, through the real-time layer and the plain writer, with commits
+// every 2 batches of 1,000 rows, and checks the JSON (an array for
+// --workload all), the plot and the summary.
+func TestAllWorkloads(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"file", nil},
+		{"mem", []string{"--store", "mem://"}},
+		{"file-plain", []string{"--realtime=false"}},
+		{"mem-plain", []string{"--store", "mem://", "--realtime=false"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"--rows", "20000", "--batch-rows", "1000", "--commit-every", "2",
+				"--floor-samples", "5", "--json", filepath.Join(dir, "out.json"), "--plot", filepath.Join(dir, "out.svg")}
+			args = append(args, tc.args...)
+			st := strings.TrimSuffix(tc.name, "-plain")
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			runs, ok := readJSON(t, filepath.Join(dir, "out.json")).([]any)
+			if !ok || len(runs) != 3 {
+				t.Fatalf("json is %T of %d, want an array of 3 runs", runs, len(runs))
+			}
+			for i, w := range workloadNames {
+				obj := runs[i].(map[string]any)
+				checkRun(t, obj, w, 20000)
+				// 20 batches committed every 2 batches: 10 commits.
+				if obj["commits"] != float64(10) {
+					t.Errorf("%s: commits = %v, want 10", w, obj["commits"])
+				}
+				if st == "mem" && obj["store"] != "mem://" {
+					t.Errorf("store = %v, want mem://", obj["store"])
+				}
+			}
+			svg, err := os.ReadFile(filepath.Join(dir, "out.svg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || !bytes.Contains(svg, []byte("<svg")) {
+				t.Errorf("out.svg is not an SVG document: %.80q", svg)
+			}
+			wants := []string{"rows verified", "yes (20,000 rows read back)", "yes (3,"}
+			if !strings.HasSuffix(tc.name, "-plain") {
+				wants = append(wants, "union read too", "real-time layer")
+			} else {
+				wants = append(wants, "plain writer", "snapshot published")
+			}
+			for _, want := range wants {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("summary lacks %q:\n%s", want, stdout)
+				}
+			}
+		})
+	}
+}
+
+// TestSingleWorkloadJSON: one workload gives one JSON object; the
+// real-time writer gets application offsets and commits on an interval.
+func TestSingleWorkloadJSON(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	code, stdout, stderr := runCLI(t, "--workload", "pk-agg", "--rows", "20000", "--batch-rows", "5000",
+		"--commit-interval", "1ms", "--app-offsets", "--floor-samples", "3", "--json", out, "--plot", filepath.Join(dir, "p.png"),
+		"--detail", filepath.Join(dir, "detail.json"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	obj, ok := readJSON(t, out).(map[string]any)
+	if !ok {
+		t.Fatalf("json is not one object")
+	}
+	checkRun(t, obj, "pk-agg", 20000)
+	det, ok := readJSON(t, filepath.Join(dir, "detail.json")).([]any)
+	if !ok || len(det) != 1 {
+		t.Fatalf("detail.json is not an array of one run")
+	}
+	d := det[0].(map[string]any)
+	if d["workload"] != "pk-agg" || d["realtime"] != true || d["rows_verified"] != true || d["freshness_violations"] != float64(0) {
+		t.Errorf("detail: workload %v, realtime %v, rows_verified %v, freshness_violations %v",
+			d["workload"], d["realtime"], d["rows_verified"], d["freshness_violations"])
+	}
+	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "floor_ms", "freshness_ms", "query_ms", "read_back_ms"} {
+		if _, ok := d[k]; !ok {
+			t.Errorf("detail lacks %s", k)
+		}
+	}
+	png, err := os.ReadFile(filepath.Join(dir, "p.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("p.png is not a PNG file")
+	}
+}
+
+// TestSnapshots: --snapshots N commits every batch until snapshot N.
+func TestSnapshots(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	code, stdout, stderr := runCLI(t, "--workload", "pk-dedupe", "--snapshots", "40", "--rows", "1500",
+		"--floor-samples", "3", "--store", "mem://", "--json", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	obj := readJSON(t, out).(map[string]any)
+	// Batches of 100 rows cycling through the first 1,500 flights, one
+	// commit each, until snapshot 40 (compactions add snapshots of their
+	// own, so up to 40 commits).
+	commits, _ := obj["commits"].(float64)
+	if commits < 1 || commits > 40 {
+		t.Fatalf("commits = %v, want 1..40", obj["commits"])
+	}
+	checkRun(t, obj, "pk-dedupe", int(commits)*100)
+	if !regexp.MustCompile(`snapshot (4\d)\)`).MatchString(stdout) {
+		t.Errorf("summary lacks the scaling line ending at snapshot 40 or a little beyond:\n%s", stdout)
+	}
+}
+
+// TestUsage: bad command lines exit 2 and name the problem.
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "upsert"}, `--workload "upsert"`},
+		{[]string{"--rows", "0"}, "--rows must be positive"},
+		{[]string{"--commit-every", "2", "--commit-interval", "1s"}, "exclude each other"},
+		{[]string{"--minio", "--store", "mem://"}, "exclude each other"},
+		{[]string{"--plot", "x.jpg"}, ".svg or .png"},
+		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"--realtime=false", "--app-offsets"}, "--app-offsets needs --realtime"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestModelsDetectDifferences: the read-back checks fail on a table that
+// differs from what was written, and pass on the exact state.
+func TestModelsDetectDifferences(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	src := flightsBatch(t, mem, []flightRow{
+		{date: 1, delay: 10, distance: 100, origin: "SFO", destination: "LAX"},
+		{date: 2, delay: -5, distance: 300, origin: "SFO", destination: "LAX"},
+		{date: 2, delay: 7, distance: 900, origin: "JFK", destination: "BOS"},
+	})
+	defer src.Release()
+
+	seq := func(recs ...arrow.RecordBatch) func(func(arrow.RecordBatch, error) bool) {
+		return func(yield func(arrow.RecordBatch, error) bool) {
+			for _, r := range recs {
+				r.Retain()
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
+
+	// pk-dedupe: the last flight per route.
+	dm := &dedupeModel{routes: map[route]flightRow{}}
+	dm.observe(colsOf(src), 3)
+	if got := dm.routes[route{"SFO", "LAX"}]; got.date != 2 || got.delay != -5 {
+		t.Fatalf("dedupe model SFO-LAX = %+v, want the second flight", got)
+	}
+	good := dedupeBatch(t, mem, []flightRow{
+		{date: 2, delay: 7, distance: 900, origin: "JFK", destination: "BOS"},
+		{date: 2, delay: -5, distance: 300, origin: "SFO", destination: "LAX"},
+	})
+	defer good.Release()
+	if n, err := dm.verify(seq(good)); err != nil || n != 2 {
+		t.Errorf("dedupe verify of the right state: %d, %v", n, err)
+	}
+	stale := dedupeBatch(t, mem, []flightRow{
+		{date: 2, delay: 7, distance: 900, origin: "JFK", destination: "BOS"},
+		{date: 1, delay: 10, distance: 100, origin: "SFO", destination: "LAX"},
+	})
+	defer stale.Release()
+	if _, err := dm.verify(seq(stale)); err == nil || !strings.Contains(err.Error(), "SFO-LAX") {
+		t.Errorf("dedupe verify of a stale route: %v", err)
+	}
+	if _, err := dm.verify(seq(good.NewSlice(0, 1))); err == nil || !strings.Contains(err.Error(), "read 1 routes, wrote 2") {
+		t.Errorf("dedupe verify of a missing route: %v", err)
+	}
+
+	// pk-agg: sums, counts and max per route.
+	am := &aggModel{routes: map[route]*aggRow{}}
+	am.observe(colsOf(src), 3)
+	if got := *am.routes[route{"SFO", "LAX"}]; got != (aggRow{delaySum: 5, flights: 2, distanceMax: 300}) {
+		t.Errorf("agg model SFO-LAX = %+v", got)
+	}
+
+	// append: count, sums and rows per month.
+	pm := &appendModel{months: map[string]int64{}}
+	pm.observe(colsOf(src), 3)
+	if pm.rows != 3 || pm.delaySum != 12 || pm.distanceSum != 1300 || pm.months["1970-01"] != 3 {
+		t.Errorf("append model %+v", pm)
+	}
+	built := buildAppend(src)
+	defer built.Release()
+	read := built.NewSlice(0, 2) // one row lost
+	proj, err := project(read, "month", "delay", "distance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pm.verify(seq(proj)); err == nil || !strings.Contains(err.Error(), "read 2 rows, wrote 3") {
+		t.Errorf("append verify of a lost row: %v", err)
+	}
+	full, err := project(built, "month", "delay", "distance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := pm.verify(seq(full)); err != nil || n != 3 {
+		t.Errorf("append verify of the right rows: %d, %v", n, err)
+	}
+}
+
+// flightsBatch builds a batch of the flights schema.
+func flightsBatch(t *testing.T, mem memory.Allocator, rows []flightRow) arrow.RecordBatch {
+	t.Helper()
+	b := array.NewRecordBuilder(mem, types.SchemaToArrow(flightsFields))
+	defer b.Release()
+	for _, r := range rows {
+		b.Field(colDate).(*array.TimestampBuilder).Append(arrow.Timestamp(r.date))
+		b.Field(colDelay).(*array.Int64Builder).Append(r.delay)
+		b.Field(colDistance).(*array.Int64Builder).Append(r.distance)
+		b.Field(colOrigin).(*array.StringBuilder).Append(r.origin)
+		b.Field(colDestination).(*array.StringBuilder).Append(r.destination)
+	}
+	return b.NewRecordBatch()
+}
+
+// dedupeBatch builds a pk-dedupe read (origin, destination, date, delay,
+// distance).
+func dedupeBatch(t *testing.T, mem memory.Allocator, rows []flightRow) arrow.RecordBatch {
+	t.Helper()
+	src := flightsBatch(t, mem, rows)
+	defer src.Release()
+	rec, err := project(src, "origin", "destination", "date", "delay", "distance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// project selects columns of rec by name.
+func project(rec arrow.RecordBatch, names ...string) (arrow.RecordBatch, error) {
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for _, n := range names {
+		idx := rec.Schema().FieldIndices(n)
+		if len(idx) != 1 {
+			return nil, os.ErrNotExist
+		}
+		fields = append(fields, rec.Schema().Field(idx[0]))
+		cols = append(cols, rec.Column(idx[0]))
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows()), nil
+}
+
+// TestMinIO runs every workload on 200,000 flights against a MinIO server
+// that --minio starts (as CI does): the JSON has every key and the rows
+// verify. Without a MinIO binary it is skipped, or fails when CI=true.
+func TestMinIO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MinIO")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	code, stdout, stderr := runCLI(t, "--minio", "--rows", "200000", "--floor-samples", "10", "--json", out)
+	if code != 0 {
+		if strings.Contains(stderr, "binary not found") && !strings.EqualFold(os.Getenv("CI"), "true") {
+			t.Skip(stderr)
+		}
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	runs, ok := readJSON(t, out).([]any)
+	if !ok || len(runs) != 3 {
+		t.Fatalf("json is not an array of 3 runs")
+	}
+	for i, w := range workloadNames {
+		obj := runs[i].(map[string]any)
+		checkRun(t, obj, w, 200000)
+		if s, _ := obj["store"].(string); !strings.HasPrefix(s, "s3://") {
+			t.Errorf("%s: store = %q, want an s3:// bucket", w, s)
+		}
+	}
+}
