@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/schema"
 )
 
 // fullCompactMinFiles is BucketedAppendCompactManager.FULL_COMPACT_MIN_FILE.
@@ -42,29 +43,74 @@ func (p AppendPicker) PickBucketed(files []manifest.DataFileMeta) [][]manifest.D
 	queue := bySequence(files)
 	var out [][]manifest.DataFileMeta
 	for len(queue) > 0 {
-		var window []manifest.DataFileMeta
-		var size int64
-		picked := -1
-		for i, f := range queue {
-			window = append(window, f)
-			size += f.FileSize
-			if len(window) >= p.MinFileNum {
-				picked = i
-				break
-			} else if size >= 2*p.TargetFileSize {
-				size -= window[0].FileSize
-				window = window[1:]
-			}
-		}
-		if picked < 0 {
+		start, end, ok := p.window(queue)
+		if !ok {
 			break
 		}
+		window := slices.Clone(queue[start:end])
 		out = append(out, window)
-		queue = slices.DeleteFunc(queue, func(f manifest.DataFileMeta) bool {
-			return slices.ContainsFunc(window, func(w manifest.DataFileMeta) bool { return w.FileName == f.FileName })
-		})
+		queue = slices.Delete(queue, start, end)
 	}
 	return out
+}
+
+// PickBucketedNext is one BucketedAppendCompactManager.pickCompactBefore on
+// a writer's queue of files to compact, ordered by minimum sequence number:
+// files are polled into a window; as soon as it holds MinFileNum files it is
+// the group, and rest are the files not polled; while it holds at least
+// 2 · TargetFileSize bytes its oldest file is dropped, and dropped files
+// leave the queue for good, as in Java. When no group forms, group is nil
+// and rest is the last window (the files Java puts back).
+func (p AppendPicker) PickBucketedNext(queue []manifest.DataFileMeta) (group, rest []manifest.DataFileMeta) {
+	start, end, ok := p.window(queue)
+	if !ok {
+		return nil, slices.Clone(queue[start:end])
+	}
+	return slices.Clone(queue[start:end]), slices.Clone(queue[end:])
+}
+
+// window slides the pickCompactBefore window over queue: queue[start:end]
+// is the group when ok, else the window left when the queue ran out.
+func (p AppendPicker) window(queue []manifest.DataFileMeta) (start, end int, ok bool) {
+	var size int64
+	for i, f := range queue {
+		size += f.FileSize
+		if i+1-start >= p.MinFileNum {
+			return start, i + 1, true
+		} else if size >= 2*p.TargetFileSize {
+			size -= queue[start].FileSize
+			start++
+		}
+	}
+	return start, len(queue), false
+}
+
+// AppendPickerOf reads the sizing options of append-table compaction from
+// table options with Java's defaults: target-file-size (append default),
+// compaction.small-file-ratio, compaction.min.file-num,
+// source.split.open-file-cost and compaction.force-rewrite-all-files.
+// Errors wrap schema.ErrInvalidOption and name the key.
+func AppendPickerOf(o schema.Options) (AppendPicker, error) {
+	var p AppendPicker
+	var err error
+	if p.TargetFileSize, err = o.TargetFileSize(false); err != nil {
+		return p, err
+	}
+	ratio, err := o.CompactionSmallFileRatio()
+	if err != nil {
+		return p, err
+	}
+	p.CompactionFileSize = int64(float64(p.TargetFileSize) * ratio)
+	if p.MinFileNum, err = o.Int(KeyMinFileNum, 5); err != nil {
+		return p, err
+	}
+	if p.OpenFileCost, err = o.MemorySize(KeySplitOpenFileCost, 4<<20); err != nil {
+		return p, err
+	}
+	if p.ForceRewriteAll, err = o.Bool(KeyForceRewriteAllFiles, false); err != nil {
+		return p, err
+	}
+	return p, nil
 }
 
 // PickBucketedFull is the full compaction of one fixed bucket of an append

@@ -99,7 +99,7 @@ func BenchmarkCompactFull(b *testing.B) {
 	}()
 	tbl := tabletest.NewTable(b, "", catalog.Schema{Fields: benchFlightsFields,
 		PrimaryKeys: []string{"origin", "destination", "date"},
-		Options:     map[string]string{"bucket": "1"}})
+		Options:     map[string]string{"bucket": "1", "write-only": "true"}})
 	per := len(batches) / benchRuns
 	for i := range benchRuns {
 		part := batches[i*per : (i+1)*per]

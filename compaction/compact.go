@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
@@ -81,10 +80,8 @@ type Plan struct {
 	// Tasks are the buckets to compact, in the scan's split order.
 	Tasks []Task
 
-	t        *table
-	opts     Options
-	taskCfg  TaskConfig
-	firstRow bool
+	r    *Rewriter
+	opts Options
 }
 
 // Result is what Execute produced.
@@ -162,38 +159,24 @@ func checkTable(ts *schema.TableSchema) error {
 // a newer schema than ts), ErrCorrupt, schema.ErrInvalidOption and the
 // errors of reading the snapshot and manifests.
 func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opts Options) (*Plan, error) {
-	if err := checkTable(ts); err != nil {
-		return nil, err
-	}
 	if opts.Allocator == nil {
 		opts.Allocator = memory.DefaultAllocator
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	t, err := newTable(fio, ts, opts.Allocator, opts.Now)
+	r, err := NewRewriter(fio, ts, RewriterOptions{Allocator: opts.Allocator, Now: opts.Now})
 	if err != nil {
 		return nil, err
 	}
+	t := r.t
 	sel, err := newSelector(ts, opts.Partitions)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{t: t, opts: opts}
+	p := &Plan{r: r, opts: opts}
 	o := ts.Options
-	target, err := o.TargetFileSize(t.pk)
-	if err != nil {
-		return nil, err
-	}
-	ratio, err := o.CompactionSmallFileRatio()
-	if err != nil {
-		return nil, err
-	}
-	forceAll, err := o.Bool(KeyForceRewriteAllFiles, false)
-	if err != nil {
-		return nil, err
-	}
-	compactionFileSize := int64(float64(target) * ratio)
+	forceAll := r.taskCfg.ForceRewriteAll
 	var strategy Strategy
 	var numLevels int
 	var picker AppendPicker
@@ -205,20 +188,8 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 		if numLevels, err = o.NumLevels(); err != nil {
 			return nil, err
 		}
-		engine, err := o.MergeEngine()
-		if err != nil {
-			return nil, err
-		}
-		p.firstRow = engine == schema.MergeFirstRow
-		p.taskCfg = TaskConfig{MinFileSize: compactionFileSize, ForceRewriteAll: forceAll, FirstRowLookup: p.firstRow}
-	} else {
-		picker = AppendPicker{TargetFileSize: target, CompactionFileSize: compactionFileSize, ForceRewriteAll: forceAll}
-		if picker.MinFileNum, err = o.Int(KeyMinFileNum, 5); err != nil {
-			return nil, err
-		}
-		if picker.OpenFileCost, err = o.MemorySize(KeySplitOpenFileCost, 4<<20); err != nil {
-			return nil, err
-		}
+	} else if picker, err = AppendPickerOf(o); err != nil {
+		return nil, err
 	}
 
 	// The latest snapshot, pinned so that time-travel options among the
@@ -265,7 +236,7 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 				u, ok = PickFull(lv.NumberOfLevels(), runs, forceAll)
 			} else {
 				s := strategy
-				s.LastFullCompaction = lastFullCompaction(lv)
+				s.LastFullCompaction = LastFullCompaction(lv)
 				u, ok = s.Pick(lv.NumberOfLevels(), runs)
 			}
 			if !ok {
@@ -294,11 +265,13 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 	return p, nil
 }
 
-// lastFullCompaction is MergeTreeCompactManagerFactory
-// .estimateLastFullCompactionTime: the newest creation time of a file on
-// the highest level (creation times are local wall-clock times stored as if
-// UTC), or the zero time.
-func lastFullCompaction(lv *Levels) time.Time {
+// LastFullCompaction estimates when the bucket of lv was last fully
+// compacted, for Strategy.LastFullCompaction
+// (MergeTreeCompactManagerFactory.estimateLastFullCompactionTime): the newest
+// creation time of a file on the highest level (creation times are local
+// wall-clock times stored as if UTC), or the zero time when that level is
+// empty.
+func LastFullCompaction(lv *Levels) time.Time {
 	var best int64 = -1
 	for _, f := range lv.RunOfLevel(lv.MaxLevel()).Files {
 		if f.CreationTime != nil && *f.CreationTime > best {
@@ -317,8 +290,7 @@ func lastFullCompaction(lv *Levels) time.Time {
 // is deleted again and nothing is returned.
 func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 	res := &Result{}
-	msgs := make([]*commit.Message, len(p.Tasks))
-	written := make([][]string, len(p.Tasks))
+	incs := make([]commit.CompactIncrement, len(p.Tasks))
 	errs := make([]error, len(p.Tasks))
 	par := max(p.opts.Parallelism, 1)
 	sem := make(chan struct{}, par)
@@ -334,65 +306,35 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			m, w, err := p.runTask(ctx, &p.Tasks[i])
-			msgs[i], written[i], errs[i] = m, w, err
-			if err != nil {
+			incs[i], errs[i] = p.r.Run(ctx, &p.Tasks[i])
+			if errs[i] != nil {
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
-	for _, w := range written {
-		res.Written = append(res.Written, w...)
+	for i, inc := range incs {
+		res.Written = append(res.Written, NewFiles(p.Tasks[i].BucketPath, inc)...)
 	}
-	if err := errors.Join(errs...); err != nil {
-		_ = res.Discard(context.WithoutCancel(ctx), p.t.fio)
+	err := errors.Join(errs...)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		_ = res.Discard(context.WithoutCancel(ctx), p.r.t.fio)
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		_ = res.Discard(context.WithoutCancel(ctx), p.t.fio)
-		return nil, err
-	}
-	for _, m := range msgs {
-		if m != nil {
-			res.Messages = append(res.Messages, *m)
+	for i, inc := range incs {
+		if inc.IsEmpty() {
+			continue
 		}
+		task := &p.Tasks[i]
+		res.Messages = append(res.Messages, commit.Message{
+			Partition: task.Partition, Bucket: task.Bucket, TotalBuckets: task.TotalBuckets,
+			Compact: inc,
+		})
 	}
 	return res, nil
-}
-
-// runTask compacts one bucket; it returns nil for a task that changed
-// nothing, and the paths it wrote (also on error, for cleanup).
-func (p *Plan) runTask(ctx context.Context, task *Task) (*commit.Message, []string, error) {
-	j := &bucketJob{t: p.t, dir: task.BucketPath, names: &namer{uuid: uuid.NewString()}}
-	var before, after []manifest.DataFileMeta
-	if p.t.pk {
-		j.keys = NewKeyOrder(p.t.keyTypes)
-		cfg := p.taskCfg
-		cfg.MaxLevel = task.Levels.MaxLevel()
-		cfg.DropDeletes = task.DropDeletes
-		b, a, err := j.compactPK(ctx, task.Levels, task.Unit, cfg)
-		if err != nil {
-			return nil, j.written, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
-		}
-		before, after = b, a
-	} else {
-		for _, g := range task.Groups {
-			out, err := j.compactAppend(ctx, g)
-			if err != nil {
-				return nil, j.written, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
-			}
-			before = append(before, g...)
-			after = append(after, out...)
-		}
-	}
-	if len(before) == 0 && len(after) == 0 {
-		return nil, j.written, nil
-	}
-	return &commit.Message{
-		Partition: task.Partition, Bucket: task.Bucket, TotalBuckets: task.TotalBuckets,
-		Compact: commit.CompactIncrement{Before: before, After: after},
-	}, j.written, nil
 }
 
 // Compact compacts the table rooted at fio whose current schema is ts and

@@ -33,9 +33,12 @@ var kvFields = []types.DataField{
 	{Name: "n", Type: types.BigInt()},
 }
 
+// newPKTable creates a primary-key table with one bucket, written with
+// write-only = true so that only the dedicated compaction under test
+// compacts (the writer compacts otherwise).
 func newPKTable(t *testing.T, opts map[string]string) *catalog.Table {
 	t.Helper()
-	o := map[string]string{"bucket": "1"}
+	o := map[string]string{"bucket": "1", "write-only": "true"}
 	maps.Copy(o, opts)
 	return tabletest.NewTable(t, "", catalog.Schema{Fields: kvFields, PrimaryKeys: []string{"k"}, Options: o})
 }
@@ -608,7 +611,7 @@ func TestPartitionFilter(t *testing.T) {
 		{Name: "v", Type: types.String()},
 	}
 	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: fields, PartitionKeys: []string{"dt"}, PrimaryKeys: []string{"dt", "k"},
-		Options: map[string]string{"bucket": "1"}})
+		Options: map[string]string{"bucket": "1", "write-only": "true"}})
 	for _, rows := range [][][]any{
 		{{"a", int32(1), "x", "+I"}, {"b", int32(1), "y", "+I"}},
 		{{"a", int32(2), "x", "+I"}, {"b", int32(2), "y", "+I"}},
@@ -701,7 +704,7 @@ func catLines(t *testing.T, tbl *catalog.Table) []string {
 }
 
 func TestAppendUnaware(t *testing.T) {
-	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: appendFields})
+	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: appendFields, Options: map[string]string{"write-only": "true"}})
 	written := appendSix(t, tbl)
 	// The read order of an unaware bucket is the order of the files in the
 	// snapshot's manifests (not necessarily the commit order); compaction
@@ -732,7 +735,7 @@ func TestAppendUnaware(t *testing.T) {
 
 func TestAppendBucketed(t *testing.T) {
 	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: appendFields,
-		Options: map[string]string{"bucket": "1", "bucket-key": "id"}})
+		Options: map[string]string{"bucket": "1", "bucket-key": "id", "write-only": "true"}})
 	want := appendSix(t, tbl)
 	// Minor: the window of the 5 oldest files is compacted, the sixth stays.
 	compact(t, tbl, false)
@@ -848,7 +851,7 @@ func TestThinMode(t *testing.T) {
 func TestSchemaEvolution(t *testing.T) {
 	ctx := context.Background()
 	wh := t.TempDir()
-	tbl := tabletest.NewTable(t, wh, catalog.Schema{Fields: kvFields, PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "1"}})
+	tbl := tabletest.NewTable(t, wh, catalog.Schema{Fields: kvFields, PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "1", "write-only": "true"}})
 	commitRows(t, tbl, nil, ins(1, "a", int64(1)), ins(2, "b", int64(2)))
 	cat, err := catalog.Open(ctx, wh)
 	if err != nil {

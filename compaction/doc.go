@@ -16,12 +16,18 @@
 //     MergeTreeCompactRewriter / LookupMergeTreeCompactRewriter: PlanSteps;
 //   - the rewrite itself (MergeTreeCompactRewriter.rewriteCompaction with
 //     KeyValueFileWriterFactory's rolling writer, FileSource COMPACT):
-//     Plan.Execute, merging through package merge with the table's merge
-//     engine, exactly as reads do;
+//     Rewriter.Run, merging through package merge with the table's merge
+//     engine, exactly as reads do, reading files through
+//     reader.ReadDataFile and writing them through package datafile;
 //   - append.BucketedAppendCompactManager and append.AppendCompactCoordinator:
-//     AppendPicker; BaseAppendFileStoreWrite.compactRewrite for the rewrite;
+//     AppendPicker (PickBucketedNext is one pickCompactBefore of a writer's
+//     queue); BaseAppendFileStoreWrite.compactRewrite for the rewrite;
 //   - the dedicated compaction job (CompactAction, compact procedure):
 //     Compact.
+//
+// Package writer compacts inside the writer with the same pieces (its
+// compact managers keep Levels updated with Levels.Update and run
+// Rewriter.Run); this package does not depend on it.
 //
 // # Primary-key buckets
 //
@@ -81,10 +87,9 @@
 // compactions must write changelog files), force-lookup, lookup-compact =
 // gentle (treated as radical: a standalone compaction keeps no trigger count),
 // postpone buckets, row tracking and data evolution, file formats other than
-// Parquet, data files in external paths, record-level expiration, and
-// compaction inside the writer (full-compaction.delta-commits,
-// num-sorted-run.stop-trigger, write-only) are out of scope; NewPlan refuses
-// tables that need one of the first ones with ErrUnsupported.
+// Parquet, data files in external paths and record-level expiration are
+// out of scope; NewPlan and NewRewriter refuse tables that need one of the
+// first ones with ErrUnsupported.
 //
 // # Errors
 //

@@ -96,6 +96,7 @@ func (o *KeyOrder) decode(b []byte) ([]any, error) {
 type Levels struct {
 	level0 []manifest.DataFileMeta // newest first
 	levels []SortedRun             // levels[i] is level i+1
+	keys   *KeyOrder
 }
 
 // NewLevels arranges files into levels. numLevels is the table's num-levels;
@@ -124,7 +125,7 @@ func NewLevels(files []manifest.DataFileMeta, numLevels int, keys *KeyOrder) (*L
 	if n < 2 {
 		return nil, fmt.Errorf("%w: number of levels must be at least 2, got %d", ErrInvalidArgument, n)
 	}
-	l := &Levels{levels: make([]SortedRun, n-1)}
+	l := &Levels{levels: make([]SortedRun, n-1), keys: keys}
 	for _, f := range files {
 		if f.Level == 0 {
 			l.level0 = append(l.level0, f)
@@ -182,6 +183,85 @@ func sortByMinKey(files []manifest.DataFileMeta, keys *KeyOrder) error {
 		return keys.Compare(ka, kb)
 	})
 	return nil
+}
+
+// Update replaces files of the bucket (Java Levels.update, as the writer's
+// compact manager applies new level-0 files and compaction results): every
+// file of before is removed from its level (matched by name), every file of
+// after is added to its level; level 0 stays ordered newest first, a higher
+// level by minimum key (with the KeyOrder given to NewLevels). Errors wrap ErrInvalidArgument (a file of after on a
+// level above the highest, or already present) or ErrCorrupt (a key that
+// does not decode); then l is unchanged.
+func (l *Levels) Update(before, after []manifest.DataFileMeta) error {
+	gone := make(map[string]bool, len(before))
+	for _, f := range before {
+		gone[f.FileName] = true
+	}
+	present := map[string]bool{}
+	for _, f := range l.AllFiles() {
+		if !gone[f.FileName] {
+			present[f.FileName] = true
+		}
+	}
+	for _, f := range after {
+		switch {
+		case f.Level < 0 || int(f.Level) > l.MaxLevel():
+			return fmt.Errorf("%w: file %s has level %d, the bucket has levels 0 to %d", ErrInvalidArgument, f.FileName, f.Level, l.MaxLevel())
+		case present[f.FileName]:
+			return fmt.Errorf("%w: file %s appears twice in one bucket", ErrInvalidArgument, f.FileName)
+		}
+		present[f.FileName] = true
+		if f.Level > 0 {
+			if _, _, err := l.keys.Keys(&f); err != nil {
+				return err
+			}
+		}
+	}
+	keep := func(files []manifest.DataFileMeta) []manifest.DataFileMeta {
+		return slices.DeleteFunc(slices.Clone(files), func(f manifest.DataFileMeta) bool { return gone[f.FileName] })
+	}
+	level0 := keep(l.level0)
+	levels := make([]SortedRun, len(l.levels))
+	for i, r := range l.levels {
+		levels[i].Files = keep(r.Files)
+	}
+	for _, f := range after {
+		if f.Level == 0 {
+			level0 = append(level0, f)
+		} else {
+			levels[f.Level-1].Files = append(levels[f.Level-1].Files, f)
+		}
+	}
+	slices.SortFunc(level0, compareLevel0)
+	for i := range levels {
+		if err := sortByMinKey(levels[i].Files, l.keys); err != nil {
+			return err
+		}
+	}
+	l.level0, l.levels = level0, levels
+	return nil
+}
+
+// AllFiles returns every file of the bucket: level 0 newest first, then
+// levels 1, 2, ... each by minimum key (Levels.allFiles).
+func (l *Levels) AllFiles() []manifest.DataFileMeta {
+	out := slices.Clone(l.level0)
+	for _, r := range l.levels {
+		out = append(out, r.Files...)
+	}
+	return out
+}
+
+// Clone returns a copy of l that later Updates of either do not affect
+// (the files' metadata is shared, never modified). The copy shares l's
+// KeyOrder, so it is not safe to Update both concurrently; reading a clone
+// while l is updated is safe.
+func (l *Levels) Clone() *Levels {
+	c := &Levels{level0: slices.Clone(l.level0), levels: make([]SortedRun, len(l.levels)), keys: l.keys}
+	for i, r := range l.levels {
+		c.levels[i].Files = slices.Clone(r.Files)
+	}
+	return c
 }
 
 // NumberOfLevels returns the number of levels, level 0 included.

@@ -2,9 +2,7 @@ package compaction
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"path"
 	"strings"
@@ -15,15 +13,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
-	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
+	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
-	"github.com/paimon-go/paimon/writer"
 )
 
 // table holds what every bucket's compaction of one table shares. It is
@@ -48,7 +45,7 @@ type table struct {
 
 	mu      sync.Mutex
 	cache   map[int64]*schema.TableSchema
-	layouts map[int]*fileLayout
+	layouts map[int]*datafile.Layout
 }
 
 func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, now func() time.Time) (*table, error) {
@@ -57,7 +54,7 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 		schemas: schema.NewManager(fio, ""),
 		pk:      len(ts.PrimaryKeys) > 0,
 		cache:   map[int64]*schema.TableSchema{ts.ID: ts},
-		layouts: map[int]*fileLayout{},
+		layouts: map[int]*datafile.Layout{},
 	}
 	var err error
 	if t.batchSize, err = ts.Options.ReadBatchSize(); err != nil {
@@ -70,7 +67,7 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 	if t.thin, err = ts.Options.DataFileThinMode(); err != nil {
 		return nil, err
 	}
-	t.kvFields = writer.KeyValueFields(ts)
+	t.kvFields = datafile.KeyValueFields(ts)
 	t.kvSchema = types.SchemaToArrow(t.kvFields)
 	t.nk = len(ts.TrimmedPrimaryKeys())
 	t.keyTypes = row.FieldTypes(t.kvFields[:t.nk])
@@ -112,67 +109,19 @@ func (t *table) schemaOf(ctx context.Context, id int64) (*schema.TableSchema, er
 	return s, nil
 }
 
-// layout returns the file layout of output level level.
-func (t *table) layout(level int) (*fileLayout, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if l, ok := t.layouts[level]; ok {
-		return l, nil
-	}
-	l, err := newFileLayout(t.ts, level, t.mem, t.now)
-	if err != nil {
-		return nil, err
-	}
-	t.layouts[level] = l
-	return l, nil
-}
-
 // bucketJob compacts one partition-bucket.
 type bucketJob struct {
 	t     *table
 	dir   string // bucket directory relative to the table root
-	names *namer
+	names *datafile.Namer
 	keys  *KeyOrder
 	// written collects the files this job wrote, for abort.
 	written []string
 }
 
-// evolve maps target columns (of the table schema ts, or _KEY_ /
-// system columns) onto a file written with fileSchema, matching by field id
-// as Java's SchemaEvolutionUtil does: it returns the fields to ask the file
-// for (the file's names, the target types) and, per target column, its index
-// among them or -1 when the file lacks it (read as nulls). Mirrors the
-// reader's evolve (package reader does not export it).
-func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.DataField, []int) {
-	var want []types.DataField
-	slot := make([]int, len(target))
-	for i, f := range target {
-		name := f.Name
-		switch {
-		case f.ID == writer.SequenceNumberID || f.ID == writer.ValueKindID:
-		case f.ID >= writer.KeyFieldIDStart && f.ID < writer.ValueKindID-16:
-			_, ff, ok := types.FieldByID(fileSchema.Fields, f.ID-writer.KeyFieldIDStart)
-			if !ok {
-				slot[i] = -1
-				continue
-			}
-			name = writer.KeyFieldPrefix + ff.Name
-		default:
-			_, ff, ok := types.FieldByID(fileSchema.Fields, f.ID)
-			if !ok {
-				slot[i] = -1
-				continue
-			}
-			name = ff.Name
-		}
-		slot[i] = len(want)
-		want = append(want, types.DataField{ID: f.ID, Name: name, Type: f.Type, Description: f.Description})
-	}
-	return want, slot
-}
-
 // readFile reads a data file of the job's bucket as batches of the target
-// fields (evolved from the file's schema).
+// fields, evolved from the file's schema by field id (reader.ReadDataFile).
+// The consumer owns each batch, also one it stops at.
 func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, target []types.DataField) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		p := j.dir + "/" + f.FileName
@@ -189,57 +138,16 @@ func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, targ
 			yield(nil, err)
 			return
 		}
-		want, slot := evolve(target, fs)
-		file, err := j.t.fio.Open(ctx, p)
-		if err != nil {
-			yield(nil, fmt.Errorf("compaction: data file %s: %w", p, err))
-			return
-		}
-		defer file.Close()
-		rd, err := parquet.NewReader(ctx, file, p, want, format.ReadOptions{BatchSize: j.t.batchSize, Allocator: j.t.mem})
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer rd.Close()
-		sc := types.SchemaToArrow(target)
-		for {
-			b, err := rd.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				return
-			}
+		for rec, err := range reader.ReadDataFile(ctx, j.t.fio, p, fs, target, reader.FileReadOptions{BatchSize: j.t.batchSize, Allocator: j.t.mem}) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			rec := assemble(sc, slot, b.Record, j.t.mem)
-			b.Record.Release()
-			// The consumer owns rec even when it stops.
 			if !yield(rec, nil) {
 				return
 			}
 		}
 	}
-}
-
-// assemble builds a batch of schema sc from in, taking column slot[i] for
-// column i, or nulls when slot[i] is -1.
-func assemble(sc *arrow.Schema, slot []int, in arrow.RecordBatch, mem memory.Allocator) arrow.RecordBatch {
-	n := in.NumRows()
-	cols := make([]arrow.Array, len(slot))
-	for i, s := range slot {
-		if s >= 0 {
-			cols[i] = in.Column(s)
-			cols[i].Retain()
-		} else {
-			cols[i] = array.MakeArrayOfNull(mem, sc.Field(i).Type, int(n))
-		}
-	}
-	rec := array.NewRecordBatch(sc, cols, n)
-	for _, c := range cols {
-		c.Release()
-	}
-	return rec
 }
 
 // readKV reads a primary-key data file in the KeyValue layout of the
@@ -307,10 +215,10 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, abo
 	if err != nil {
 		return nil, err
 	}
-	w := &rollingWriter{fio: t.fio, dir: j.dir, layout: l, names: j.names}
+	w := datafile.NewRollingWriter(t.fio, j.dir, l, j.names, 0)
 	defer func() {
 		if err != nil {
-			_ = w.abort(context.WithoutCancel(ctx))
+			_ = w.Abort(context.WithoutCancel(ctx))
 		}
 	}()
 	var probes []*runProbe
@@ -345,7 +253,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, abo
 			if len(probes) > 0 {
 				err = j.writeAbsent(ctx, w, out, probes)
 			} else {
-				err = w.write(ctx, out)
+				err = w.Write(ctx, out)
 			}
 			out.Release()
 			if err != nil {
@@ -353,7 +261,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, abo
 			}
 		}
 	}
-	files, err := w.finish(ctx)
+	files, err := w.Flush(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +274,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, abo
 // writeAbsent writes the rows of rec whose key none of the probes holds
 // (FirstRowMergeFunctionWrapper: a key already on a higher level keeps its
 // first row there).
-func (j *bucketJob) writeAbsent(ctx context.Context, w *rollingWriter, rec arrow.RecordBatch, probes []*runProbe) error {
+func (j *bucketJob) writeAbsent(ctx context.Context, w *datafile.RollingWriter, rec arrow.RecordBatch, probes []*runProbe) error {
 	n := int(rec.NumRows())
 	start := -1
 	flush := func(end int) error {
@@ -376,7 +284,7 @@ func (j *bucketJob) writeAbsent(ctx context.Context, w *rollingWriter, rec arrow
 		s := rec.NewSlice(int64(start), int64(end))
 		defer s.Release()
 		start = -1
-		return w.write(ctx, s)
+		return w.Write(ctx, s)
 	}
 	for i := range n {
 		k, err := keyView(rec, i, j.t.keyTypes)
@@ -543,10 +451,10 @@ func (j *bucketJob) compactAppend(ctx context.Context, group []manifest.DataFile
 	if err != nil {
 		return nil, err
 	}
-	w := &rollingWriter{fio: t.fio, dir: j.dir, layout: l, names: j.names, nextSeq: group[0].MinSequenceNumber}
+	w := datafile.NewRollingWriter(t.fio, j.dir, l, j.names, group[0].MinSequenceNumber)
 	defer func() {
 		if err != nil {
-			_ = w.abort(context.WithoutCancel(ctx))
+			_ = w.Abort(context.WithoutCancel(ctx))
 		}
 	}()
 	for i := range group {
@@ -554,14 +462,14 @@ func (j *bucketJob) compactAppend(ctx context.Context, group []manifest.DataFile
 			if rerr != nil {
 				return nil, rerr
 			}
-			err = w.write(ctx, rec)
+			err = w.Write(ctx, rec)
 			rec.Release()
 			if err != nil {
 				return nil, err
 			}
 		}
 	}
-	files, err := w.finish(ctx)
+	files, err := w.Flush(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/deletionvector"
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
@@ -375,34 +376,84 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 		} else {
 			target = sr.valueCols
 		}
-		want, slot := evolve(target, fileSchema, sr.ts)
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
-		fm, err := formatFor(f.FileName)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		file, err := t.fio.Open(ctx, filePath)
-		if err != nil {
-			yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
-			return
-		}
-		defer file.Close()
-		var dv *deletionvector.DeletionVector
+		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem}
 		if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
-			dv, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
+			opts.DeletionVector, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
 			if err != nil {
 				yield(nil, fmt.Errorf("reader: deletion vector of %s: %w", filePath, err))
 				return
 			}
 		}
-		rd, err := fm.NewReader(ctx, file, filePath, want, format.ReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem})
+		for rec, err := range ReadDataFile(ctx, t.fio, filePath, fileSchema, target, opts) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(rec, nil) {
+				// The split read's consumers leave a batch they stop at to
+				// the producer.
+				rec.Release()
+				return
+			}
+		}
+	}
+}
+
+// FileReadOptions configure ReadDataFile.
+type FileReadOptions struct {
+	// BatchSize is the most rows per batch; 0 means the format's default
+	// (format.DefaultBatchSize).
+	BatchSize int
+	// Allocator allocates the batches; nil means memory.DefaultAllocator.
+	Allocator memory.Allocator
+	// DeletionVector, when set, removes the rows whose file positions it
+	// holds (the file's deletion vector, deletionvector.ReadOne).
+	DeletionVector *deletionvector.DeletionVector
+}
+
+// ReadDataFile reads the data file at filePath (relative to fio's root; its
+// extension names the format) that was written with fileSchema, as batches
+// of the target columns (schema types.SchemaToArrow(target)) — the per-file
+// schema evolution of Java's SchemaEvolutionUtil / KeyValueFileReaderFactory
+// that every split read does. Columns are matched by field id: a table
+// column is read under the name it has in fileSchema with its target type
+// (widened by the format reader), a column the file lacks is all null. Target
+// may hold the system columns of key-value files (datafile.KeyValueFields:
+// _KEY_<f> with id KeyFieldIDStart + id of f, _SEQUENCE_NUMBER,
+// _VALUE_KIND), so a primary-key file is read in the key-value layout of a
+// newer schema. Batches left empty by the deletion vector are skipped.
+//
+// The consumer owns each batch and must Release it; stopping early is
+// allowed. On error the iterator yields (nil, err) once and stops: errors of
+// opening the file name it; format.ErrUnsupportedFormat for an extension no
+// reader handles; the format's errors (format.ErrCorrupt, ...).
+func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, fileSchema *schema.TableSchema, target []types.DataField, opts FileReadOptions) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		mem := opts.Allocator
+		if mem == nil {
+			mem = memory.DefaultAllocator
+		}
+		want, slot := evolve(target, fileSchema)
+		fm, err := formatFor(filePath)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		file, err := fio.Open(ctx, filePath)
+		if err != nil {
+			yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
+			return
+		}
+		defer file.Close()
+		rd, err := fm.NewReader(ctx, file, filePath, want, format.ReadOptions{BatchSize: opts.BatchSize, Allocator: mem})
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		defer rd.Close()
 		targetSchema := types.SchemaToArrow(target)
+		dv := opts.DeletionVector
 		for {
 			b, err := rd.Next(ctx)
 			if errors.Is(err, io.EOF) {
@@ -412,10 +463,10 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 				yield(nil, err)
 				return
 			}
-			rec := assemble(targetSchema, target, slot, b.Record, sr.mem)
+			rec := assemble(targetSchema, target, slot, b.Record, mem)
 			b.Record.Release()
 			if dv != nil {
-				filtered, err := applyDeletionVector(rec, b.FirstRow, dv, sr.mem)
+				filtered, err := applyDeletionVector(rec, b.FirstRow, dv, mem)
 				rec.Release()
 				if err != nil {
 					yield(nil, err)
@@ -428,7 +479,6 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 				continue
 			}
 			if !yield(rec, nil) {
-				rec.Release()
 				return
 			}
 		}
@@ -440,7 +490,7 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 // returns the fields to ask the file format for (file names, read types) and,
 // per target column, its index in that list or -1 when the file lacks the
 // column (it is then all null).
-func evolve(target []types.DataField, fileSchema, readSchema *schema.TableSchema) ([]types.DataField, []int) {
+func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.DataField, []int) {
 	var want []types.DataField
 	slot := make([]int, len(target))
 	for i, f := range target {
@@ -490,6 +540,7 @@ func assemble(target *arrow.Schema, fields []types.DataField, slot []int, in arr
 
 // formatFor returns the file format of a data file from its extension.
 func formatFor(name string) (format.Format, error) {
+	name = path.Base(name)
 	ext := name[strings.LastIndexByte(name, '.')+1:]
 	if f := lookupFormat(ext); f != nil {
 		return f, nil

@@ -6,10 +6,13 @@
 // table.sink.TableWriteImpl (null checks, row kinds, partition and bucket
 // extraction), operation.AbstractFileStoreWrite (one writer per
 // partition-bucket, restore of the bucket's files from the latest snapshot),
-// append.AppendOnlyWriter with io.RowDataRollingFileWriter (append tables) and
+// append.AppendOnlyWriter with io.RowDataRollingFileWriter (append tables),
 // mergetree.MergeTreeWriter with SortBufferWriteBuffer and
-// io.KeyValueFileWriterFactory (primary-key tables). See
-// shared/docs/paimon-format.md sections 1, 6, 10, 11.1 and 12.
+// io.KeyValueFileWriterFactory (primary-key tables), and their compact
+// managers (mergetree.compact.MergeTreeCompactManager,
+// append.BucketedAppendCompactManager). The data files themselves are
+// written by package datafile, the compactions rewritten by package
+// compaction. See shared/docs/paimon-format.md sections 1, 6, 10, 11.1 and 12.
 //
 // # Input
 //
@@ -94,6 +97,43 @@
 // leaves at most its spill directory behind; it is removed when the Write is
 // garbage collected (runtime.AddCleanup), but not if the process exits first.
 //
+// # Compaction
+//
+// Unless write-only = true, a Write compacts the buckets it writes, as
+// Java's writers do: each partition-bucket writer restores the bucket's live
+// files from the latest snapshot when it is created (primary key: its LSM
+// levels; fixed-bucket append: its queue of files to compact) and adds every
+// file it flushes. After each flush a primary-key bucket compacts what
+// compaction.StrategyOf (universal compaction: num-sorted-run.compaction-trigger,
+// compaction.max-size-amplification-percent, compaction.size-ratio, ...)
+// picks, an append bucket the window of compaction.AppendPicker once
+// compaction.min.file-num files wait; every full-compaction.delta-commits-th
+// PrepareCommit compacts the buckets written since fully. The rewrite is
+// compaction.Rewriter's (merge engines, upgrades, drop of deletes on the
+// oldest level); its result is the Compact increment of the commit message,
+// which the committer publishes as a COMPACT snapshot after the APPEND one.
+//
+// By default compactions run synchronously: PrepareCommit runs the bucket's
+// compaction and waits for it (Java's batch write), and a flush of a full
+// write buffer compacts only when the bucket has more than
+// num-sorted-run.stop-trigger sorted runs (default compaction trigger + 3).
+// WithAsyncCompaction runs them in background goroutines instead (Java's
+// stream write with prepareCommit(waitCompaction = false)): at most one per
+// bucket, at most n at once per Write; PrepareCommit waits only with
+// commit.force-compact = true, for full compactions, or when a bucket has
+// more than num-sorted-run.stop-trigger + 1 sorted runs, and a flush into a
+// bucket with more than num-sorted-run.stop-trigger sorted runs waits for
+// its running compaction (the write stall). Outputs of a compaction that a
+// later compaction of the same prepare consumed are deleted at once; Close
+// deletes outputs not handed out.
+//
+// Bucket-unaware append tables are never compacted by the writer (Java
+// leaves them to a dedicated compaction, package compaction's Compact), nor
+// are tables whose compaction package compaction does not implement
+// (changelog-producer lookup or full-compaction, force-lookup, deletion
+// vectors, row tracking, data evolution): those are written as without
+// compaction.
+//
 // # Errors
 //
 // Input problems are reported before anything of the batch is written:
@@ -102,5 +142,7 @@
 // Route reports the same errors as Write. ErrUnsupported and
 // ErrUnsupportedBucketMode name the table option that is not supported.
 // ErrBucketCountChanged reports a partition whose existing files were written
-// with another bucket count. After an I/O error the Write should be closed.
+// with another bucket count. A failed compaction returns its error (wrapped,
+// naming the bucket) from the Write or PrepareCommit that collects it. After
+// an I/O error the Write should be closed.
 package writer

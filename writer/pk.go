@@ -4,16 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/row"
@@ -23,13 +21,14 @@ import (
 
 // Field ids and names of the system columns of primary-key data files
 // (SpecialFields): _KEY_<pk> columns take KeyFieldIDStart + the key field's id.
+// They are package datafile's, which writes the files.
 const (
-	KeyFieldPrefix       = "_KEY_"
-	KeyFieldIDStart      = 1073741823 // Integer.MAX_VALUE / 2
-	SequenceNumberID     = 2147483646 // Integer.MAX_VALUE - 1
-	ValueKindID          = 2147483645 // Integer.MAX_VALUE - 2
-	SequenceNumberColumn = merge.SequenceNumberColumn
-	ValueKindColumn      = merge.ValueKindColumn
+	KeyFieldPrefix       = datafile.KeyFieldPrefix
+	KeyFieldIDStart      = datafile.KeyFieldIDStart
+	SequenceNumberID     = datafile.SequenceNumberID
+	ValueKindID          = datafile.ValueKindID
+	SequenceNumberColumn = datafile.SequenceNumberColumn
+	ValueKindColumn      = datafile.ValueKindColumn
 )
 
 // spillSequenceColumn names the key column of spilled runs that carries the
@@ -47,19 +46,16 @@ const levelZeroRowGroupBytes = 32 << 20
 // pkLayout is the physical layout of a primary-key table's data files
 // (KeyValue.createKeyValueFields) and what flushing needs.
 type pkLayout struct {
-	keyIdx    []int             // table field indexes of the trimmed primary key
-	keyFields []types.DataField // _KEY_<pk> fields
-	keyTypes  []types.DataType
-	kvFields  []types.DataField // keys, _SEQUENCE_NUMBER, _VALUE_KIND, values
-	kvSchema  *arrow.Schema
+	keyIdx   []int // table field indexes of the trimmed primary key
+	keyTypes []types.DataType
+	kvFields []types.DataField // keys, _SEQUENCE_NUMBER, _VALUE_KIND, values
+	kvSchema *arrow.Schema
 	// spillSchema is the layout of spilled runs: the _KEY_ columns, the
 	// sequence number as one more key column (spillSequenceColumn), a
 	// _SEQUENCE_NUMBER of zeros, _VALUE_KIND and the values. sorter merges
 	// such runs by (key, sequence number) without ever merging two records.
 	spillSchema *arrow.Schema
 	sorter      *merge.Merger
-	keyModes    []schema.StatsMode
-	valueModes  []schema.StatsMode
 	merger      *merge.Merger
 }
 
@@ -67,17 +63,8 @@ type pkLayout struct {
 // _KEY_<pk> for the trimmed primary key (ids KeyFieldIDStart + id, the key
 // columns' types), _SEQUENCE_NUMBER BIGINT NOT NULL, _VALUE_KIND TINYINT NOT
 // NULL and then all table columns (KeyValue.createKeyValueFields, format doc
-// 11.1).
-func KeyValueFields(ts *schema.TableSchema) []types.DataField {
-	var out []types.DataField
-	for _, f := range ts.TrimmedPrimaryKeyFields() {
-		out = append(out, types.DataField{ID: KeyFieldIDStart + f.ID, Name: KeyFieldPrefix + f.Name, Type: f.Type})
-	}
-	out = append(out,
-		types.DataField{ID: SequenceNumberID, Name: SequenceNumberColumn, Type: types.BigInt().NotNull()},
-		types.DataField{ID: ValueKindID, Name: ValueKindColumn, Type: types.TinyInt().NotNull()})
-	return append(out, ts.Fields...)
-}
+// 11.1). It is datafile.KeyValueFields.
+func KeyValueFields(ts *schema.TableSchema) []types.DataField { return datafile.KeyValueFields(ts) }
 
 func (w *Write) initPK() error {
 	ts, o := w.ts, w.ts.Options
@@ -99,21 +86,10 @@ func (w *Write) initPK() error {
 		return fmt.Errorf("%w: changelog-producer = input", ErrUnsupported)
 	}
 	p := &pkLayout{keyIdx: ts.FieldIndexes(ts.TrimmedPrimaryKeys())}
-	p.kvFields = KeyValueFields(ts)
+	p.kvFields = w.layout.Fields()
 	nk := len(p.keyIdx)
-	p.keyFields = p.kvFields[:nk]
-	p.keyTypes = row.FieldTypes(p.keyFields)
+	p.keyTypes = row.FieldTypes(p.kvFields[:nk])
 	p.kvSchema = types.SchemaToArrow(p.kvFields)
-	names := types.FieldNames(p.kvFields)
-	system := make([]bool, len(names))
-	for i := range nk + 2 {
-		system[i] = true
-	}
-	modes, err := statsModes(o, names, system)
-	if err != nil {
-		return err
-	}
-	p.keyModes, p.valueModes = modes[:nk], modes[nk+2:]
 	cfg, err := merge.NewConfig(o, ts.Fields, ts.PrimaryKeys)
 	if err != nil {
 		return err
@@ -124,10 +100,6 @@ func (w *Write) initPK() error {
 	}
 	if w.spill, err = spillOptions(o); err != nil {
 		return err
-	}
-	if _, set := o.Get(parquet.OptionBlockSize); !set {
-		w.fileOptions = maps.Clone(o)
-		w.fileOptions[parquet.OptionBlockSize] = strconv.Itoa(levelZeroRowGroupBytes)
 	}
 	p.merger, err = merge.NewMerger(cfg, p.kvSchema, merge.Options{KeyColumns: keyCols, Layout: merge.LayoutKeyValue, Allocator: w.cfg.mem})
 	if err != nil {
@@ -196,7 +168,7 @@ func (w *Write) bufferPK(ctx context.Context, bw *bucketWriter, rec arrow.Record
 		return nil
 	}
 	rec.Retain()
-	c := chunk{rec: rec, kinds: kinds, seqs: seqs, seq: bw.seq, bytes: recordSize(rec) + int64(len(kinds)) + 8*int64(len(seqs))}
+	c := chunk{rec: rec, kinds: kinds, seqs: seqs, seq: bw.seq, bytes: datafile.RecordSize(rec) + int64(len(kinds)) + 8*int64(len(seqs))}
 	if seqs == nil {
 		bw.seq += n
 	} else {
@@ -226,7 +198,7 @@ func (w *Write) bufferPK(ctx context.Context, bw *bucketWriter, rec arrow.Record
 			err = big.spillPK(ctx)
 		} else {
 			w.stats.Flushes++
-			err = big.flushPK(ctx)
+			err = big.flushCompact(ctx, false, false, false)
 		}
 		if err != nil {
 			return err
@@ -427,7 +399,7 @@ func (w *Write) sortRun(ctx context.Context, vals arrow.RecordBatch, kinds []int
 			return sortedChunk{}, err
 		}
 		sc.pieces = append(sc.pieces, piece)
-		sc.bytes += recordSize(piece)
+		sc.bytes += datafile.RecordSize(piece)
 	}
 	return sc, nil
 }
@@ -571,9 +543,9 @@ func (w *Write) zeroSeqs(n int) []int64 {
 // number, records of one key merged with the merge engine (retractions
 // kept), rolling at target-file-size. The buffer and the spill files are
 // dropped whether or not the flush succeeds.
-func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
+func (bw *bucketWriter) flushPK(ctx context.Context) (files []manifest.DataFileMeta, err error) {
 	if bw.bufferEmpty() {
-		return nil
+		return nil, nil
 	}
 	defer func() {
 		bw.releaseBuffer()
@@ -586,11 +558,11 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
 	// that the buffer's memory is free while the level-0 files are written.
 	if len(bw.spills) > 0 && (len(bw.pending) > 0 || len(bw.sorted) > 0) {
 		if err := bw.spillPK(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := bw.reduceSpills(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	runs := make([]merge.Run, 0, len(bw.spills)+len(bw.sorted)+1)
 	for _, sf := range bw.spills {
@@ -599,7 +571,7 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
 			for _, o := range runs {
 				_ = o.Close()
 			}
-			return err
+			return nil, err
 		}
 		runs = append(runs, r)
 	}
@@ -608,7 +580,7 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
 		for _, o := range runs {
 			_ = o.Close()
 		}
-		return err
+		return nil, err
 	}
 	runs = append(runs, mem...)
 	p := bw.w.pk
@@ -622,116 +594,14 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (err error) {
 			out = array.NewRecordBatch(p.kvSchema, b.Columns(), b.NumRows())
 			b.Release()
 		}
-		err = bw.writeRolling(ctx, out, p.kvFields, bw.closeKVFile, bw.trackKV)
+		err = bw.rw.Write(ctx, out)
 		out.Release()
 		if err != nil {
 			break
 		}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return bw.closeKVFile(ctx)
-}
-
-// trackKV records a slice's sequence range, retractions and keys for the
-// file it goes to (KeyValueDataFileWriter.write).
-func (bw *bucketWriter) trackKV(f *dataFile, part arrow.RecordBatch) error {
-	p := bw.w.pk
-	nk := len(p.keyIdx)
-	n := int(part.NumRows())
-	if n == 0 {
-		return nil
-	}
-	for _, s := range part.Column(nk).(*array.Int64).Int64Values() {
-		if f.minSeq < 0 || s < f.minSeq {
-			f.minSeq = s
-		}
-		if s > f.maxSeq {
-			f.maxSeq = s
-		}
-	}
-	for _, k := range part.Column(nk + 1).(*array.Int8).Int8Values() {
-		if k == merge.KindUpdateBefore || k == merge.KindDelete {
-			f.deletes++
-		}
-	}
-	var err error
-	if f.minKey == nil {
-		if f.minKey, err = bw.keyAt(part, 0); err != nil {
-			return err
-		}
-	}
-	f.maxKey, err = bw.keyAt(part, n-1)
-	return err
-}
-
-func (bw *bucketWriter) keyAt(rec arrow.RecordBatch, i int) ([]any, error) {
-	p := bw.w.pk
-	out := make([]any, len(p.keyIdx))
-	for k := range out {
-		v, err := valueAt(rec.Column(k), i, p.keyTypes[k])
-		if err != nil {
-			return nil, err
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
-// closeKVFile finishes the open primary-key file and records its
-// DataFileMeta (KeyValueDataFileWriter.result).
-func (bw *bucketWriter) closeKVFile(ctx context.Context) error {
-	f := bw.cur
-	if f == nil {
-		return nil
-	}
-	bw.cur = nil
-	res, err := f.finish(ctx)
-	if err != nil {
-		return err
-	}
-	w, p := bw.w, bw.w.pk
-	nk := len(p.keyIdx)
-	ks := make([]fieldStats, nk)
-	for i := range ks {
-		ks[i] = fieldStats{field: p.keyFields[i], mode: p.keyModes[i], stats: statAt(res, i)}
-	}
-	keyStats, err := encodeStats(ks, false)
-	if err != nil {
-		return fmt.Errorf("writer: key stats of %s: %w", f.path, err)
-	}
-	vs := make([]fieldStats, len(w.ts.Fields))
-	for i, fld := range w.ts.Fields {
-		vs[i] = fieldStats{field: fld, mode: p.valueModes[i], stats: statAt(res, nk+2+i)}
-	}
-	valueStats, err := encodeStats(vs, w.denseStats)
-	if err != nil {
-		return fmt.Errorf("writer: value stats of %s: %w", f.path, err)
-	}
-	minKey, err := row.Encode(p.keyTypes, f.minKey)
-	if err != nil {
-		return fmt.Errorf("writer: min key of %s: %w", f.path, err)
-	}
-	maxKey, err := row.Encode(p.keyTypes, f.maxKey)
-	if err != nil {
-		return fmt.Errorf("writer: max key of %s: %w", f.path, err)
-	}
-	deletes := f.deletes
-	src := manifest.SourceAppend
-	bw.newFiles = append(bw.newFiles, manifest.DataFileMeta{
-		FileName: f.name, FileSize: res.FileSize, RowCount: res.RowCount,
-		MinKey: row.Serialize(minKey), MaxKey: row.Serialize(maxKey),
-		KeyStats:          simpleStats(keyStats),
-		ValueStats:        simpleStats(valueStats),
-		MinSequenceNumber: f.minSeq, MaxSequenceNumber: f.maxSeq,
-		SchemaID:       w.ts.ID,
-		Level:          0,
-		ExtraFiles:     []string{},
-		CreationTime:   w.creationTime(),
-		DeleteRowCount: &deletes,
-		FileSource:     &src,
-		ValueStatsCols: valueStats.Cols,
-	})
-	return nil
+	return bw.finishFiles(ctx)
 }

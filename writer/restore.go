@@ -38,6 +38,9 @@ func (w *Write) scanRestore(ctx context.Context) error {
 		for _, f := range sp.Files {
 			r.maxSeq = max(r.maxSeq, f.MaxSequenceNumber)
 		}
+		if w.comp != nil {
+			r.files = append(r.files, sp.Files...)
+		}
 		restored[key] = r
 		if sp.TotalBuckets > 0 {
 			parts[string(sp.Partition)] = sp.TotalBuckets

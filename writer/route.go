@@ -34,6 +34,12 @@ type Share struct {
 	// position (from 0) of Record's row i among the share's rows as they
 	// came in the batch. It is 0, 1, ..., n-1 unless Route sorted the rows.
 	Order []int32
+	// Rows maps Record's rows to the batch given to Route: Rows[i] is the
+	// index (from 0) in that batch of Record's row i. len(Rows) ==
+	// Record.NumRows(); the indexes are distinct, and in the share's input
+	// order (Rows[j] for the j with Order[j] = 0, 1, ...) ascending. Rows
+	// dropped by ignore-delete / ignore-update-before are in no share.
+	Rows []int32
 }
 
 // Route computes the partition and bucket of every row of rec exactly as
@@ -126,6 +132,7 @@ func (w *Write) share(ctx context.Context, in *input, g *group, rows []int32, so
 	for i, o := range order {
 		idx[i] = rows[o]
 	}
+	s.Rows = idx
 	if len(idx) == in.numRows() && contiguous(idx) {
 		idx = nil // take retains the whole record
 	}

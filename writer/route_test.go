@@ -111,11 +111,12 @@ func TestRouteMatchesJava(t *testing.T) {
 		part   int32
 		bucket int32
 		f0     []any
+		rows   []int32
 	}
 	wants := []want{
-		{10, 0, []any{twoRoads, "Alice"}},
-		{10, 1, []any{"Bob", "Emily", "Tony", "Alex", "David"}},
-		{20, 0, []any{"Lucy", "Paul"}},
+		{10, 0, []any{twoRoads, "Alice"}, []int32{0, 1}},
+		{10, 1, []any{"Bob", "Emily", "Tony", "Alex", "David"}, []int32{2, 3, 4, 5, 6}},
+		{20, 0, []any{"Lucy", "Paul"}, []int32{7, 8}},
 	}
 	_, je := deltaEntries(t, java, 1)
 	if len(shares) != len(wants) || len(je) != len(wants) {
@@ -134,6 +135,9 @@ func TestRouteMatchesJava(t *testing.T) {
 		}
 		if !slices.Equal(s.Kinds, make([]int8, len(w.f0))) || !slices.Equal(s.Order, identity(len(w.f0))) {
 			t.Errorf("share %d: kinds %v order %v", i, s.Kinds, s.Order)
+		}
+		if !slices.Equal(s.Rows, w.rows) {
+			t.Errorf("share %d: rows %v, want %v", i, s.Rows, w.rows)
 		}
 		found := false
 		for _, e := range je {
@@ -218,10 +222,11 @@ func TestRouteSorted(t *testing.T) {
 		f0    []any
 		order []int32
 		kinds []int8
+		rows  []int32
 	}{
-		{[]any{"Alice", twoRoads}, []int32{1, 0}, []int8{2, 0}},
-		{[]any{"Alex", "Bob", "David", "Emily", "Tony"}, []int32{3, 0, 4, 1, 2}, []int8{0, 0, 0, 0, 3}},
-		{[]any{"Lucy", "Paul"}, []int32{0, 1}, []int8{0, 0}},
+		{[]any{"Alice", twoRoads}, []int32{1, 0}, []int8{2, 0}, []int32{1, 0}},
+		{[]any{"Alex", "Bob", "David", "Emily", "Tony"}, []int32{3, 0, 4, 1, 2}, []int8{0, 0, 0, 0, 3}, []int32{5, 2, 6, 3, 4}},
+		{[]any{"Lucy", "Paul"}, []int32{0, 1}, []int8{0, 0}, []int32{7, 8}},
 	}
 	if len(shares) != len(wants) {
 		t.Fatalf("%d shares, want %d", len(shares), len(wants))
@@ -232,6 +237,9 @@ func TestRouteSorted(t *testing.T) {
 		}
 		if !slices.Equal(s.Order, wants[i].order) || !slices.Equal(s.Kinds, wants[i].kinds) {
 			t.Errorf("share %d: order %v kinds %v, want %v %v", i, s.Order, s.Kinds, wants[i].order, wants[i].kinds)
+		}
+		if !slices.Equal(s.Rows, wants[i].rows) {
+			t.Errorf("share %d: rows %v, want %v", i, s.Rows, wants[i].rows)
 		}
 	}
 }
@@ -257,9 +265,10 @@ func TestRouteDuplicateKeys(t *testing.T) {
 		k, v  []any
 		order []int32
 		kinds []int8
+		rows  []int32 // rows 2 (-D) and 4 (-U) are dropped
 	}{
-		{false, []any{int64(3), int64(1), int64(3), int64(1)}, []any{"a", "b", "c", "f"}, []int32{0, 1, 2, 3}, []int8{0, 0, 2, 0}},
-		{true, []any{int64(1), int64(1), int64(3), int64(3)}, []any{"b", "f", "a", "c"}, []int32{1, 3, 0, 2}, []int8{0, 0, 0, 2}},
+		{false, []any{int64(3), int64(1), int64(3), int64(1)}, []any{"a", "b", "c", "f"}, []int32{0, 1, 2, 3}, []int8{0, 0, 2, 0}, []int32{0, 1, 3, 5}},
+		{true, []any{int64(1), int64(1), int64(3), int64(3)}, []any{"b", "f", "a", "c"}, []int32{1, 3, 0, 2}, []int8{0, 0, 0, 2}, []int32{1, 5, 0, 3}},
 	} {
 		shares, err := w.Route(ctx, r, tc.sort)
 		if err != nil {
@@ -272,6 +281,9 @@ func TestRouteDuplicateKeys(t *testing.T) {
 		if k, v := column(t, s.Record, "k"), column(t, s.Record, "v"); !slices.Equal(k, tc.k) || !slices.Equal(v, tc.v) ||
 			!slices.Equal(s.Order, tc.order) || !slices.Equal(s.Kinds, tc.kinds) {
 			t.Errorf("sort %v: k %v v %v order %v kinds %v; want %v %v %v %v", tc.sort, k, v, s.Order, s.Kinds, tc.k, tc.v, tc.order, tc.kinds)
+		}
+		if !slices.Equal(s.Rows, tc.rows) {
+			t.Errorf("sort %v: rows %v, want %v", tc.sort, s.Rows, tc.rows)
 		}
 		releaseShares(shares)
 	}
@@ -378,9 +390,9 @@ func TestRouteAppendUnaware(t *testing.T) {
 	defer releaseShares(shares)
 	got := ""
 	for _, s := range shares {
-		got += fmt.Sprintf("%v/%d/%v/%v ", s.PartitionValues, s.Bucket, column(t, s.Record, "id"), s.Order)
+		got += fmt.Sprintf("%v/%d/%v/%v/%v ", s.PartitionValues, s.Bucket, column(t, s.Record, "id"), s.Order, s.Rows)
 	}
-	if want := "[a]/0/[3 1]/[0 1] [<nil>]/0/[2]/[0] "; got != want {
+	if want := "[a]/0/[3 1]/[0 1]/[0 2] [<nil>]/0/[2]/[0]/[1] "; got != want {
 		t.Errorf("shares %q, want %q", got, want)
 	}
 	msgs := tabletest.Prepare(t, tbl, "u", r)

@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/schema"
 )
@@ -270,7 +271,7 @@ func (bw *bucketWriter) writeSpill(ctx context.Context, runs []merge.Run) (sf sp
 // spillBatchBytes.
 func spillBatchRows(b arrow.RecordBatch) int64 {
 	n := b.NumRows()
-	per := max(recordSize(b)/max(n, 1), 1)
+	per := max(datafile.RecordSize(b)/max(n, 1), 1)
 	return min(max(spillBatchBytes/per, 16), int64(merge.DefaultBatchSize))
 }
 

@@ -17,7 +17,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
@@ -63,10 +65,11 @@ const DefaultRowKindColumn = "_ROW_KIND"
 type Option func(*config)
 
 type config struct {
-	rowKindColumn string
-	seqColumn     string // "" unless WithSequenceColumn
-	mem           memory.Allocator
-	spillDir      string
+	rowKindColumn    string
+	seqColumn        string // "" unless WithSequenceColumn
+	mem              memory.Allocator
+	spillDir         string
+	asyncCompactions int // 0: compactions run synchronously
 }
 
 // WithRowKindColumn names the extra input column that carries the row kind
@@ -101,6 +104,24 @@ func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem
 // creates its temporary directory of spill files (Java's IOManager temp
 // directories); default os.TempDir().
 func WithSpillDir(dir string) Option { return func(c *config) { c.spillDir = dir } }
+
+// WithAsyncCompaction runs the Write's compactions in background goroutines,
+// at most n at once across all its partition-buckets (n below 1 counts as
+// 1; Java's AbstractFileStoreWrite runs them on one compaction thread),
+// instead of synchronously. It is Java's stream write,
+// StreamTableWrite.prepareCommit(waitCompaction = false): each bucket has at
+// most one compaction running, started after each flush of its level-0
+// files; PrepareCommit hands out the compactions that finished and waits
+// only with commit.force-compact = true, for the full compactions of
+// full-compaction.delta-commits, or for a primary-key bucket with more than
+// num-sorted-run.stop-trigger + 1 sorted runs; and a flush of a full write
+// buffer into a bucket with more than num-sorted-run.stop-trigger sorted
+// runs waits for the bucket's running compaction first (the write stall,
+// MergeTreeCompactManager.shouldWaitForLatestCompaction). Close cancels the
+// running compactions and deletes their outputs.
+func WithAsyncCompaction(n int) Option {
+	return func(c *config) { c.asyncCompactions = max(n, 1) }
+}
 
 // BufferStats describes the primary-key sort buffers of a Write (Java's
 // WriterBufferMetric and the spill channels of BinaryExternalSortBuffer).
@@ -149,14 +170,10 @@ type Write struct {
 	ignoreDelete       bool
 	ignoreUpdateBefore bool
 
-	targetFileSize  int64
 	writeBufferSize int64
-	fileFormat      string
-	fileOptions     map[string]string // options given to the file format writer
-	filePrefix      string
-	valueModes      []schema.StatsMode
-	denseStats      bool
-	pk              *pkLayout // nil for append tables
+	layout          *datafile.Layout // level-0 / append data files
+	pk              *pkLayout        // nil for append tables
+	comp            *compactor       // nil: the Write never compacts
 
 	writers      map[string]*bucketWriter
 	restored     map[string]restoredBucket // nil until loaded
@@ -177,6 +194,7 @@ type Write struct {
 // restoredBucket is what a partition-bucket's live files tell a new writer.
 type restoredBucket struct {
 	maxSeq int64
+	files  []manifest.DataFileMeta // kept when the Write compacts
 }
 
 // New returns a Write for the table rooted at fio with schema ts.
@@ -238,18 +256,13 @@ func (w *Write) init() error {
 	default:
 		return fmt.Errorf("%w: bucket-function.type = %s", ErrUnsupported, fn)
 	}
-	if w.fileFormat = o.FileFormat(); w.fileFormat != "parquet" {
-		return fmt.Errorf("%w: file.format = %s (only parquet is written)", ErrUnsupported, w.fileFormat)
+	if f := o.FileFormat(); f != "parquet" {
+		return fmt.Errorf("%w: file.format = %s (only parquet is written)", ErrUnsupported, f)
 	}
-	w.filePrefix = o.DataFilePrefix()
-	w.fileOptions = o
-	if w.targetFileSize, err = o.TargetFileSize(hasPK); err != nil {
+	if _, err = o.TargetFileSize(hasPK); err != nil {
 		return err
 	}
 	if w.writeBufferSize, err = o.WriteBufferSize(); err != nil {
-		return err
-	}
-	if w.denseStats, err = o.MetadataStatsDenseStore(); err != nil {
 		return err
 	}
 	if w.ignoreDelete, err = o.IgnoreDelete(); err != nil {
@@ -300,8 +313,14 @@ func (w *Write) init() error {
 			return fmt.Errorf("%w: bucket-function.type = mod needs a single INT or BIGINT bucket key", schema.ErrInvalidOption)
 		}
 	}
-	names := ts.FieldNames()
-	if w.valueModes, err = statsModes(o, names, make([]bool, len(names))); err != nil {
+	lc := datafile.Config{Source: manifest.SourceAppend, Allocator: w.cfg.mem, Now: func() time.Time { return w.now() }}
+	if hasPK {
+		lc.RowGroupBytes = levelZeroRowGroupBytes
+	}
+	if w.layout, err = datafile.NewLayout(ts, lc); err != nil {
+		if errors.Is(err, datafile.ErrUnsupported) {
+			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+		}
 		return err
 	}
 	if hasPK {
@@ -309,7 +328,7 @@ func (w *Write) init() error {
 			return err
 		}
 	}
-	return nil
+	return w.initCompaction()
 }
 
 // Write writes the rows of rec. rec must have one column per table column
@@ -347,6 +366,9 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		sub, kinds, seqs, err := in.take(ctx, w.cfg.mem, g.rows)
 		if err != nil {
 			return err
+		}
+		if bc := bws[i].comp; bc != nil {
+			bc.touched = true
 		}
 		if w.pk != nil {
 			err = w.bufferPK(ctx, bws[i], sub, kinds, seqs)
@@ -476,15 +498,27 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	}
 	bw := &bucketWriter{
 		w: w, partition: g.partition, bucket: g.bucket,
-		dir: g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)), uuid: w.newUUID(),
+		dir: g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)),
 	}
 	// Unaware-bucket append writers ignore previous files (AppendFileStoreWrite):
 	// their sequence numbers restart at 0.
+	var restored []manifest.DataFileMeta
 	if !w.unaware {
 		if r, ok := w.restored[g.key]; ok {
 			bw.seq = r.maxSeq + 1
+			restored = r.files
 		}
 	}
+	if w.comp != nil {
+		bc, err := w.newBucketCompaction(restored)
+		if err != nil {
+			return nil, fmt.Errorf("writer: restore bucket %s: %w", bw.dir, err)
+		}
+		bw.comp = bc
+	}
+	// Append files count sequence numbers on from the bucket's; key-value
+	// files carry their own.
+	bw.rw = datafile.NewRollingWriter(w.fio, bw.dir, w.layout, datafile.NewNamer(w.newUUID()), bw.seq)
 	w.writers[g.key] = bw
 	return bw, nil
 }
@@ -508,34 +542,58 @@ func (w *Write) checkBucketCount(ctx context.Context, g *group) error {
 }
 
 // PrepareCommit flushes every partition-bucket (closing open data files,
-// merging primary-key buffers and their spilled runs into level-0 files) and
-// returns one commit
-// message per partition-bucket that has new files since the previous
-// PrepareCommit, ordered by partition bytes then bucket
-// (AbstractFileStoreWrite.prepareCommit). Writers stay open for further
-// Write calls.
+// merging primary-key buffers and their spilled runs into level-0 files),
+// compacts them, and returns one commit message per partition-bucket that
+// has new files or compaction changes since the previous PrepareCommit,
+// ordered by partition bytes then bucket (AbstractFileStoreWrite.prepareCommit
+// with MergeTreeWriter / AppendOnlyWriter.prepareCommit). Writers stay open
+// for further Write calls.
+//
+// Compaction (unless write-only = true; not for bucket-unaware append
+// tables, nor for tables package compaction does not compact): every
+// partition-bucket keeps its files, restored from the latest snapshot when
+// its writer is created and updated with each flush and compaction, as
+// levels (primary key) or a queue of small files (append). After the flush,
+// a primary-key bucket compacts what the universal strategy
+// (compaction.StrategyOf) picks, an append bucket the files
+// compaction.AppendPicker picks once compaction.min.file-num files are
+// waiting; every full-compaction.delta-commits-th PrepareCommit of the Write
+// (counting from 1) compacts the buckets written since the previous one
+// fully, into the highest level. Without WithAsyncCompaction the compaction
+// runs here and PrepareCommit waits for it (Java's batch write). The result
+// is the message's Compact increment: Before the files removed (at their
+// levels), After the new files and the upgraded ones (same name, new
+// level); the committer publishes it as a COMPACT snapshot after the APPEND
+// one, and its conflict check rejects a compaction whose input files a
+// concurrent commit removed (commit.ErrConflict), so a Write whose restored
+// files went stale fails cleanly.
 func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 	if w.closed {
 		return nil, ErrClosed
 	}
+	if w.comp != nil {
+		w.comp.prepares++
+	}
 	bws := w.sortedWriters()
 	var msgs []commit.Message
 	for _, bw := range bws {
-		if err := bw.flush(ctx); err != nil {
+		if err := bw.prepareCompact(ctx); err != nil {
 			return nil, err
 		}
 	}
 	for _, bw := range bws {
-		if len(bw.newFiles) == 0 {
-			continue
-		}
-		msgs = append(msgs, commit.Message{
+		m := commit.Message{
 			Partition:    bytesClone(bw.partition),
 			Bucket:       bw.bucket,
 			TotalBuckets: int32(w.numBuckets),
 			Data:         commit.DataIncrement{NewFiles: bw.newFiles},
-		})
+			Compact:      bw.drainCompact(),
+		}
 		bw.newFiles = nil
+		if len(m.Data.NewFiles) == 0 && m.Compact.IsEmpty() {
+			continue
+		}
+		msgs = append(msgs, m)
 	}
 	return msgs, nil
 }
@@ -565,9 +623,12 @@ func (w *Write) Close() error {
 	}
 	w.closed = true
 	ctx := context.Background()
+	if w.comp != nil && w.comp.cancel != nil {
+		w.comp.cancel()
+	}
 	var errs []error
 	for _, bw := range w.sortedWriters() {
-		errs = append(errs, bw.abort(ctx))
+		errs = append(errs, bw.abortCompact(ctx), bw.abort(ctx))
 	}
 	w.writers = nil
 	errs = append(errs, w.spillDir.remove())

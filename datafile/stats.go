@@ -1,48 +1,40 @@
-package writer
+package datafile
 
 import (
 	"fmt"
 	"unicode/utf8"
 
 	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
 )
 
-// systemFieldTruncate is the stats mode Java gives system columns (_KEY_*,
-// _SEQUENCE_NUMBER, _VALUE_KIND, ...) unless a per-field mode is set:
-// truncate(128) (StatsCollectorFactories.createStatsFactories).
-var systemFieldTruncate = schema.StatsMode{Kind: schema.StatsTruncate, TruncateLength: 128}
-
-// statsModes resolves the stats mode of each written column as Java's
-// StatsCollectorFactories.createStatsFactories does: "fields.<name>.stats-mode"
-// first, truncate(128) for system columns, then metadata.stats-mode for the
-// first metadata.stats-keep-first-n-columns other columns and none for the
-// rest. system[i] marks the system columns.
-func statsModes(opts schema.Options, names []string, system []bool) ([]schema.StatsMode, error) {
-	def, err := opts.MetadataStatsMode()
+// statsModes resolves each written column's stats mode as Java's
+// StatsCollectorFactories.createStatsFactories does:
+// "fields.<name>.stats-mode" first, truncate(128) for the first `system`
+// columns, then def for the first metadata.stats-keep-first-n-columns other
+// columns and none for the rest.
+func statsModes(o schema.Options, def schema.StatsMode, fields []types.DataField, system int) ([]schema.StatsMode, error) {
+	keepFirst, err := o.MetadataStatsKeepFirstNColumns()
 	if err != nil {
 		return nil, err
 	}
-	keepFirst, err := opts.MetadataStatsKeepFirstNColumns()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]schema.StatsMode, len(names))
+	out := make([]schema.StatsMode, len(fields))
 	count := 0
-	for i, name := range names {
-		if raw, ok := opts.Get("fields." + name + ".stats-mode"); ok {
+	for i, f := range fields {
+		if raw, ok := o.Get("fields." + f.Name + ".stats-mode"); ok {
 			m, err := schema.ParseStatsMode(raw)
 			if err != nil {
-				return nil, fmt.Errorf("%w: fields.%s.stats-mode: %w", schema.ErrInvalidOption, name, err)
+				return nil, fmt.Errorf("%w: fields.%s.stats-mode: %w", schema.ErrInvalidOption, f.Name, err)
 			}
 			out[i] = m
 			count++
 			continue
 		}
-		if system[i] {
-			out[i] = systemFieldTruncate
+		if i < system {
+			out[i] = systemTruncate
 			continue
 		}
 		if keepFirst >= 0 && count >= keepFirst {
@@ -71,12 +63,12 @@ func applyStatsMode(m schema.StatsMode, s format.ColumnStats) row.ColStats {
 	case schema.StatsFull:
 		return row.ColStats{Min: s.Min, Max: s.Max, NullCount: nulls}
 	}
-	min := truncateMin(s.Min, m.TruncateLength)
-	max, ok := truncateMax(s.Max, m.TruncateLength)
+	lo := truncateMin(s.Min, m.TruncateLength)
+	hi, ok := truncateMax(s.Max, m.TruncateLength)
 	if !ok {
 		return row.ColStats{NullCount: nulls}
 	}
-	return row.ColStats{Min: min, Max: max, NullCount: nulls}
+	return row.ColStats{Min: lo, Max: hi, NullCount: nulls}
 }
 
 // truncateMin is TruncateSimpleColStatsCollector.truncateMin: the first n
@@ -144,21 +136,22 @@ func truncateMax(v any, n int) (out any, ok bool) {
 	return v, true
 }
 
-// encodeStats is SimpleStatsConverter.toBinary for the columns described by
-// fields, after applying modes; dense is metadata.stats-dense-store.
-func encodeStats(fields []fieldStats, dense bool) (row.EncodedStats, error) {
-	fs := make([]types.DataField, len(fields))
+// encodeStats is SimpleStatsConverter.toBinary over fields after applying
+// their modes to the collected stats (missing entries count as unknown);
+// dense is metadata.stats-dense-store.
+func encodeStats(fields []types.DataField, modes []schema.StatsMode, stats []format.ColumnStats, dense bool) (row.EncodedStats, error) {
 	cs := make([]row.ColStats, len(fields))
-	for i, f := range fields {
-		fs[i] = f.field
-		cs[i] = applyStatsMode(f.mode, f.stats)
+	for i := range fields {
+		var s format.ColumnStats
+		if i < len(stats) {
+			s = stats[i]
+		}
+		cs[i] = applyStatsMode(modes[i], s)
 	}
-	return row.EncodeStats(fs, cs, dense)
+	return row.EncodeStats(fields, cs, dense)
 }
 
-// fieldStats bundles one column's field, stats mode and collected stats.
-type fieldStats struct {
-	field types.DataField
-	mode  schema.StatsMode
-	stats format.ColumnStats
+// simpleStats converts encoded stats to the manifest form.
+func simpleStats(s row.EncodedStats) manifest.SimpleStats {
+	return manifest.SimpleStats{MinValues: row.Serialize(s.Min), MaxValues: row.Serialize(s.Max), NullCounts: s.NullCounts}
 }

@@ -1,0 +1,161 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
+
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/schema"
+)
+
+// RewriterOptions configure NewRewriter.
+type RewriterOptions struct {
+	// Allocator allocates the Arrow buffers of reading, merging and
+	// writing; nil means memory.DefaultAllocator.
+	Allocator memory.Allocator
+	// Now is the clock of file creation times; nil means time.Now.
+	Now func() time.Time
+	// NewUUID returns the uuid of the file names of one Run
+	// ("<data-file.prefix><uuid>-<n>.parquet"); nil means a random UUID.
+	NewUUID func() string
+}
+
+// Rewriter runs the compaction tasks of one table: the rewrite of Java's
+// MergeTreeCompactTask / FileRewriteCompactTask through
+// MergeTreeCompactRewriter (primary-key buckets) and
+// BaseAppendFileStoreWrite.compactRewrite (append buckets). Plan.Execute uses
+// it for the dedicated compaction, package writer for the compaction inside
+// the writer. It is safe for concurrent use by tasks of different buckets.
+type Rewriter struct {
+	t       *table
+	taskCfg TaskConfig // without the per-unit MaxLevel and DropDeletes
+	newUUID func() string
+}
+
+// NewRewriter returns the Rewriter of the table rooted at fio whose current
+// schema is ts (files of older schemas are evolved to it when read).
+//
+// Errors wrap ErrUnsupported for the table features the package does not
+// compact (see NewPlan) and schema.ErrInvalidOption for malformed options.
+func NewRewriter(fio *fileio.FileIO, ts *schema.TableSchema, opts RewriterOptions) (*Rewriter, error) {
+	if err := checkTable(ts); err != nil {
+		return nil, err
+	}
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewUUID == nil {
+		opts.NewUUID = uuid.NewString
+	}
+	t, err := newTable(fio, ts, opts.Allocator, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rewriter{t: t, newUUID: opts.NewUUID}
+	o := ts.Options
+	target, err := o.TargetFileSize(t.pk)
+	if err != nil {
+		return nil, err
+	}
+	ratio, err := o.CompactionSmallFileRatio()
+	if err != nil {
+		return nil, err
+	}
+	r.taskCfg.MinFileSize = int64(float64(target) * ratio)
+	if r.taskCfg.ForceRewriteAll, err = o.Bool(KeyForceRewriteAllFiles, false); err != nil {
+		return nil, err
+	}
+	if t.pk {
+		engine, err := o.MergeEngine()
+		if err != nil {
+			return nil, err
+		}
+		r.taskCfg.FirstRowLookup = engine == schema.MergeFirstRow
+	}
+	return r, nil
+}
+
+// Run compacts the bucket of task and returns what changed as a compaction
+// increment (Java CompactResult): for a primary-key task the steps of
+// PlanSteps on task.Unit (upgrades: Before the old meta, After the same
+// file at the output level; rewrites: Before the inputs, After the new files
+// at the output level, retractions dropped when task.DropDeletes); for an
+// append task each group of task.Groups rewritten into files of
+// target-file-size. task.Levels must hold the bucket's files (first-row
+// lookups read the levels above the output level); Run only reads it. New
+// files go to task.BucketPath, named with one fresh uuid per Run.
+//
+// An empty increment means nothing changed (every file already on its
+// output level). On error every file Run wrote is deleted again. Errors wrap
+// ErrInvalidArgument (a primary-key task without Levels), ErrCorrupt,
+// ErrUnsupported (a file in an external path or not in parquet) and the
+// errors of reading, merging and writing, naming the bucket.
+func (r *Rewriter) Run(ctx context.Context, task *Task) (inc commit.CompactIncrement, err error) {
+	j := &bucketJob{t: r.t, dir: task.BucketPath, names: datafile.NewNamer(r.newUUID())}
+	defer func() {
+		if err != nil {
+			j.discard(context.WithoutCancel(ctx))
+			inc = commit.CompactIncrement{}
+		}
+	}()
+	if r.t.pk {
+		if task.Levels == nil {
+			return inc, fmt.Errorf("%w: primary-key task of bucket %s without levels", ErrInvalidArgument, task.BucketPath)
+		}
+		j.keys = NewKeyOrder(r.t.keyTypes)
+		cfg := r.taskCfg
+		cfg.MaxLevel = task.Levels.MaxLevel()
+		cfg.DropDeletes = task.DropDeletes
+		if inc.Before, inc.After, err = j.compactPK(ctx, task.Levels, task.Unit, cfg); err != nil {
+			return inc, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
+		}
+		return inc, nil
+	}
+	for _, g := range task.Groups {
+		if len(g) == 0 {
+			continue
+		}
+		out, err := j.compactAppend(ctx, g)
+		if err != nil {
+			return inc, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
+		}
+		inc.Before = append(inc.Before, g...)
+		inc.After = append(inc.After, out...)
+	}
+	return inc, nil
+}
+
+// discard deletes the files the job wrote, best effort: a file left behind
+// by a failed delete is an orphan no snapshot references.
+func (j *bucketJob) discard(ctx context.Context) {
+	for _, p := range j.written {
+		_ = j.t.fio.Delete(ctx, p)
+	}
+	j.written = nil
+}
+
+// NewFiles returns the paths, relative to the table root, of the files an
+// increment of a bucket at bucketPath added: its After files that are not
+// also Before files (an upgrade keeps the file's name).
+func NewFiles(bucketPath string, inc commit.CompactIncrement) []string {
+	before := make(map[string]bool, len(inc.Before))
+	for _, f := range inc.Before {
+		before[f.FileName] = true
+	}
+	var out []string
+	for _, f := range inc.After {
+		if !before[f.FileName] {
+			out = append(out, bucketPath+"/"+f.FileName)
+		}
+	}
+	return out
+}

@@ -1,0 +1,378 @@
+package datafile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/types"
+)
+
+// rollCheckRows is how many rows are written between two checks of the
+// target file size when a batch would overshoot it (Java's RollingFileWriter
+// checks every 1000 records).
+const rollCheckRows = 1000
+
+// Row kinds of the _VALUE_KIND column that are retractions (Java RowKind
+// UPDATE_BEFORE and DELETE), counted as the delete row count.
+const (
+	kindUpdateBefore = 1
+	kindDelete       = 3
+)
+
+// Namer hands out the data file names of one bucket writer:
+// "<data-file.prefix><uuid>-<n>.<format>" with n counting from 0 (Java
+// DataFilePathFactory.newPath, one uuid per factory). It is not safe for
+// concurrent use.
+type Namer struct {
+	uuid  string
+	count int
+}
+
+// NewNamer returns a Namer with the given uuid (a random UUID string, as
+// Java's UUID.randomUUID).
+func NewNamer(uuid string) *Namer { return &Namer{uuid: uuid} }
+
+func (n *Namer) next(l *Layout) string {
+	name := l.prefix + n.uuid + "-" + strconv.Itoa(n.count) + "." + l.format
+	n.count++
+	return name
+}
+
+// RollingWriter writes the data files of one bucket with one Layout, rolling
+// to a new file whenever the open file's estimated size reaches
+// target-file-size (Java RollingFileWriter over RowDataFileWriter or
+// KeyValueDataFileWriter). Files it finished are held until Flush hands
+// them out; Abort deletes them. It is not safe for concurrent use.
+type RollingWriter struct {
+	fio    *fileio.FileIO
+	dir    string
+	layout *Layout
+	names  *Namer
+	cur    *openFile
+	done   []manifest.DataFileMeta // finished, not yet handed out
+	seq    int64                   // next sequence number of append rows
+}
+
+// openFile is the data file being written.
+type openFile struct {
+	name, path     string
+	out            io.WriteCloser
+	fw             *parquet.Writer
+	minSeq, maxSeq int64
+	deletes        int64
+	minKey, maxKey []any // key-value files: first and last key
+}
+
+// NewRollingWriter returns a writer of files of layout in dir (the bucket
+// directory, relative to fio's root, without trailing slash) named by names.
+// seq is the sequence number of the first row of append files, each row
+// taking the next (key-value files take theirs from the _SEQUENCE_NUMBER
+// column and ignore it).
+func NewRollingWriter(fio *fileio.FileIO, dir string, layout *Layout, names *Namer, seq int64) *RollingWriter {
+	return &RollingWriter{fio: fio, dir: dir, layout: layout, names: names, seq: seq}
+}
+
+// NextSequenceNumber returns the sequence number the next append row
+// written will get once its file is finished.
+func (w *RollingWriter) NextSequenceNumber() int64 { return w.seq }
+
+// open starts the next file.
+func (w *RollingWriter) open(ctx context.Context) error {
+	l := w.layout
+	name := w.names.next(l)
+	path := w.dir + "/" + name
+	out, err := w.fio.Create(ctx, path)
+	if err != nil {
+		return fmt.Errorf("datafile: create %s: %w", path, err)
+	}
+	fw, err := parquet.NewWriter(ctx, out, path, l.fields, format.WriteOptions{Options: l.options, Allocator: l.mem})
+	if err != nil {
+		abortOut(out)
+		return fmt.Errorf("datafile: %s: %w", path, err)
+	}
+	w.cur = &openFile{name: name, path: path, out: out, fw: fw, minSeq: -1, maxSeq: -1}
+	return nil
+}
+
+func abortOut(out io.WriteCloser) {
+	if a, ok := out.(fileio.Aborter); ok {
+		_ = a.Abort()
+	}
+	_ = out.Close()
+}
+
+// Write writes rec, whose columns are the layout's Fields (key-value
+// batches sorted by key, as merges produce them), into the open file,
+// opening one first if needed. While the rest of the batch fits below
+// target-file-size by the estimate it is written at once, otherwise in steps
+// of about the rows that still fit (at least 1000), checking the file size
+// after each and rolling to a new file once it reaches the target. rec is
+// not retained.
+//
+// Errors: ErrSchema for key-value batches whose system columns have other
+// types; errors of creating or writing the file, naming it.
+func (w *RollingWriter) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	n := rec.NumRows()
+	size := RecordSize(rec)
+	target := w.layout.target
+	for off := int64(0); off < n; {
+		if w.cur == nil {
+			if err := w.open(ctx); err != nil {
+				return err
+			}
+		}
+		step := n - off
+		if est := w.cur.fw.EstimatedSize(); size > 0 && est+size*step/n > target {
+			// Write about as many rows as still fit, then check again.
+			step = max(min((target-est)*n/size, step), min(rollCheckRows, step))
+		}
+		end := off + step
+		part := rec
+		if off != 0 || end != n {
+			part = rec.NewSlice(off, end)
+		}
+		err := w.track(part)
+		if err == nil {
+			err = w.cur.fw.Write(ctx, part)
+		}
+		if part != rec {
+			part.Release()
+		}
+		if err != nil {
+			return fmt.Errorf("datafile: write %s: %w", w.cur.path, err)
+		}
+		off = end
+		if w.cur.fw.EstimatedSize() >= target {
+			if err := w.closeFile(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// track records a slice's sequence range, retractions and keys for the open
+// file (KeyValueDataFileWriter.write); append files need nothing.
+func (w *RollingWriter) track(part arrow.RecordBatch) error {
+	l, f := w.layout, w.cur
+	n := int(part.NumRows())
+	if n == 0 || !l.kv {
+		return nil
+	}
+	seqs, ok := part.Column(l.nk).(*array.Int64)
+	if !ok {
+		return fmt.Errorf("%w: column %s is %s", ErrSchema, SequenceNumberColumn, part.Column(l.nk).DataType())
+	}
+	for _, s := range seqs.Int64Values() {
+		if f.minSeq < 0 || s < f.minSeq {
+			f.minSeq = s
+		}
+		if s > f.maxSeq {
+			f.maxSeq = s
+		}
+	}
+	kinds, ok := part.Column(l.nk + 1).(*array.Int8)
+	if !ok {
+		return fmt.Errorf("%w: column %s is %s", ErrSchema, ValueKindColumn, part.Column(l.nk+1).DataType())
+	}
+	for _, k := range kinds.Int8Values() {
+		if k == kindUpdateBefore || k == kindDelete {
+			f.deletes++
+		}
+	}
+	var err error
+	if f.minKey == nil {
+		if f.minKey, err = keyAt(part, 0, l.keyTypes); err != nil {
+			return err
+		}
+	}
+	f.maxKey, err = keyAt(part, n-1, l.keyTypes)
+	return err
+}
+
+// keyAt returns the key columns (the first len(keyTypes) columns) of row i.
+func keyAt(rec arrow.RecordBatch, i int, keyTypes []types.DataType) ([]any, error) {
+	out := make([]any, len(keyTypes))
+	for k, t := range keyTypes {
+		v, err := types.ArrowValue(t, rec.Column(k), i)
+		if err != nil {
+			return nil, fmt.Errorf("%w: key column %d: %w", ErrSchema, k, err)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// closeFile finishes the open file and records its DataFileMeta
+// (RowDataFileWriter.result / KeyValueDataFileWriter.result).
+func (w *RollingWriter) closeFile(ctx context.Context) error {
+	f := w.cur
+	if f == nil {
+		return nil
+	}
+	w.cur = nil
+	res, err := f.fw.Close(ctx)
+	if err != nil {
+		abortOut(f.out)
+		return fmt.Errorf("datafile: close %s: %w", f.path, err)
+	}
+	if err := f.out.Close(); err != nil {
+		return fmt.Errorf("datafile: publish %s: %w", f.path, err)
+	}
+	l := w.layout
+	src := l.source
+	// Recorded before any error below, so that Abort deletes the file.
+	w.done = append(w.done, manifest.DataFileMeta{
+		FileName: f.name, FileSize: res.FileSize, RowCount: res.RowCount,
+		SchemaID:     l.ts.ID,
+		Level:        int32(l.level),
+		ExtraFiles:   []string{},
+		CreationTime: l.creationTime(),
+		FileSource:   &src,
+	})
+	m := &w.done[len(w.done)-1]
+	if !l.kv {
+		vs, err := encodeStats(l.fields, l.modes, res.Stats, l.dense)
+		if err != nil {
+			return fmt.Errorf("datafile: value stats of %s: %w", f.path, err)
+		}
+		zero := int64(0)
+		m.MinKey, m.MaxKey = manifest.EmptyRow(), manifest.EmptyRow()
+		m.KeyStats, m.ValueStats, m.ValueStatsCols = manifest.EmptyStats(), simpleStats(vs), vs.Cols
+		m.MinSequenceNumber = w.seq
+		w.seq += res.RowCount
+		m.MaxSequenceNumber = w.seq - 1
+		m.DeleteRowCount = &zero
+		return nil
+	}
+	nk := l.nk
+	ks, err := encodeStats(l.fields[:nk], l.modes[:nk], res.Stats[:min(nk, len(res.Stats))], false)
+	if err != nil {
+		return fmt.Errorf("datafile: key stats of %s: %w", f.path, err)
+	}
+	var vstats []format.ColumnStats
+	if len(res.Stats) > nk+2 {
+		vstats = res.Stats[nk+2:]
+	}
+	vs, err := encodeStats(l.fields[nk+2:], l.modes[nk+2:], vstats, l.dense)
+	if err != nil {
+		return fmt.Errorf("datafile: value stats of %s: %w", f.path, err)
+	}
+	minKey, err := row.Encode(l.keyTypes, f.minKey)
+	if err != nil {
+		return fmt.Errorf("datafile: min key of %s: %w", f.path, err)
+	}
+	maxKey, err := row.Encode(l.keyTypes, f.maxKey)
+	if err != nil {
+		return fmt.Errorf("datafile: max key of %s: %w", f.path, err)
+	}
+	deletes := f.deletes
+	m.MinKey, m.MaxKey = row.Serialize(minKey), row.Serialize(maxKey)
+	m.KeyStats, m.ValueStats, m.ValueStatsCols = simpleStats(ks), simpleStats(vs), vs.Cols
+	m.MinSequenceNumber, m.MaxSequenceNumber = f.minSeq, f.maxSeq
+	m.DeleteRowCount = &deletes
+	return nil
+}
+
+// Flush finishes the open file, if any, and hands out the metadata of every
+// file finished since the previous Flush, in the order they were written;
+// from then on the caller owns those files (Abort no longer deletes them).
+// The writer stays usable: the next Write opens a new file. On error the
+// files stay with the writer, for Abort.
+func (w *RollingWriter) Flush(ctx context.Context) ([]manifest.DataFileMeta, error) {
+	if err := w.closeFile(ctx); err != nil {
+		return nil, err
+	}
+	out := w.done
+	w.done = nil
+	return out, nil
+}
+
+// Abort discards the open file and deletes the finished files not yet handed
+// out by Flush. Errors of deleting name the file; a file already gone is no
+// error.
+func (w *RollingWriter) Abort(ctx context.Context) error {
+	if w.cur != nil {
+		abortOut(w.cur.out)
+		w.cur = nil
+	}
+	var errs []error
+	for _, f := range w.done {
+		p := w.dir + "/" + f.FileName
+		if err := w.fio.Delete(ctx, p); err != nil && !errors.Is(err, fileio.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("datafile: delete %s: %w", p, err))
+		}
+	}
+	w.done = nil
+	return errors.Join(errs...)
+}
+
+// RecordSize estimates the bytes rec's rows occupy in memory, counting only
+// the rows of slices (Java's util.TotalRecordSize counts whole shared
+// buffers): fixed-width columns n·(bits+7)/8 bytes for n rows, strings and
+// binaries by value bytes plus 4-byte offsets, validity bitmaps of columns
+// with nulls, other columns by their buffers (and children's) in
+// proportion to the rows covered. RollingWriter uses it to predict how many rows still fit in a
+// file; package writer to bound its buffers.
+func RecordSize(rec arrow.RecordBatch) int64 {
+	var sum int64
+	for _, c := range rec.Columns() {
+		sum += arraySize(c)
+	}
+	return sum
+}
+
+func arraySize(arr arrow.Array) int64 {
+	n := int64(arr.Len())
+	var validity int64
+	if arr.NullN() > 0 {
+		validity = (n + 7) / 8
+	}
+	switch a := arr.(type) {
+	case *array.String:
+		if o := a.ValueOffsets(); len(o) > 0 {
+			return validity + 4*n + int64(o[len(o)-1]-o[0])
+		}
+		return validity
+	case *array.Binary:
+		if o := a.ValueOffsets(); len(o) > 0 {
+			return validity + 4*n + int64(o[len(o)-1]-o[0])
+		}
+		return validity
+	case *array.Boolean:
+		return validity + (n+7)/8
+	}
+	if fw, ok := arr.DataType().(arrow.FixedWidthDataType); ok {
+		return validity + n*int64(fw.BitWidth()+7)/8
+	}
+	total := dataBytes(arr.Data())
+	if all := int64(arr.Data().Offset()) + n; all > 0 {
+		return total * n / all
+	}
+	return total
+}
+
+// dataBytes sums the buffer sizes of d and its children.
+func dataBytes(d arrow.ArrayData) int64 {
+	var sum int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			sum += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		sum += dataBytes(c)
+	}
+	return sum
+}
