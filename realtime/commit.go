@@ -45,10 +45,21 @@ func (cm *Commit) Committer() *commit.Committer { return cm.cm }
 // Context.RefreshCommittedSnapshot with the id afterwards so the stores can
 // reclaim the committed rows.
 //
-// A failed commit is terminal for the writer state that produced prog: the
-// documented recovery is to close the context (and its writers), create a
-// new one, read the committed offsets of the latest snapshot
-// (ReadCommittedOffsets) and replay the input from there.
+// Errors: progress.ErrNotContiguous (a range that does not start at the
+// committed end), progress.ErrInvalidRange, commit.ErrForeignProgress
+// (ranges another commit user or identifier committed),
+// commit.ErrPartialRetry (a retry mixing committed and uncommitted
+// ranges), commit.ErrRealtimeDisabled, commit.ErrConflict and
+// commit.ErrRetriesExhausted, and object-store errors naming the file;
+// when the snapshot write failed and checking whether it landed failed
+// too, the error says the outcome is unknown (the snapshot may exist).
+//
+// A failed commit is terminal for the writer state that produced prog,
+// whatever the error: the documented recovery is to close the context (and
+// its writers), create a new one, read the committed offsets of the latest
+// snapshot (ReadCommittedOffsets), which tell whether an unknown outcome
+// landed, and replay the input from there. The data files of a commit that
+// did not land stay behind as orphans (orphan-file cleanup removes them).
 func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, identifier int64, watermark *int64) (int64, error) {
 	msgs := make([]commit.Message, 0, len(prog))
 	adv := make([]progress.Advance, 0, len(prog))

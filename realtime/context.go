@@ -22,14 +22,25 @@ import (
 )
 
 // Metric names of Context.Metrics (paimon-cpp RealtimeContext::GetMetrics,
-// realtime-design.md section 9), gauges summed over every store.
+// realtime-design.md section 9), gauges summed over every store
+// (Store.Usage).
 const (
+	// MetricBuildingMemoryBytes: bytes of Arrow buffers in building
+	// segments (Usage.BuildingBytes).
 	MetricBuildingMemoryBytes = "realtimeBuildingMemoryBytes"
-	MetricSealedMemoryBytes   = "realtimeSealedMemoryBytes"
-	MetricTotalMemoryBytes    = "realtimeTotalMemoryBytes"
-	MetricBuildingRowCount    = "realtimeBuildingRowCount"
-	MetricSealedRowCount      = "realtimeSealedRowCount"
-	MetricTotalRowCount       = "realtimeTotalRowCount"
+	// MetricSealedMemoryBytes: bytes of Arrow buffers in sealed, not yet
+	// reclaimed segments (Usage.SealedBytes).
+	MetricSealedMemoryBytes = "realtimeSealedMemoryBytes"
+	// MetricTotalMemoryBytes: the sum of the two, bytes.
+	MetricTotalMemoryBytes = "realtimeTotalMemoryBytes"
+	// MetricBuildingRowCount: physical rows in building segments
+	// (Usage.BuildingRows).
+	MetricBuildingRowCount = "realtimeBuildingRowCount"
+	// MetricSealedRowCount: physical rows in sealed, not yet reclaimed
+	// segments (Usage.SealedRows).
+	MetricSealedRowCount = "realtimeSealedRowCount"
+	// MetricTotalRowCount: the sum of the two, rows.
+	MetricTotalRowCount = "realtimeTotalRowCount"
 )
 
 // ContextOption configures NewContext.
@@ -412,7 +423,8 @@ func (c *Context) notify(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Usage returns the data held by every store of the context, summed.
+// Usage returns the data held by every store of the context, summed
+// (bytes and rows, see Usage).
 func (c *Context) Usage() Usage {
 	var u Usage
 	for _, st := range c.registered() {
@@ -475,11 +487,17 @@ func (c *Context) isClosed() bool {
 }
 
 // ReadCommittedOffsets returns the durable progress recorded by snapshot
-// snapshotID of the table rooted at fio (main branch): per partition-bucket
-// the exclusive end of the rows in the table's files; empty when the
-// snapshot carries no real-time progress (paimon-cpp
-// RealtimeSnapshotOffsets::ReadAllOffsets). An ingest job replays its
-// source from these ends after a failure.
+// snapshotID of the table rooted at fio (main branch), or by its latest
+// snapshot when snapshotID <= 0: per partition-bucket the exclusive end
+// offset of the rows in the table's files (Offsets.End reports false for a
+// partition-bucket without progress, the -1 of paimon-cpp); empty when the
+// table has no snapshot or the snapshot carries no real-time progress
+// (paimon-cpp RealtimeSnapshotOffsets::ReadAllOffsets, progress.ReadCommitted).
+// An ingest job replays its source from these ends after a failure.
+//
+// Errors: snapshot.ErrNotFound for a missing snapshotID > 0,
+// progress.ErrCorrupt for an unreadable offsets file, and I/O errors
+// naming the file.
 func ReadCommittedOffsets(ctx context.Context, fio *fileio.FileIO, snapshotID int64) (progress.Offsets, error) {
 	return progress.ReadCommitted(ctx, fio, "", snapshotID)
 }

@@ -64,7 +64,12 @@
 // the snapshot's files. Append tables read the files, then the memory rows;
 // primary-key tables merge the memory rows, as the newest sorted runs,
 // with every file under the table's merge engine. A split pins its view by
-// a single-use ticket valid for realtime.read-view-ttl.
+// a single-use ticket valid for realtime.read-view-ttl. A scan filter
+// reaches the stores only as a pruning hint that cannot change the merged
+// result: all of it for append tables, its primary-key conjuncts for
+// primary-key tables. A Scan planned repeatedly reuses its disk plan while
+// the latest snapshot is unchanged, so a repeated small query costs a
+// snapshot-id check plus the memory it reads.
 //
 // # Failure contract
 //

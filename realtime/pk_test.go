@@ -250,10 +250,8 @@ func TestPkMemoryAndDiskAgree(t *testing.T) {
 	}
 }
 
-// Append stores get the scan filter as a pruning hint and counts read no
-// memory row, once package reader exposes a plan's filter (a Filter
-// method on reader.Plan); until then they read everything, which the
-// exact results below also check.
+// Append stores get the scan filter as a pruning hint (reader.Plan.Filter
+// rewritten to transport fields) and counts read no memory row.
 func TestAppendStoreHintAndCount(t *testing.T) {
 	tbl := newFooTable(t, nil, nil, map[string]string{"realtime.store.stats-mode": "full"})
 	spy := &spyFactory{}
@@ -266,7 +264,6 @@ func TestAppendStoreHintAndCount(t *testing.T) {
 	write(t, w, fooRows(t, "p0", 0, 1, 2))
 	write(t, w, fooRows(t, "p0", 10, 11, 12))
 	p := plan(t, rc, reader.WithWhere("id > 5"))
-	_, exposed := any(p.Disk).(interface{ Filter() predicate.Predicate })
 	equal(t, "filtered", readPlan(t, p), fooStrings("p0", 10, 11, 12))
 	spy.mu.Lock()
 	if len(spy.queries) != 1 {
@@ -275,11 +272,8 @@ func TestAppendStoreHintAndCount(t *testing.T) {
 	hint := spy.queries[0].Filter
 	spy.queries = nil
 	spy.mu.Unlock()
-	if exposed && (hint == nil || !slices.Equal(hint.Fields(), []int{1})) {
-		t.Fatalf("hint %v, want id > 5 on transport field 1", hint)
-	}
-	if !exposed && hint != nil {
-		t.Fatalf("hint %v without a known filter", hint)
+	if hint == nil || !slices.Equal(hint.Fields(), []int{1}) || hint.String() != p.Disk.Filter().String() {
+		t.Fatalf("hint %v, want %v on transport field 1", hint, p.Disk.Filter())
 	}
 	n, err := plan(t, rc).Count(context.Background())
 	if err != nil || n != 6 {
@@ -287,11 +281,8 @@ func TestAppendStoreHintAndCount(t *testing.T) {
 	}
 	spy.mu.Lock()
 	defer spy.mu.Unlock()
-	if exposed && len(spy.queries) != 0 {
+	if len(spy.queries) != 0 {
 		t.Fatalf("count ran %d queries", len(spy.queries))
-	}
-	if !exposed {
-		t.Log("reader.Plan has no Filter method: hints and the count fast path are off")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -22,14 +23,33 @@ import (
 // of a snapshot united with the rows the context's stores hold above that
 // snapshot's committed offsets (paimon-cpp TableScan with a
 // RealtimeContext).
+//
+// A Scan may be planned any number of times, also concurrently; each Plan
+// sees the rows accepted before it. Planning the disk snapshot (manifest
+// lists and manifests) is the expensive part of a small query, so a Scan
+// keeps the disk plan of its last Plan call and reuses it while the
+// table's latest snapshot id (snapshot.Manager.LatestID: the LATEST hint
+// and one existence check) is the id that plan read; the reused plan is
+// the one a new planning would produce. Keep one Scan per repeated query
+// to benefit. Tables with scan.fallback-branch are always planned afresh.
 type Scan struct {
 	c    *Context
 	opts []reader.Option
+
+	mu   sync.Mutex
+	last *diskPlan // the disk plan of the last Plan call
+}
+
+// diskPlan is a planned disk snapshot and the progress it records.
+type diskPlan struct {
+	rp  *reader.Plan
+	off progress.Offsets
 }
 
 // NewScan returns a real-time scan with the options of package reader
 // (snapshot, columns, filter, batch size, ...). Tag, timestamp and snapshot
-// options pick the disk snapshot as for reader.Scan.
+// options pick the disk snapshot as for reader.Scan; branch options are
+// not supported (the context's progress is that of the main branch).
 func (c *Context) NewScan(opts ...reader.Option) *Scan {
 	return &Scan{c: c, opts: slices.Clone(opts)}
 }
@@ -39,7 +59,8 @@ func (c *Context) NewScan(opts ...reader.Option) *Scan {
 // views until read, Release or the context's read-view TTL.
 type Plan struct {
 	// Disk is the plan of the committed snapshot (its Snapshot, Schema and
-	// output Fields describe the real-time plan too).
+	// output Fields describe the real-time plan too). It may be shared with
+	// other plans of the same Scan: treat it as read-only.
 	Disk *reader.Plan
 	// SnapshotID is the id of the planned snapshot; 0 when the table had
 	// none.
@@ -54,7 +75,8 @@ type Plan struct {
 	batchSize int
 	// filter is the scan filter over Disk.Schema.Fields when package reader
 	// exposes it (known), nil for none; hint is its part usable as a
-	// pruning hint over the transport schema (append tables only).
+	// pruning hint over the transport schema (storeHint: every column for
+	// append tables, trimmed primary-key columns for primary-key tables).
 	filter predicate.Predicate
 	known  bool
 	hint   predicate.Predicate
@@ -103,7 +125,16 @@ type memPB struct {
 // builds the splits. Acquiring the views first guarantees that the rows
 // above the planned snapshot's committed offsets are still in them.
 // Deletion-vector tables are planned with reader.WithAllLevels, so
-// committed level-0 files stay visible.
+// committed level-0 files stay visible. The disk plan of the Scan's
+// previous Plan call is reused while it is still the latest (see Scan).
+//
+// The scan filter prunes files as in reader.Scan and, as a pruning hint
+// (Query.Filter), the stores' memory batches (realtime-design.md section
+// 8.5): every conjunct over table columns for append tables; for
+// primary-key tables only the conjuncts over trimmed primary-key columns,
+// which treat all versions of a key alike, never a value-column conjunct,
+// which could hide a key's newest version and resurrect an older one. Rows
+// are filtered exactly after the merge either way.
 //
 // Errors: ErrClosed, ErrSnapshotTooOld when the planned snapshot is older
 // than the snapshot the context adopted (its rows may be reclaimed),
@@ -133,16 +164,11 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		known[pv.st.key] = pv.st.known.Load()
 	}
 
-	opts := slices.Clone(s.opts)
-	if dv, err := c.ts.Options.DeletionVectorsEnabled(); err != nil {
-		return nil, err
-	} else if dv {
-		opts = append(opts, reader.WithAllLevels())
-	}
-	rp, err := planDisk(ctx, reader.NewScan(c.fio, opts...))
+	dp, err := s.disk(ctx)
 	if err != nil {
 		return nil, err
 	}
+	rp, off := dp.rp, dp.off
 	var snapID int64
 	if rp.Snapshot != nil {
 		snapID = rp.Snapshot.ID
@@ -150,17 +176,13 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	if snapID < adoptedID {
 		return nil, fmt.Errorf("%w: planned snapshot %d, the context holds snapshot %d", ErrSnapshotTooOld, snapID, adoptedID)
 	}
-	off, _, err := progress.OfSnapshot(ctx, c.fio, "", rp.Snapshot)
-	if err != nil {
-		return nil, err
-	}
 	batch, err := c.ts.Options.ReadBatchSize()
 	if err != nil || batch <= 0 {
 		batch = 4096
 	}
 	p := &Plan{Disk: rp, SnapshotID: snapID, c: c, batchSize: batch}
 	p.filter, p.known = planFilter(rp)
-	if p.filter != nil && c.lay.mode == AppendOnly {
+	if p.filter != nil {
 		p.hint = c.storeHint(p.filter, rp)
 	}
 
@@ -254,6 +276,46 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	return p, nil
 }
 
+// disk returns the disk plan of the scan: the last one while the table's
+// latest snapshot is the one it read, otherwise a new one (which becomes
+// the last one).
+func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
+	c := s.c
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last != nil {
+		id, err := snapshot.NewManager(c.fio).LatestID(ctx)
+		switch {
+		case err == nil && last.rp.Snapshot != nil && id == last.rp.Snapshot.ID:
+			return last, nil
+		case errors.Is(err, snapshot.ErrNotFound) && last.rp.Snapshot == nil:
+			return last, nil
+		}
+	}
+	opts := slices.Clone(s.opts)
+	if dv, err := c.ts.Options.DeletionVectorsEnabled(); err != nil {
+		return nil, err
+	} else if dv {
+		opts = append(opts, reader.WithAllLevels())
+	}
+	rp, err := planDisk(ctx, reader.NewScan(c.fio, opts...))
+	if err != nil {
+		return nil, err
+	}
+	off, _, err := progress.OfSnapshot(ctx, c.fio, "", rp.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	dp := &diskPlan{rp: rp, off: off}
+	if rp.Schema == nil || rp.Schema.Options.ScanFallbackBranch() == "" {
+		s.mu.Lock()
+		s.last = dp
+		s.mu.Unlock()
+	}
+	return dp, nil
+}
+
 // planDisk plans the disk snapshot. reader.Scan.Plan reports a table
 // whose first snapshot is committed while it looks for the latest one as
 // damaged ("latest snapshot (snapshot files 1..1 exist): ... not found"):
@@ -282,22 +344,37 @@ func planFilter(rp *reader.Plan) (predicate.Predicate, bool) {
 	return rp.Filter(), true
 }
 
-// storeHint rewrites the scan filter to the transport schema for an append
-// store's pruning (Query.Filter): fields are matched by name and type, and
-// conjuncts naming other fields are dropped (predicate.Pick), so the hint
-// is never stronger than the filter. Primary-key stores get no hint: a
-// predicate applied before the merge could hide the newest version of a
-// key and resurrect an older one from disk.
+// storeHint rewrites the scan filter f (field indexes of rp.Schema.Fields)
+// to a pruning hint over the transport schema (Query.Filter), or nil when
+// no part of f is safe to push (realtime-design.md section 8.5). Fields are
+// matched by name and type, and conjuncts naming fields that may not be
+// pushed are dropped (predicate.Pick), so the hint is never stronger than
+// the filter.
+//
+// Append stores may use every table column. Primary-key stores get only
+// the conjuncts over trimmed primary-key columns (paimon-cpp since #324):
+// such a predicate treats every version of a key alike, so pruning a batch
+// by it drops either all versions of a key that cannot match or none. A
+// conjunct over a value column could skip the batch holding a key's newest
+// version (or its -D) while disk still holds an older version that
+// matches, and the merge would resurrect that older version.
 func (c *Context) storeHint(f predicate.Predicate, rp *reader.Plan) predicate.Predicate {
+	if rp.Schema == nil {
+		return nil
+	}
 	hint, ok := f.Pick(func(i int) (int, bool) {
-		if rp.Schema == nil || i < 0 || i >= len(rp.Schema.Fields) {
+		if i < 0 || i >= len(rp.Schema.Fields) {
 			return 0, false
 		}
 		want := rp.Schema.Fields[i]
 		for k, tf := range c.ts.Fields {
-			if tf.Name == want.Name && tf.Type.Kind == want.Type.Kind {
-				return c.lay.first + k, true
+			if tf.Name != want.Name || tf.Type.Kind != want.Type.Kind {
+				continue
 			}
+			if c.lay.mode == PrimaryKey && !slices.Contains(c.lay.keys, c.lay.first+k) {
+				return 0, false
+			}
+			return c.lay.first + k, true
 		}
 		return 0, false
 	})

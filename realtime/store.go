@@ -50,13 +50,16 @@ const (
 	// write order.
 	AppendOnly Mode = iota
 	// PrimaryKey stores batches of [_VALUE_KIND, _SEQUENCE_NUMBER,
-	// _REALTIME_OFFSET, table columns...], each sorted by the full primary
-	// key then sequence number by the framework before Write.
+	// _REALTIME_OFFSET, table columns...], each sorted by the trimmed
+	// primary key (CreateRequest.KeyColumns; the partition columns are
+	// constant within a partition-bucket) then sequence number by the
+	// framework before Write.
 	PrimaryKey
 )
 
-// StatsMode selects the per-batch statistics a Store keeps
-// (realtime.store.stats-mode).
+// StatsMode selects the per-batch statistics a Store keeps (table option
+// realtime.store.stats-mode: "none", the default, or "full"; paimon-cpp
+// StatisticsMode).
 type StatsMode uint8
 
 const (
@@ -90,14 +93,23 @@ type CreateRequest struct {
 // Factory creates stores (paimon-cpp RealtimeStoreFactory). The default is
 // memindexer.Factory.
 type Factory interface {
+	// Create returns a new, empty store for req. It fails, with an error
+	// of the factory's own, for a request it cannot serve (an unknown Mode
+	// or StatsMode, key columns outside Schema); the Context then fails the
+	// Write that needed the store.
 	Create(req CreateRequest) (Store, error)
 }
 
-// Batch is one write into a Store: a record batch in the store's transport
-// schema and its offset envelope [first offset, last offset + 1).
+// Batch is one write into a Store (paimon-cpp RealtimeStore::Write
+// arguments).
 type Batch struct {
+	// Record holds the rows in the store's transport schema (see Mode),
+	// at least one; the store retains it, the caller keeps its own
+	// reference.
 	Record arrow.RecordBatch
-	Range  progress.Range
+	// Range is the offset envelope of the rows: [first offset, last
+	// offset + 1), offsets strictly increasing within Record.
+	Range progress.Range
 }
 
 // Query describes a query over a ReadView (paimon-cpp RealtimeQueryContext).
@@ -108,7 +120,12 @@ type Query struct {
 	Columns []string
 	// Filter, when not nil, is a pruning hint over the transport schema's
 	// field indexes: the store may skip whole batches none of whose rows
-	// can match (StatsFull). Exact filtering is the framework's job.
+	// can match (StatsFull). Exact filtering is the framework's job. It is
+	// the part of the scan filter that is safe before the merge
+	// (realtime-design.md section 8.5): the conjuncts over table columns
+	// for AppendOnly, only those over trimmed primary-key columns for
+	// PrimaryKey, since a value predicate could skip the batch holding a
+	// key's newest version and let an older one win the merge.
 	Filter predicate.Predicate
 	// Visible, when not empty, is a pruning hint: the store may skip rows
 	// and batches whose offsets all lie outside it. The framework filters
@@ -119,11 +136,13 @@ type Query struct {
 }
 
 // Usage is one consistent picture of a store's data (paimon-cpp
-// RealtimeStore::GetDataUsage): bytes of Arrow buffers and physical rows in
-// building and in sealed, not yet reclaimed segments.
+// RealtimeStore::GetDataUsage).
 type Usage struct {
+	// BuildingBytes and SealedBytes are the bytes of Arrow buffers held by
+	// the building segment and by sealed, not yet reclaimed segments.
 	BuildingBytes, SealedBytes int64
-	BuildingRows, SealedRows   int64
+	// BuildingRows and SealedRows are the physical rows in them.
+	BuildingRows, SealedRows int64
 }
 
 // Add returns the sum of u and v.

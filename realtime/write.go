@@ -21,9 +21,15 @@ import (
 // Message may hold no file (a primary-key segment whose rows merged away
 // still advances the progress).
 type Progress struct {
-	Message         commit.Message
+	// Message is the commit message of the partition-bucket's new files.
+	Message commit.Message
+	// PartitionBucket is the logical partition-bucket (partition values
+	// as strings, as the offsets file records them).
 	PartitionBucket progress.PartitionBucket
-	Range           progress.Range
+	// Range is the offsets range [Begin, End) the files cover: Begin is
+	// the end of the previous prepared (or committed) range, End the
+	// envelope end of the sealed rows.
+	Range progress.Range
 }
 
 // Write is a real-time writer (paimon-cpp FileStoreWrite with a
@@ -130,12 +136,6 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 			sh.Record.Release()
 		}
 	}()
-	var rows [][]int32
-	if appOff != nil {
-		if rows, err = w.inputRows(ctx, tbl, shares); err != nil {
-			return err
-		}
-	}
 	sts := make([]*pbState, len(shares))
 	for i, sh := range shares {
 		if sts[i], err = c.state(ctx, sh.Partition, sh.PartitionValues, sh.Bucket); err != nil {
@@ -173,24 +173,32 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	for i, sh := range shares {
 		st := sts[i]
 		n := int(sh.Record.NumRows())
-		in := make([]int64, n) // offsets in the share's input order
-		var r progress.Range
+		if len(sh.Order) != n || len(sh.Rows) != n {
+			return fmt.Errorf("realtime: share of %s has %d rows, %d order and %d input row entries", st.pb, n, len(sh.Order), len(sh.Rows))
+		}
+		// Offsets of Record's rows; in the share's input order for the check.
+		p := planned{offs: make([]int64, n)}
 		if appOff != nil {
-			for j, row := range rows[i] {
-				in[j] = appOff[row]
+			in := make([]int64, n)
+			for j, o := range sh.Order {
+				row := sh.Rows[j]
+				if o < 0 || int(o) >= n || row < 0 || int(row) >= len(appOff) {
+					return fmt.Errorf("realtime: share of %s maps row %d to input row %d, position %d", st.pb, j, row, o)
+				}
+				in[o] = appOff[row]
+				p.offs[j] = appOff[row]
 			}
-			if r, err = checkOffsets(in, st.next, st.pb); err != nil {
+			if p.r, err = checkOffsets(in, st.next, st.pb); err != nil {
 				return err
 			}
 		} else {
-			for j := range in {
-				in[j] = st.next + int64(j)
+			for j, o := range sh.Order {
+				if o < 0 || int(o) >= n {
+					return fmt.Errorf("realtime: share of %s maps row %d to position %d", st.pb, j, o)
+				}
+				p.offs[j] = st.next + int64(o)
 			}
-			r = progress.Range{Begin: st.next, End: st.next + int64(n)}
-		}
-		p := planned{offs: make([]int64, n), r: r}
-		for j, o := range sh.Order {
-			p.offs[j] = in[o]
+			p.r = progress.Range{Begin: st.next, End: st.next + int64(n)}
 		}
 		if c.lay.mode == PrimaryKey {
 			p.seqs = make([]int64, n)
@@ -242,73 +250,6 @@ func splitOffsets(rec arrow.RecordBatch) (arrow.RecordBatch, []int64, error) {
 	fields := sc.Fields()[1:]
 	tbl := array.NewRecordBatch(arrow.NewSchema(fields, nil), rec.Columns()[1:], rec.NumRows())
 	return tbl, col.Int64Values(), nil
-}
-
-// inputRows returns, per share, the rows of tbl (from 0) that went into
-// it, in input order. writer.Share does not carry them, so they are found
-// by routing halves of the batch until each piece lands in one share
-// whole: one Route call when the batch has one partition-bucket, about
-// 2 * (number of partition-bucket changes along the batch) * log(rows)
-// calls in general.
-func (w *Write) inputRows(ctx context.Context, tbl arrow.RecordBatch, shares []writer.Share) ([][]int32, error) {
-	n := tbl.NumRows()
-	rows := make([][]int32, len(shares))
-	if len(shares) == 1 && shares[0].Record.NumRows() == n {
-		rows[0] = make([]int32, n)
-		for i := range rows[0] {
-			rows[0][i] = int32(i)
-		}
-		return rows, nil
-	}
-	idx := make(map[string]int, len(shares))
-	for i, sh := range shares {
-		idx[pbKey(sh.Partition, sh.Bucket)] = i
-	}
-	var split func(from, to int64) error
-	split = func(from, to int64) error {
-		sub := tbl.NewSlice(from, to)
-		ss, err := w.router.Route(ctx, sub, false)
-		sub.Release()
-		if err != nil {
-			return err
-		}
-		whole := len(ss) == 1 && ss[0].Record.NumRows() == to-from
-		var k int
-		var ok bool
-		if whole {
-			k, ok = idx[pbKey(ss[0].Partition, ss[0].Bucket)]
-		}
-		for _, sh := range ss {
-			sh.Record.Release()
-		}
-		switch {
-		case len(ss) == 0: // every row dropped (ignore-delete)
-			return nil
-		case whole && !ok:
-			return fmt.Errorf("realtime: routing rows [%d,%d) again gave a partition-bucket the batch did not have", from, to)
-		case whole:
-			for r := from; r < to; r++ {
-				rows[k] = append(rows[k], int32(r))
-			}
-			return nil
-		case to-from == 1:
-			return fmt.Errorf("realtime: routing row %d again did not give one partition-bucket", from)
-		}
-		mid := from + (to-from)/2
-		if err := split(from, mid); err != nil {
-			return err
-		}
-		return split(mid, to)
-	}
-	if err := split(0, n); err != nil {
-		return nil, err
-	}
-	for i, sh := range shares {
-		if int64(len(rows[i])) != sh.Record.NumRows() {
-			return nil, fmt.Errorf("realtime: %d rows of %d found again for a partition-bucket of the batch", len(rows[i]), sh.Record.NumRows())
-		}
-	}
-	return rows, nil
 }
 
 // PrepareCommit fails with ErrRealtimeWriter: a real-time writer's commit
