@@ -1,0 +1,54 @@
+package realtime_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/paimon-go/paimon/expire"
+	"github.com/paimon-go/paimon/realtime"
+)
+
+// Scenario 36 (TestReopenRealtimeContextAfterRollback): a rollback to the
+// snapshot with committed end 3 makes a refresh of the context fail, and a
+// new context replays rows 3-4 at [3,5), so the table ends with rows 0-4
+// exactly once.
+func TestRollbackRequiresNewContext(t *testing.T) {
+	ctx := context.Background()
+	tbl := newFooTable(t, nil, nil, nil)
+	rc := newContext(t, tbl)
+	w := newWrite(t, rc, "u")
+	cm := newCommit(t, rc, "u")
+	write(t, w, fooRows(t, "p0", 0, 1, 2))
+	id1 := commitProg(t, cm, prepare(t, w, 1), 1)
+	refresh(t, rc, id1)
+	write(t, w, fooRows(t, "p0", 3, 4))
+	id2 := commitProg(t, cm, prepare(t, w, 2), 2)
+	refresh(t, rc, id2)
+	equal(t, "committed before rollback", committed(t, tbl, 0), []string{"{}/bucket-0=5"})
+
+	if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, expire.Target{Snapshot: id1}, expire.RollbackOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "committed after rollback", committed(t, tbl, 0), []string{"{}/bucket-0=3"})
+	equal(t, "rows after rollback", diskRows(t, tbl), fooStrings("p0", 0, 1, 2))
+	err := rc.RefreshCommittedSnapshot(ctx, id1)
+	if !errors.Is(err, realtime.ErrSnapshotTooOld) {
+		t.Fatalf("refresh to the rolled-back snapshot %d: %v, want ErrSnapshotTooOld (an id below the adopted one)", id1, err)
+	}
+
+	rc2 := newContext(t, tbl)
+	w2 := newWrite(t, rc2, "u2")
+	cm2 := newCommit(t, rc2, "u2")
+	write(t, w2, fooRows(t, "p0", 3, 4))
+	prog := prepare(t, w2, 1)
+	equal(t, "replayed ranges", ranges(prog), []string{"{}/bucket-0[3,5)"})
+	id3 := commitProg(t, cm2, prog, 1)
+	if id3 != id1+1 {
+		t.Fatalf("commit after rollback created snapshot %d, want %d", id3, id1+1)
+	}
+	refresh(t, rc2, id3)
+	equal(t, "rows", diskRows(t, tbl), fooStrings("p0", 0, 1, 2, 3, 4))
+	equal(t, "union rows", scanRows(t, rc2), fooStrings("p0", 0, 1, 2, 3, 4))
+	equal(t, "committed", committed(t, tbl, 0), []string{"{}/bucket-0=5"})
+}
