@@ -31,10 +31,15 @@ var ErrTableNotExist = errors.New("paimon: table does not exist")
 
 // Table is an open Paimon table: a root location and its latest schema.
 // It is safe for concurrent use.
+//
+// A Table keeps a reader.Cache of reader.DefaultCacheBytes (64 MiB of
+// decoded manifest entries) that every scan of NewScan shares, so planning
+// the table again reads only the manifest files written since; see Cache.
 type Table struct {
 	fio    *fileio.FileIO
 	schema *schema.TableSchema
 	branch string
+	cache  *reader.Cache
 }
 
 // TableOption configures OpenTable.
@@ -54,7 +59,7 @@ func OpenTable(ctx context.Context, url string, opts ...TableOption) (*Table, er
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{fio: fio}
+	t := &Table{fio: fio, cache: reader.NewCache(reader.DefaultCacheBytes)}
 	for _, o := range opts {
 		o(t)
 	}
@@ -94,13 +99,21 @@ func (t *Table) Schemas() *schema.Manager { return schema.NewManager(t.branchFil
 func (t *Table) FileIO() *fileio.FileIO { return t.fio }
 
 // NewScan starts a batch scan of the table's branch; see package reader for
-// the options (snapshot, tag, timestamp, filter, columns, all levels).
+// the options (snapshot, tag, timestamp, filter, columns, all levels). The
+// scan reads manifests through the table's Cache; a reader.WithCache option
+// among opts replaces it.
 func (t *Table) NewScan(opts ...reader.Option) *reader.Scan {
+	pre := []reader.Option{reader.WithCache(t.cache)}
 	if t.branch != "" {
-		opts = append([]reader.Option{reader.WithBranch(t.branch)}, opts...)
+		pre = append(pre, reader.WithBranch(t.branch))
 	}
-	return reader.NewScan(t.fio, opts...)
+	return reader.NewScan(t.fio, append(pre, opts...)...)
 }
+
+// Cache returns the table's cache of decoded manifest files, shared by the
+// scans of NewScan (and usable with reader.WithCache by other scans of this
+// table, such as a real-time context's).
+func (t *Table) Cache() *reader.Cache { return t.cache }
 
 // Close releases the table's store connection.
 func (t *Table) Close() error { return t.fio.Close() }

@@ -12,6 +12,7 @@ import (
 // realtime; paimon-cpp RealtimeContext::Create): the process-local state
 // its real-time writers, committers and scans share. Stores are the
 // built-in memindexer.Factory; realtime.NewContext takes another Factory.
+// Its scans share the table's manifest cache (Table.Cache).
 //
 // Errors: ErrBranchWrite on a branch other than main, and those of
 // realtime.NewContext (realtime.ErrNotEnabled unless the table sets
@@ -21,5 +22,5 @@ func (t *Table) NewRealtimeContext(opts ...realtime.ContextOption) (*realtime.Co
 	if t.branch != "" && t.branch != schema.MainBranch {
 		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)
 	}
-	return realtime.NewContext(t.fio, t.schema, memindexer.Factory{}, opts...)
+	return realtime.NewContext(t.fio, t.schema, memindexer.Factory{}, append([]realtime.ContextOption{realtime.WithCache(t.Cache())}, opts...)...)
 }

@@ -37,14 +37,26 @@ func Path(name string) string { return Dir + "/" + name }
 // Reader reads the manifest files of one table. It caches the decoding plans compiled from
 // writer schemas (all manifests of a table usually share one schema) and a zstd decoder, so
 // reading many files costs little more than decoding their entries. A Reader is safe for
-// concurrent use. Close releases the zstd decoder.
+// concurrent use. Close releases the zstd decoder. It keeps no decoded files; see Cache for
+// that.
 type Reader struct {
-	fs FileReader
+	fs    FileReader
+	codec codec
+}
 
+// codec is the decoding state shared by the files one Reader or Cache decodes: the decoders
+// compiled per (record type, writer schema JSON) — compiling parses the schema JSON, which
+// costs more than decoding a small file — and one zstd decoder. It is safe for concurrent use.
+type codec struct {
 	mu    sync.Mutex
 	plans map[planKey]any
 	zstd  *zstd.Decoder
 }
+
+// maxPlans bounds the compiled decoders a codec keeps; a table has a handful of writer
+// schemas (one per Paimon version that wrote it), so the map is only cleared when something
+// feeds it many distinct schemas.
+const maxPlans = 64
 
 type planKey struct {
 	id     rowID
@@ -53,30 +65,30 @@ type planKey struct {
 
 // NewReader returns a Reader over fs, whose root is the table (or branch) directory.
 func NewReader(fs FileReader) *Reader {
-	return &Reader{fs: fs, plans: map[planKey]any{}}
+	return &Reader{fs: fs}
 }
 
 // Close releases the Reader's codec resources. The Reader must not be used afterwards.
 func (r *Reader) Close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.zstd != nil {
-		r.zstd.Close()
-		r.zstd = nil
+	r.codec.mu.Lock()
+	defer r.codec.mu.Unlock()
+	if r.codec.zstd != nil {
+		r.codec.zstd.Close()
+		r.codec.zstd = nil
 	}
 }
 
-func (r *Reader) zstdDecoder() (*zstd.Decoder, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.zstd == nil {
+func (c *codec) zstdDecoder() (*zstd.Decoder, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.zstd == nil {
 		d, err := ocf.NewZstdDecoder()
 		if err != nil {
 			return nil, err
 		}
-		r.zstd = d
+		c.zstd = d
 	}
-	return r.zstd, nil
+	return c.zstd, nil
 }
 
 // ManifestList reads manifest/<name>, a manifest list (Java ManifestList.read), and returns its
@@ -86,7 +98,7 @@ func (r *Reader) ManifestList(ctx context.Context, name string) ([]FileMeta, err
 	if err != nil {
 		return nil, fmt.Errorf("manifest: read manifest list %s: %w", name, err)
 	}
-	return decodeFile(r, data, name, listTable, listFromArrow)
+	return decodeFile(&r.codec, data, name, listTable, listFromArrow)
 }
 
 // Manifest reads manifest/<name>, a manifest file (Java ManifestFile.read), and returns its
@@ -96,7 +108,7 @@ func (r *Reader) Manifest(ctx context.Context, name string) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest: read manifest %s: %w", name, err)
 	}
-	return decodeFile(r, data, name, entryTable, entriesFromArrow)
+	return decodeFile(&r.codec, data, name, entryTable, entriesFromArrow)
 }
 
 // IndexManifest reads manifest/<name>, an index manifest (Java IndexManifestFile.read): the
@@ -106,7 +118,7 @@ func (r *Reader) IndexManifest(ctx context.Context, name string) ([]IndexManifes
 	if err != nil {
 		return nil, fmt.Errorf("manifest: read index manifest %s: %w", name, err)
 	}
-	return decodeFile(r, data, name, indexTable, indexFromArrow)
+	return decodeFile(&r.codec, data, name, indexTable, indexFromArrow)
 }
 
 // ReadManifestList reads manifest/<name>, a manifest list, without caching. Use a Reader to
@@ -158,11 +170,11 @@ var (
 )
 
 // decodeFile sniffs the format from the magic bytes and decodes every row.
-// r may be nil (no caching).
-func decodeFile[T any](r *Reader, data []byte, name string, t *table[T], fromArrow arrowConverter[T]) ([]T, error) {
+// c may be nil (no caching).
+func decodeFile[T any](c *codec, data []byte, name string, t *table[T], fromArrow arrowConverter[T]) ([]T, error) {
 	switch {
 	case bytes.HasPrefix(data, ocf.Magic[:]):
-		rows, err := decodeAvro(r, data, t)
+		rows, err := decodeAvro(c, data, t)
 		if err != nil {
 			return nil, wrapDecodeErr(name, err)
 		}
@@ -193,11 +205,11 @@ func wrapDecodeErr(name string, err error) error {
 const maxPrealloc = 1 << 16
 
 // decodeAvro decodes an Avro object container file with the record layout t.
-func decodeAvro[T any](r *Reader, data []byte, t *table[T]) ([]T, error) {
+func decodeAvro[T any](c *codec, data []byte, t *table[T]) ([]T, error) {
 	var zdec *zstd.Decoder
-	if r != nil {
+	if c != nil {
 		var err error
-		if zdec, err = r.zstdDecoder(); err != nil {
+		if zdec, err = c.zstdDecoder(); err != nil {
 			return nil, err
 		}
 	}
@@ -210,7 +222,7 @@ func decodeAvro[T any](r *Reader, data []byte, t *table[T]) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	read, err := plan(r, f.Schema, t)
+	read, err := plan(c, f.Schema, t)
 	if err != nil {
 		return nil, err
 	}
@@ -234,13 +246,13 @@ func decodeAvro[T any](r *Reader, data []byte, t *table[T]) ([]T, error) {
 	}
 }
 
-// plan returns the decoder compiled for writer schema JSON schema, cached in r.
-func plan[T any](r *Reader, schema []byte, t *table[T]) (dec[T], error) {
+// plan returns the decoder compiled for writer schema JSON schema, cached in c (when not nil).
+func plan[T any](c *codec, schema []byte, t *table[T]) (dec[T], error) {
 	key := planKey{id: t.desc.id, schema: string(schema)}
-	if r != nil {
-		r.mu.Lock()
-		p, ok := r.plans[key]
-		r.mu.Unlock()
+	if c != nil {
+		c.mu.Lock()
+		p, ok := c.plans[key]
+		c.mu.Unlock()
 		if ok {
 			return p.(dec[T]), nil
 		}
@@ -253,10 +265,13 @@ func plan[T any](r *Reader, schema []byte, t *table[T]) (dec[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("writer schema: %w", err)
 	}
-	if r != nil {
-		r.mu.Lock()
-		r.plans[key] = read
-		r.mu.Unlock()
+	if c != nil {
+		c.mu.Lock()
+		if c.plans == nil || len(c.plans) >= maxPlans {
+			c.plans = map[planKey]any{}
+		}
+		c.plans[key] = read
+		c.mu.Unlock()
 	}
 	return read, nil
 }

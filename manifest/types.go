@@ -13,6 +13,10 @@
 // skipped and fields absent from the file stay null. Writing emits the schema of Paimon 2.0
 // exactly (see [WriteManifest]).
 //
+// [ReadManifest] and its siblings decode a file per call; a [Reader] shares the decoders compiled
+// per writer schema between the files of one table; a [Cache] also keeps decoded files in a
+// size-bounded LRU for planners that read the same manifests again and again.
+//
 // # Errors
 //
 // Malformed or truncated files yield errors wrapping [ErrCorrupt]; files in a format other than

@@ -20,6 +20,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/types"
@@ -36,7 +37,6 @@ import (
 //	go test -run '^$' -bench 'Read' -benchtime 5x -count 3 ./reader
 
 const (
-	benchFlightsPath = "../testdata/flights/flights-3m.parquet"
 	// benchAppendRows and benchPKRows cap the flights rows written into the
 	// append and primary-key tables.
 	benchAppendRows = 3_000_000
@@ -46,15 +46,6 @@ const (
 	// benchPKRows/(2*benchPKCommits) keys, rewritten with a new delay.
 	benchPKCommits = 5
 )
-
-// benchFlightsFields is the Paimon schema of the flights data set.
-var benchFlightsFields = []types.DataField{
-	{ID: 0, Name: "date", Type: types.TimestampOf(6)},
-	{ID: 1, Name: "delay", Type: types.BigInt()},
-	{ID: 2, Name: "distance", Type: types.BigInt()},
-	{ID: 3, Name: "origin", Type: types.String()},
-	{ID: 4, Name: "destination", Type: types.String()},
-}
 
 // benchTables are the tables built once per test binary.
 type benchTables struct {
@@ -80,6 +71,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if benchData.dir != "" {
 		os.RemoveAll(benchData.dir)
+	}
+	if planBenchData.dir != "" {
+		os.RemoveAll(planBenchData.dir)
 	}
 	os.Exit(code)
 }
@@ -107,11 +101,15 @@ func benchTablesFor(b *testing.B) *benchTables {
 
 func buildBenchTables(bt *benchTables) error {
 	ctx := context.Background()
-	if _, err := os.Stat(benchFlightsPath); err != nil {
-		bt.skip = fmt.Sprintf("flights data set missing (%v); it is testdata/flights/flights-3m.parquet", err)
+	path, err := flights.Find("")
+	if errors.Is(err, flights.ErrNotFound) {
+		bt.skip = err.Error()
 		return nil
 	}
-	batches, err := loadBenchFlights(ctx, benchAppendRows)
+	if err != nil {
+		return err
+	}
+	batches, _, err := flights.Load(ctx, path, flights.Options{MaxRows: benchAppendRows})
 	if err != nil {
 		return err
 	}
@@ -135,7 +133,7 @@ func buildBenchTables(bt *benchTables) error {
 	}
 
 	// Append table: what a batch job writes, one commit of a few files.
-	app, err := benchCreate(ctx, cat, "flights_append", catalog.Schema{Fields: benchFlightsFields,
+	app, err := benchCreate(ctx, cat, "flights_append", catalog.Schema{Fields: flights.Fields(),
 		Options: map[string]string{"bucket": "-1", "target-file-size": "8 mb"}})
 	if err != nil {
 		return err
@@ -152,7 +150,7 @@ func buildBenchTables(bt *benchTables) error {
 	// first benchPKRows rows; commit c rewrites the last rows of commit c-1
 	// with delay+c, so every bucket holds benchPKCommits overlapping level-0
 	// runs that share keys.
-	pk, err := benchCreate(ctx, cat, "flights_pk", catalog.Schema{Fields: benchFlightsFields,
+	pk, err := benchCreate(ctx, cat, "flights_pk", catalog.Schema{Fields: flights.Fields(),
 		PrimaryKeys: []string{"origin", "destination", "date"}, Options: map[string]string{"bucket": "2"}})
 	if err != nil {
 		return err
@@ -182,52 +180,6 @@ func buildBenchTables(bt *benchTables) error {
 	bt.pkURL = "file://" + filepath.Join(dir, catalog.TablePath(pk.Identifier))
 	return nil
 }
-
-// loadBenchFlights reads the first limit rows of the flights file as batches
-// of the table's Arrow schema.
-func loadBenchFlights(ctx context.Context, limit int64) ([]arrow.RecordBatch, error) {
-	f, err := os.Open(benchFlightsPath)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	rd, err := parquet.NewReader(ctx, benchFile{f, st.Size()}, benchFlightsPath, benchFlightsFields, format.ReadOptions{BatchSize: 65536})
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	var out []arrow.RecordBatch
-	var rows int64
-	for rows < limit {
-		batch, err := rd.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		rec := batch.Record
-		if rows+rec.NumRows() > limit {
-			cut := rec.NewSlice(0, limit-rows)
-			rec.Release()
-			rec = cut
-		}
-		out = append(out, rec)
-		rows += rec.NumRows()
-	}
-	return out, nil
-}
-
-type benchFile struct {
-	*os.File
-	size int64
-}
-
-func (f benchFile) Size() int64 { return f.size }
 
 func benchCreate(ctx context.Context, cat *catalog.Catalog, name string, s catalog.Schema) (*catalog.Table, error) {
 	id := catalog.NewIdentifier("db", name)
@@ -286,7 +238,7 @@ type benchKey struct {
 	date                int64
 }
 
-// benchCollectKeys adds the primary keys of r (schema benchFlightsFields) to
+// benchCollectKeys adds the primary keys of r (schema flights.Fields()) to
 // keys; it is the oracle for the number of rows a merged read returns.
 func benchCollectKeys(r arrow.RecordBatch, keys map[benchKey]struct{}) {
 	date := r.Column(0).(*array.Timestamp)

@@ -18,11 +18,10 @@ func applyDeletionVector(rec arrow.RecordBatch, firstRow int64, dv *deletionvect
 	return selectRows(rec, func(i int) bool { return !dv.IsDeleted(firstRow + int64(i)) }, mem)
 }
 
-// filterRecord keeps the rows of rec (whose columns are cols) for which the
-// predicate p, written against the fields of schemaFields, holds. It returns
-// nil when no row is left.
-func filterRecord(rec arrow.RecordBatch, cols []types.DataField, schemaFields []types.DataField, p predicate.Predicate, mem memory.Allocator) (arrow.RecordBatch, error) {
-	// predicate field index -> column of rec
+// filterColumns maps each field of schemaFields (the fields a filter is
+// written against) to the position of the column of the same name in cols,
+// -1 when cols lacks it.
+func filterColumns(cols []types.DataField, schemaFields []types.DataField) []int {
 	colOf := make([]int, len(schemaFields))
 	for i, f := range schemaFields {
 		colOf[i] = -1
@@ -33,6 +32,13 @@ func filterRecord(rec arrow.RecordBatch, cols []types.DataField, schemaFields []
 			}
 		}
 	}
+	return colOf
+}
+
+// filterRecord keeps the rows of rec for which the predicate p, written
+// against the fields of schemaFields, holds; colOf maps those fields to the
+// columns of rec (filterColumns). It returns nil when no row is left.
+func filterRecord(rec arrow.RecordBatch, colOf []int, schemaFields []types.DataField, p predicate.Predicate, mem memory.Allocator) (arrow.RecordBatch, error) {
 	used := p.Fields()
 	for _, i := range used {
 		if i >= len(colOf) || colOf[i] < 0 {

@@ -148,7 +148,8 @@ type splitRead struct {
 	kv        bool              // files are merged: read in the key-value layout
 	valueCols []types.DataField // value columns read from files (read schema)
 	outIdx    []int             // positions of p.Fields within valueCols
-	filterIdx bool
+	outSchema *arrow.Schema     // types.SchemaToArrow(p.Fields), built once per split read
+	filterCol []int             // per field of p.Schema: its column in valueCols, -1 if not read
 	mem       memory.Allocator
 }
 
@@ -191,6 +192,10 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 		}
 		sr.outIdx = append(sr.outIdx, i)
 	}
+	sr.outSchema = types.SchemaToArrow(p.Fields)
+	if p.filter != nil {
+		sr.filterCol = filterColumns(sr.valueCols, p.Schema.Fields)
+	}
 	return sr, nil
 }
 
@@ -199,7 +204,7 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	p := sr.plan
 	if p.filter != nil && rec.NumRows() > 0 {
-		filtered, err := filterRecord(rec, sr.valueCols, p.Schema.Fields, p.filter, sr.mem)
+		filtered, err := filterRecord(rec, sr.filterCol, p.Schema.Fields, p.filter, sr.mem)
 		if err != nil {
 			return nil, err
 		}
@@ -216,7 +221,7 @@ func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	for i, j := range sr.outIdx {
 		cols[i] = rec.Column(j)
 	}
-	return array.NewRecordBatch(types.SchemaToArrow(p.Fields), cols, rec.NumRows()), nil
+	return array.NewRecordBatch(sr.outSchema, cols, rec.NumRows()), nil
 }
 
 // raw reads the files one after another without merging: append tables and

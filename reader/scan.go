@@ -16,6 +16,20 @@
 // Plan.EmptySplit makes a split for a partition-bucket that has no files
 // (realtime-design.md section 8).
 //
+// # Planning cost
+//
+// Planning reads the snapshot's manifest lists and manifests. Scans given a
+// Cache (WithCache; paimon.Table passes its own) keep the decoded files in
+// memory, so a table planned again reads only the files written since. A
+// filter (WithFilter, WithWhere) prunes before anything is netted or read,
+// as Java's AbstractFileStoreScan does: manifests by partition statistics
+// (and bucket range for WithBucket), entries by partition; on fixed-bucket
+// tables, entries of buckets no bucket-key value allowed by = / IN conjuncts
+// hashes to (Java BucketSelector; a point query on the key plans one split);
+// primary-key files whose key statistics exclude the key conjuncts (Java
+// KeyValueFileStoreScan's key filter; value conjuncts never prune
+// primary-key files); append files by their value statistics.
+//
 // # Errors
 //
 // Errors wrap ErrNoSnapshot (a requested snapshot, tag or time that does not
@@ -72,6 +86,7 @@ type config struct {
 	noFallback  bool
 	bucket      *int32
 	where       string
+	cache       *Cache
 }
 
 // WithSnapshot reads snapshot id (time travel) instead of the latest one.
@@ -88,9 +103,10 @@ func WithTag(name string) Option { return func(c *config) { c.tag = name } }
 // WithBranch reads branch name (branch/branch-<name>) instead of main.
 func WithBranch(name string) Option { return func(c *config) { c.branch = name } }
 
-// WithFilter prunes partitions, manifests and files with p and filters the
-// rows returned. Field indexes of p refer to the fields of the schema being
-// read (Plan.Schema.Fields).
+// WithFilter prunes partitions, manifests, buckets and files with p (see
+// the package documentation, "Planning cost") and filters the rows
+// returned. Field indexes of p refer to the fields of the schema being read
+// (Plan.Schema.Fields).
 func WithFilter(p predicate.Predicate) Option { return func(c *config) { c.filter = p } }
 
 // WithColumns projects the output to the named columns, in that order.
@@ -159,6 +175,7 @@ type Plan struct {
 	table  *tableState
 	filter predicate.Predicate
 	cfg    config
+	sel    *selector // partition and bucket selection, for SelectsBucket
 }
 
 // tableState is what reading needs about one branch of a table. Java keeps
@@ -167,8 +184,9 @@ type Plan struct {
 // (FileStorePathFactory is built on the table path), so meta and fio differ
 // for branches.
 type tableState struct {
-	meta    *fileio.FileIO // schema/, snapshot/, tag/ of the branch
-	fio     *fileio.FileIO // manifest/, index/ and data files (table root)
+	meta    *fileio.FileIO  // schema/, snapshot/, tag/ of the branch
+	fio     *fileio.FileIO  // manifest/, index/ and data files (table root)
+	mc      *manifest.Cache // decoded manifest files (Cache, or a per-Plan one)
 	schemas *schema.Manager
 	mu      sync.Mutex
 	cache   map[int64]*schema.TableSchema
@@ -191,18 +209,24 @@ func (t *tableState) schema(ctx context.Context, id int64) (*schema.TableSchema,
 	return s, nil
 }
 
-func newTableState(root *fileio.FileIO, branch string) *tableState {
+func newTableState(root *fileio.FileIO, branch string, mc *manifest.Cache) *tableState {
 	meta := root
 	if branch != "" && branch != schema.MainBranch {
 		meta = root.Sub("branch/branch-" + branch)
 	}
-	return &tableState{meta: meta, fio: root, schemas: schema.NewManager(meta, ""), cache: map[int64]*schema.TableSchema{}}
+	return &tableState{meta: meta, fio: root, mc: mc, schemas: schema.NewManager(meta, ""), cache: map[int64]*schema.TableSchema{}}
 }
 
 // Plan picks the snapshot, reads its manifests and groups the live files
 // into splits.
 func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
-	main := newTableState(s.root, s.cfg.branch)
+	var mc *manifest.Cache
+	if s.cfg.cache != nil {
+		mc = s.cfg.cache.manifests
+	} else {
+		mc = manifest.NewCache(0) // shares compiled decoders within this Plan only
+	}
+	main := newTableState(s.root, s.cfg.branch, mc)
 	plan, err := s.planBranch(ctx, main, s.cfg.filter)
 	if err != nil {
 		return nil, err
@@ -216,7 +240,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	}
 	// FallbackReadFileStoreTable: partitions missing from the main branch are
 	// read from the fallback branch.
-	fb := newTableState(s.root, fallback)
+	fb := newTableState(s.root, fallback, mc)
 	fbPlan, err := s.planBranch(ctx, fb, s.cfg.filter)
 	if err != nil {
 		return nil, fmt.Errorf("reader: fallback branch %q: %w", fallback, err)
@@ -319,7 +343,8 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 		}
 		filter = p
 	}
-	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg}
+	pr := newPruner(t, ts, filter, s.cfg.bucket)
+	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg, sel: pr.sel}
 	if len(s.cfg.columns) > 0 {
 		plan.Fields, err = ts.Project(s.cfg.columns)
 		if err != nil {
@@ -331,18 +356,15 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	if sn == nil {
 		return plan, nil
 	}
-	entries, err := s.readEntries(ctx, t, sn, ts, filter)
+	entries, err := s.readEntries(ctx, t, sn, pr)
 	if err != nil {
 		return nil, err
 	}
-	dvs, err := readDeletionFiles(ctx, t.fio, sn)
+	dvs, err := readDeletionFiles(ctx, t, sn)
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.bucket != nil {
-		entries = slices.DeleteFunc(entries, func(e manifest.Entry) bool { return e.Bucket != *s.cfg.bucket })
-	}
-	plan.Splits, err = buildSplits(ctx, t, ts, entries, dvs, filter, s.cfg.allLevels)
+	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels)
 	if err != nil {
 		return nil, err
 	}
@@ -350,33 +372,24 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 }
 
 // readEntries reads the base and delta manifest lists of sn, prunes
-// manifests by partition statistics, reads the rest in parallel and nets
-// ADD/DELETE entries into the live files.
-func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snapshot, ts *schema.TableSchema, filter predicate.Predicate) ([]manifest.Entry, error) {
+// manifests by partition statistics and bucket range, reads the rest in
+// parallel, drops the entries the pruner rules out and nets ADD/DELETE
+// entries into the live files.
+func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snapshot, pr *pruner) ([]manifest.Entry, error) {
 	var metas []manifest.FileMeta
 	for _, name := range []string{sn.BaseManifestList, sn.DeltaManifestList} {
 		if name == "" {
 			continue
 		}
-		m, err := manifest.ReadManifestList(ctx, t.fio, name)
+		m, err := t.mc.ManifestList(ctx, t.fio, name)
 		if err != nil {
 			return nil, err
 		}
 		metas = append(metas, m...)
 	}
-	partFields := ts.PartitionFields()
-	partFilter := partitionFilter(filter, ts)
 	keep := make([]bool, len(metas))
-	for i, m := range metas {
-		keep[i] = true
-		if partFilter == nil {
-			continue
-		}
-		st, err := decodeStats(partFields, nil, m.PartitionStats)
-		if err != nil {
-			continue // unreadable partition stats only disable pruning
-		}
-		keep[i] = partFilter.TestStats(m.NumAddedFiles+m.NumDeletedFiles, st.Min, st.Max, st.NullCounts)
+	for i := range metas {
+		keep[i] = pr.keepManifest(&metas[i])
 	}
 	results := make([][]manifest.Entry, len(metas))
 	errs := make([]error, len(metas))
@@ -391,24 +404,41 @@ func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snap
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i], errs[i] = manifest.ReadManifest(ctx, t.fio, m.FileName)
+			results[i], errs[i] = t.mc.Manifest(ctx, t.fio, m.FileName)
 		}()
 	}
 	wg.Wait()
-	var all []manifest.Entry
+	n := 0
 	for i := range metas {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		all = append(all, results[i]...)
+		n += len(results[i])
 	}
-	if !slices.Contains(keep, false) {
-		// Every manifest was read: the entries must net out exactly.
+	// The cached entries are shared: they are copied, never changed.
+	all := make([]manifest.Entry, 0, n)
+	pruned := slices.Contains(keep, false)
+	for i := range metas {
+		for j := range results[i] {
+			e := &results[i][j]
+			ok, err := pr.keep(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				pruned = true
+				continue
+			}
+			all = append(all, *e)
+		}
+	}
+	if !pruned {
+		// Every entry was read: the entries must net out exactly.
 		return manifest.Net(all)
 	}
-	// Pruned manifests may hold the ADD of a DELETE we read; Java's
-	// FileEntry.mergeEntries keeps such a DELETE pending, and the scan keeps
-	// only the ADDs.
+	// Pruned manifests or entries may hold the ADD of a DELETE we read;
+	// Java's FileEntry.mergeEntries keeps such a DELETE pending, and the scan
+	// keeps only the ADDs.
 	merged, err := manifest.Merge(all)
 	if err != nil {
 		return nil, err

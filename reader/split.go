@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/row"
@@ -75,11 +74,11 @@ type bucketKey struct {
 
 // readDeletionFiles loads the deletion-vector entries of sn's index
 // manifest, keyed by partition-bucket and data file name.
-func readDeletionFiles(ctx context.Context, fio *fileio.FileIO, sn *snapshot.Snapshot) (map[bucketKey]map[string]DeletionFile, error) {
+func readDeletionFiles(ctx context.Context, t *tableState, sn *snapshot.Snapshot) (map[bucketKey]map[string]DeletionFile, error) {
 	if sn.IndexManifest == nil || *sn.IndexManifest == "" {
 		return nil, nil
 	}
-	entries, err := manifest.ReadIndexManifest(ctx, fio, *sn.IndexManifest)
+	entries, err := t.mc.IndexManifest(ctx, t.fio, *sn.IndexManifest)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +104,10 @@ func readDeletionFiles(ctx context.Context, fio *fileio.FileIO, sn *snapshot.Sna
 	return out, nil
 }
 
-// buildSplits filters the live entries by partition and statistics and
-// groups them into one split per partition-bucket.
-func buildSplits(ctx context.Context, t *tableState, ts *schema.TableSchema, entries []manifest.Entry,
-	dvs map[bucketKey]map[string]DeletionFile, filter predicate.Predicate, allLevels bool) ([]*Split, error) {
+// buildSplits groups the live entries (already pruned, see pruner) into one
+// split per partition-bucket.
+func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry,
+	dvs map[bucketKey]map[string]DeletionFile, allLevels bool) ([]*Split, error) {
 	pk := len(ts.PrimaryKeys) > 0
 	dvEnabled, err := ts.Options.DeletionVectorsEnabled()
 	if err != nil {
@@ -125,11 +124,9 @@ func buildSplits(ctx context.Context, t *tableState, ts *schema.TableSchema, ent
 		return nil, err
 	}
 	partTypes := row.FieldTypes(pc.Fields)
-	partFilter := partitionFilter(filter, ts)
 
 	splits := map[bucketKey]*Split{}
 	partCache := map[string][]any{}
-	partOK := map[string]bool{}
 	for _, e := range entries {
 		if e.Bucket == -2 {
 			continue // postpone-bucket files are invisible to batch reads until compacted (Java)
@@ -152,19 +149,6 @@ func buildSplits(ctx context.Context, t *tableState, ts *schema.TableSchema, ent
 				return nil, fmt.Errorf("reader: partition of %s: %w", e.File.FileName, err)
 			}
 			partCache[pkey] = values
-			partOK[pkey] = partFilter == nil || partFilter.Test(values)
-		}
-		if !partOK[pkey] {
-			continue
-		}
-		if !pk && filter != nil {
-			keep, err := fileMayMatch(ctx, t, ts, &e.File, filter)
-			if err != nil {
-				return nil, err
-			}
-			if !keep {
-				continue
-			}
 		}
 		k := bucketKey{pkey, e.Bucket}
 		sp := splits[k]

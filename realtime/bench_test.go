@@ -2,9 +2,6 @@ package realtime_test
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,8 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/catalog"
-	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/reader"
@@ -34,72 +30,9 @@ import (
 // Freshness reports p50/p99 latencies in µs (metrics "p50-us", "p99-us");
 // the read and ingest benchmarks report rows/s.
 
-const benchFlightsPath = "../testdata/flights/flights-3m.parquet"
-
 // benchRows is how many flights rows the benchmarks use (the first ones
 // of the file, in date order).
 const benchRows = 1 << 18
-
-var benchFlightsFields = []types.DataField{
-	{ID: 0, Name: "date", Type: types.TimestampOf(6)},
-	{ID: 1, Name: "delay", Type: types.BigInt()},
-	{ID: 2, Name: "distance", Type: types.BigInt()},
-	{ID: 3, Name: "origin", Type: types.String()},
-	{ID: 4, Name: "destination", Type: types.String()},
-}
-
-type benchFile struct {
-	*os.File
-	size int64
-}
-
-func (f benchFile) Size() int64 { return f.size }
-
-// loadBenchFlights reads the first n flights rows as batches of at most
-// 65536 rows in the table's Arrow schema.
-func loadBenchFlights(b *testing.B, n int64) []arrow.RecordBatch {
-	b.Helper()
-	ctx := context.Background()
-	f, err := os.Open(benchFlightsPath)
-	if err != nil {
-		b.Skipf("flights data: %v", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		b.Fatal(err)
-	}
-	rd, err := parquet.NewReader(ctx, benchFile{f, st.Size()}, benchFlightsPath, benchFlightsFields, format.ReadOptions{BatchSize: 65536})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rd.Close()
-	var out []arrow.RecordBatch
-	var rows int64
-	for rows < n {
-		batch, err := rd.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		rec := batch.Record
-		if rows+rec.NumRows() > n {
-			cut := rec.NewSlice(0, n-rows)
-			rec.Release()
-			rec = cut
-		}
-		out = append(out, rec)
-		rows += rec.NumRows()
-	}
-	b.Cleanup(func() {
-		for _, r := range out {
-			r.Release()
-		}
-	})
-	return out
-}
 
 // benchFlightsTable creates a real-time flights table in a temporary
 // local warehouse: an append table bucketed by origin, or a primary-key
@@ -107,7 +40,7 @@ func loadBenchFlights(b *testing.B, n int64) []arrow.RecordBatch {
 // statistics in memory.
 func benchFlightsTable(b *testing.B, pk bool) *catalog.Table {
 	b.Helper()
-	fields := slices.Clone(benchFlightsFields)
+	fields := flights.Fields()
 	s := catalog.Schema{Fields: fields, Options: tableOpts(map[string]string{
 		"bucket": "4", "realtime.store.stats-mode": "full",
 	})}
@@ -175,7 +108,7 @@ func percentiles(b *testing.B, prefix string, ds []time.Duration) {
 // 131072 flights rows committed, the next 16384 in memory.
 func benchFreshSetup(b *testing.B, pk bool) (*catalog.Table, *realtime.Context, *realtime.Write) {
 	b.Helper()
-	batches := loadBenchFlights(b, 131072+16384)
+	batches, _ := flights.Batches(b, flights.Options{MaxRows: 131072 + 16384})
 	tbl := benchFlightsTable(b, pk)
 	rc := newContext(b, tbl)
 	w := newWrite(b, rc, "bench")
@@ -464,7 +397,7 @@ func BenchmarkFreshnessConcurrent(b *testing.B) {
 func BenchmarkUnionRead(b *testing.B) {
 	for _, pk := range []bool{false, true} {
 		b.Run(benchKind(pk), func(b *testing.B) {
-			batches := loadBenchFlights(b, benchRows)
+			batches, _ := flights.Batches(b, flights.Options{MaxRows: benchRows})
 			tbl := benchFlightsTable(b, pk)
 			rc := newContext(b, tbl)
 			w := newWrite(b, rc, "bench")
@@ -493,7 +426,7 @@ func BenchmarkPlainRead(b *testing.B) {
 	ctx := context.Background()
 	for _, pk := range []bool{false, true} {
 		b.Run(benchKind(pk), func(b *testing.B) {
-			batches := loadBenchFlights(b, benchRows)
+			batches, _ := flights.Batches(b, flights.Options{MaxRows: benchRows})
 			tbl := benchFlightsTable(b, pk)
 			rc := newContext(b, tbl)
 			w := newWrite(b, rc, "bench")
@@ -548,7 +481,7 @@ func BenchmarkIngest(b *testing.B) {
 				name = benchKind(pk) + "/commit-100ms"
 			}
 			b.Run(name, func(b *testing.B) {
-				batches := loadBenchFlights(b, benchRows)
+				batches, _ := flights.Batches(b, flights.Options{MaxRows: benchRows})
 				recs := benchSlices(batches, 4096)
 				defer releaseAll(recs)
 				tbl := benchFlightsTable(b, pk)
@@ -572,7 +505,8 @@ func BenchmarkIngest(b *testing.B) {
 							prog, err := w.PrepareCommitWithProgress(ctx, id)
 							if err == nil {
 								var sid int64
-								if sid, err = cm.CommitWithProgress(ctx, prog, id, nil); err == nil {
+								// Nothing written since the last round: no snapshot.
+								if sid, err = cm.CommitWithProgress(ctx, prog, id, nil); err == nil && sid > 0 {
 									err = rc.RefreshCommittedSnapshot(ctx, sid)
 								}
 							}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/progress"
+	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
@@ -47,14 +48,22 @@ const (
 type ContextOption func(*contextConfig)
 
 type contextConfig struct {
-	mem memory.Allocator
-	ttl time.Duration
+	mem   memory.Allocator
+	ttl   time.Duration
+	cache *reader.Cache
 }
 
 // WithAllocator sets the Arrow allocator of the stores and of the batches
 // the context builds; default memory.DefaultAllocator.
 func WithAllocator(mem memory.Allocator) ContextOption {
 	return func(c *contextConfig) { c.mem = mem }
+}
+
+// WithCache sets the cache of decoded manifests the context's scans share
+// (reader.WithCache); default a cache of its own of reader.DefaultCacheBytes.
+// paimon.Table.NewRealtimeContext passes the table's cache.
+func WithCache(c *reader.Cache) ContextOption {
+	return func(cfg *contextConfig) { cfg.cache = c }
 }
 
 // WithReadViewTTL overrides realtime.read-view-ttl: how long a real-time
@@ -79,6 +88,7 @@ type Context struct {
 	factory Factory
 	mem     memory.Allocator
 	ttl     time.Duration
+	cache   *reader.Cache // decoded manifests, shared by the context's scans
 	stats   StatsMode
 	lay     *layout
 	pc      row.PartitionComputer
@@ -162,6 +172,9 @@ func NewContext(fio *fileio.FileIO, ts *schema.TableSchema, f Factory, opts ...C
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.cache == nil {
+		cfg.cache = reader.NewCache(reader.DefaultCacheBytes)
+	}
 	if cfg.ttl <= 0 {
 		return nil, fmt.Errorf("%w: read view TTL %v must be > 0", schema.ErrInvalidOption, cfg.ttl)
 	}
@@ -174,7 +187,7 @@ func NewContext(fio *fileio.FileIO, ts *schema.TableSchema, f Factory, opts ...C
 		return nil, err
 	}
 	c := &Context{
-		fio: fio, ts: ts, factory: f, mem: cfg.mem, ttl: cfg.ttl,
+		fio: fio, ts: ts, factory: f, mem: cfg.mem, ttl: cfg.ttl, cache: cfg.cache,
 		lay:     newLayout(ts),
 		pc:      row.PartitionComputer{Fields: ts.PartitionFields(), DefaultName: ts.Options.PartitionDefaultName(), Legacy: legacy},
 		buckets: int32(n),

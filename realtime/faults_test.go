@@ -2,16 +2,9 @@ package realtime_test
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
@@ -23,130 +16,12 @@ import (
 
 // Issue 4, "Bad input and faults": an object-store failure during
 // PrepareCommitWithProgress or CommitWithProgress loses no accepted row.
-// The faults are injected by an HTTP proxy between fileio and MinIO
-// (fileio takes no custom bucket), the same technique as package
-// internal/commitcases, whose proxy lives in its test files.
-
-// rtFault makes the proxy fail requests of one method whose object key
-// (below the bucket) contains part.
-type rtFault struct {
-	method string
-	part   string
-	// after forwards the request, so the store applies it, and replaces
-	// the answer with the fault's status (a lost answer); otherwise the
-	// proxy answers without forwarding.
-	after  bool
-	status int // 403 (never retried by fileio) or 500 (retried)
-	times  int // matching requests to fail; 0 means all
-	hits   int
-}
-
-// rtProxy is an HTTP proxy in front of a MinIO bucket that fails chosen
-// requests and logs every request as "METHOD key".
-type rtProxy struct {
-	bucket string
-	mu     sync.Mutex
-	faults []*rtFault
-	log    []string
-}
-
-type rtFaultKey struct{}
-
-// newRTProxy starts a proxy in front of the MinIO bucket of minioURL (as
-// testenv.MinIO returns it) and returns it with the s3:// URL that routes
-// fileio's requests through it.
-func newRTProxy(t *testing.T, minioURL string) (*rtProxy, string) {
-	t.Helper()
-	u, err := url.Parse(minioURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	target, err := url.Parse(q.Get("endpoint"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &rtProxy{bucket: u.Host}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.ModifyResponse = func(resp *http.Response) error {
-		f, _ := resp.Request.Context().Value(rtFaultKey{}).(*rtFault)
-		if f == nil {
-			return nil
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		body := rtErrorBody(f.status)
-		resp.StatusCode, resp.Status = f.status, fmt.Sprintf("%d %s", f.status, http.StatusText(f.status))
-		resp.Header.Set("Content-Type", "application/xml")
-		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
-		resp.ContentLength = int64(len(body))
-		resp.Body = io.NopCloser(strings.NewReader(body))
-		return nil
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f := p.match(r.Method, strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/"))
-		switch {
-		case f == nil:
-		case !f.after:
-			io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/xml")
-			w.WriteHeader(f.status)
-			if r.Method != http.MethodHead {
-				io.WriteString(w, rtErrorBody(f.status))
-			}
-			return
-		default:
-			r = r.WithContext(context.WithValue(r.Context(), rtFaultKey{}, f))
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	q.Set("endpoint", srv.URL)
-	u.RawQuery = q.Encode()
-	return p, u.String()
-}
-
-func rtErrorBody(status int) string {
-	code := "InternalError"
-	if status == http.StatusForbidden {
-		code = "AccessDenied"
-	}
-	return `<?xml version="1.0" encoding="UTF-8"?>` +
-		"<Error><Code>" + code + "</Code><Message>injected by realtime tests</Message><RequestId>0</RequestId></Error>"
-}
-
-func (p *rtProxy) match(method, key string) *rtFault {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.log = append(p.log, method+" "+key)
-	for _, f := range p.faults {
-		if f.method == method && strings.Contains(key, f.part) && (f.times == 0 || f.hits < f.times) {
-			f.hits++
-			return f
-		}
-	}
-	return nil
-}
-
-// inject replaces the faults and forgets the log.
-func (p *rtProxy) inject(fs ...*rtFault) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.faults, p.log = fs, nil
-}
-
-// clear removes every fault and returns the requests logged since inject.
-func (p *rtProxy) clear() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	log := p.log
-	p.faults, p.log = nil, nil
-	return log
-}
+// The faults are injected by testenv.FaultProxy, an HTTP proxy between
+// fileio and MinIO, as in package internal/commitcases.
 
 type rtFaultCase struct {
 	name   string
-	faults []*rtFault
+	faults []*testenv.Fault
 	// duringCommit: the faults meet CommitWithProgress (of snapshot 2);
 	// otherwise PrepareCommitWithProgress.
 	duringCommit bool
@@ -170,75 +45,75 @@ func rtFaultCases() []rtFaultCase {
 	snap := "snapshot/snapshot-2"
 	return []rtFaultCase{{
 		name:   "data file PUT denied",
-		faults: []*rtFault{{method: http.MethodPut, part: data, status: 403}},
+		faults: []*testenv.Fault{{Method: http.MethodPut, Key: data, Status: 403}},
 		errHas: data,
 	}, {
 		name:   "data file PUT fails with 500 once",
-		faults: []*rtFault{{method: http.MethodPut, part: data, status: 500, times: 1}},
+		faults: []*testenv.Fault{{Method: http.MethodPut, Key: data, Status: 500, Times: 1}},
 		errHas: data,
 	}, {
 		name:   "data file PUT applied, answer lost",
-		faults: []*rtFault{{method: http.MethodPut, part: data, after: true, status: 500}},
+		faults: []*testenv.Fault{{Method: http.MethodPut, Key: data, After: true, Status: 500}},
 		errHas: data,
 	}, {
 		name:   "data file PUT denied, prepare retried",
-		faults: []*rtFault{{method: http.MethodPut, part: data, status: 403}},
+		faults: []*testenv.Fault{{Method: http.MethodPut, Key: data, Status: 403}},
 		errHas: data,
 		retry:  true,
 	}, {
 		name:         "snapshot PUT denied",
-		faults:       []*rtFault{{method: http.MethodPut, part: snap, status: 403}},
+		faults:       []*testenv.Fault{{Method: http.MethodPut, Key: snap, Status: 403}},
 		duringCommit: true,
 		errHas:       snap,
 	}, {
 		name:         "snapshot PUT fails with 500 on every retry",
-		faults:       []*rtFault{{method: http.MethodPut, part: snap, status: 500}},
+		faults:       []*testenv.Fault{{Method: http.MethodPut, Key: snap, Status: 500}},
 		duringCommit: true,
 		errHas:       snap,
 	}, {
 		// Every answer is lost; the committer reads snapshot-2 back and
 		// recognizes it as its own.
 		name:         "snapshot PUT applied, every answer lost",
-		faults:       []*rtFault{{method: http.MethodPut, part: snap, after: true, status: 500}},
+		faults:       []*testenv.Fault{{Method: http.MethodPut, Key: snap, After: true, Status: 500}},
 		duringCommit: true,
 		ok:           true,
 	}, {
 		name: "snapshot PUT and the check GET fail",
-		faults: []*rtFault{
-			{method: http.MethodPut, part: snap, status: 500},
-			{method: http.MethodGet, part: snap, status: 500},
+		faults: []*testenv.Fault{
+			{Method: http.MethodPut, Key: snap, Status: 500},
+			{Method: http.MethodGet, Key: snap, Status: 500},
 		},
 		duringCommit: true,
 		errHas:       "outcome unknown",
 	}, {
 		name: "snapshot PUT applied, every answer and the check GET lost",
-		faults: []*rtFault{
-			{method: http.MethodPut, part: snap, after: true, status: 500},
-			{method: http.MethodGet, part: snap, status: 500},
+		faults: []*testenv.Fault{
+			{Method: http.MethodPut, Key: snap, After: true, Status: 500},
+			{Method: http.MethodGet, Key: snap, Status: 500},
 		},
 		duringCommit: true,
 		published:    true,
 		errHas:       "outcome unknown",
 	}, {
 		name:         "offsets file PUT denied",
-		faults:       []*rtFault{{method: http.MethodPut, part: ".offsets", status: 403}},
+		faults:       []*testenv.Fault{{Method: http.MethodPut, Key: ".offsets", Status: 403}},
 		duringCommit: true,
 		errHas:       ".offsets",
 	}, {
 		name:         "manifest PUTs fail with 500 on every retry",
-		faults:       []*rtFault{{method: http.MethodPut, part: "manifest/manifest-", status: 500}},
+		faults:       []*testenv.Fault{{Method: http.MethodPut, Key: "manifest/manifest-", Status: 500}},
 		duringCommit: true,
 		errHas:       "manifest/manifest-",
 	}, {
 		name:   "primary key: data file PUT denied",
-		faults: []*rtFault{{method: http.MethodPut, part: data, status: 403}},
+		faults: []*testenv.Fault{{Method: http.MethodPut, Key: data, Status: 403}},
 		errHas: data,
 		pk:     true,
 	}, {
 		name: "primary key: snapshot PUT applied, every answer and the check GET lost",
-		faults: []*rtFault{
-			{method: http.MethodPut, part: snap, after: true, status: 500},
-			{method: http.MethodGet, part: snap, status: 500},
+		faults: []*testenv.Fault{
+			{Method: http.MethodPut, Key: snap, After: true, Status: 500},
+			{Method: http.MethodGet, Key: snap, Status: 500},
 		},
 		duringCommit: true,
 		published:    true,
@@ -246,7 +121,7 @@ func rtFaultCases() []rtFaultCase {
 		pk:           true,
 	}, {
 		name:         "primary key: snapshot PUT denied",
-		faults:       []*rtFault{{method: http.MethodPut, part: snap, status: 403}},
+		faults:       []*testenv.Fault{{Method: http.MethodPut, Key: snap, Status: 403}},
 		duringCommit: true,
 		errHas:       snap,
 		pk:           true,
@@ -272,7 +147,7 @@ func TestObjectStoreFaultsLoseNoRow(t *testing.T) {
 
 func runRTFault(t *testing.T, tc rtFaultCase) {
 	ctx := context.Background()
-	proxy, u := newRTProxy(t, testenv.MinIO(t))
+	proxy, u := testenv.NewFaultProxy(t, testenv.MinIO(t))
 	sc := catalog.Schema{Fields: fooFields(), Options: tableOpts(map[string]string{"bucket-key": "id"})}
 	if tc.pk {
 		sc = catalog.Schema{Fields: fooFields("id"), PrimaryKeys: []string{"id"}, Options: tableOpts(nil)}
@@ -296,16 +171,18 @@ func runRTFault(t *testing.T, tc rtFaultCase) {
 				failed = append(failed, f.FileName)
 			}
 		}
-		proxy.inject(tc.faults...)
+		proxy.TakeLog()
+		proxy.Inject(tc.faults...)
 		id, err = cm.CommitWithProgress(ctx, prog, 2, nil)
 	} else {
-		proxy.inject(tc.faults...)
+		proxy.TakeLog()
+		proxy.Inject(tc.faults...)
 		_, err = w.PrepareCommitWithProgress(ctx, 2)
 	}
-	log := proxy.clear()
+	log := proxy.Clear()
 	hits := 0
 	for _, f := range tc.faults {
-		hits += f.hits
+		hits += f.Hits()
 	}
 	if hits == 0 {
 		t.Fatalf("no request met the faults; requests %v", log)
@@ -364,7 +241,7 @@ func runRTFault(t *testing.T, tc rtFaultCase) {
 	if landed {
 		failed = nil
 	}
-	checkDataFiles(t, tbl, failed, tc.faults[0].after && !tc.duringCommit)
+	checkDataFiles(t, tbl, failed, tc.faults[0].After && !tc.duringCommit)
 }
 
 // checkSnapshots checks the ids of tbl's snapshot files.

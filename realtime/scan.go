@@ -194,6 +194,9 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 			return nil, fmt.Errorf("%w: snapshot %d records %s at %d, below the %d the context committed, and memory still holds rows in between",
 				ErrRecreateContext, snapID, pv.st.pb, committed, bound)
 		}
+		if !rp.SelectsBucket(pv.st.partition, pv.st.bucket) {
+			continue // the filter excludes the partition-bucket: its view is released below
+		}
 		vr, ok := pv.view.Range()
 		r := progress.Range{Begin: committed, End: vr.End}
 		if !ok || r.Empty() || pv.view.RowCount(r) == 0 {
@@ -299,7 +302,7 @@ func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
 	} else if dv {
 		opts = append(opts, reader.WithAllLevels())
 	}
-	rp, err := planDisk(ctx, reader.NewScan(c.fio, opts...))
+	rp, err := planDisk(ctx, reader.NewScan(c.fio, append([]reader.Option{reader.WithCache(c.cache)}, opts...)...))
 	if err != nil {
 		return nil, err
 	}
