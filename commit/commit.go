@@ -226,6 +226,7 @@ type Committer struct {
 
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
+	trace func(Phase, time.Duration) // WithTrace; nil: nothing is timed
 }
 
 // New returns a Committer for the table rooted at fio whose schema is ts,
@@ -538,6 +539,10 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 // next id fails and the attempt is redone at once on the real latest
 // snapshot, without counting as a retry).
 func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (int64, error) {
+	var start time.Time // of the attempt, for WithTrace
+	if c.trace != nil {
+		start = c.now()
+	}
 	var d *delta
 	if p.overwrite == nil {
 		d = c.writeDelta(ctx, p.entries, "")
@@ -549,7 +554,7 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 	}
 	useCache := true
 	for retry := 0; ; {
-		res, err := c.tryOnce(ctx, identifier, &p, &d, useCache)
+		res, err := c.tryOnce(ctx, identifier, &p, &d, useCache, start)
 		switch {
 		case err == nil && res.id > 0:
 			c.noteOwn(res.id, identifier)
@@ -579,18 +584,33 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 		// Lost the race for the id.
 		if res.cached {
 			useCache = false
+			start = c.traceRetry(start)
 			continue
 		}
 		if c.maxRetries >= 0 && retry >= c.maxRetries {
 			cleanDelta()
+			c.traceRetry(start)
 			return 0, fmt.Errorf("%w: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
 		}
 		if err := c.sleep(ctx, c.backoff(retry)); err != nil {
 			cleanDelta()
+			c.traceRetry(start)
 			return 0, fmt.Errorf("%w after %d lost races: %w", ErrRetriesExhausted, retry+1, err)
 		}
+		start = c.traceRetry(start)
 		retry++
 	}
+}
+
+// traceRetry reports to WithTrace a lost race whose attempt began at start
+// and returns the start of the next attempt (now).
+func (c *Committer) traceRetry(start time.Time) time.Time {
+	if c.trace == nil {
+		return start
+	}
+	now := c.now()
+	c.trace(PhaseRetry, now.Sub(start))
+	return now
 }
 
 // delta is a commit part's delta manifests and delta manifest list, being
@@ -601,7 +621,8 @@ type delta struct {
 	files []pendingFile
 	metas []manifest.FileMeta // the delta list's rows
 	list  pendingFile
-	err   error // set when done; nothing is left written then
+	err   error     // set when done; nothing is left written then
+	puts  *putSpans // when its files were written (traced Committers)
 }
 
 func (d *delta) wait() error {
@@ -618,7 +639,7 @@ func (d *delta) names() []string { return append(names(d.files), d.list.name) }
 // and nothing refers to the list until the snapshot is created, after the
 // PUTs completed.
 func (c *Committer) writeDelta(ctx context.Context, entries []manifest.Entry, key string) *delta {
-	d := &delta{done: make(chan struct{}), key: key}
+	d := &delta{done: make(chan struct{}), key: key, puts: c.newPutSpans()}
 	go func() {
 		defer close(d.done)
 		files, metas, err := c.mw.encodeManifests(entries)
@@ -631,7 +652,7 @@ func (c *Committer) writeDelta(ctx context.Context, entries []manifest.Entry, ke
 			d.err = err
 			return
 		}
-		if err := c.mw.putAll(ctx, append(slices.Clip(files), list)...); err != nil {
+		if err := c.mw.putAll(ctx, d.puts, append(slices.Clip(files), list)...); err != nil {
 			d.err = err
 			return
 		}
@@ -727,7 +748,9 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 // wrote them after the previous commit; a HEAD checking for a newer schema
 // runs alongside), then the create-if-absent PUT of the snapshot. On object
 // stores the LATEST hint follows in the background (see hintWriter).
-func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot **delta, useCache bool) (attempt, error) {
+//
+// start is when the attempt began, for WithTrace.
+func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot **delta, useCache bool, start time.Time) (attempt, error) {
 	c.mu.Lock()
 	last := c.last
 	c.mu.Unlock()
@@ -827,6 +850,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		indexFile  pendingFile
 		indexDone  chan error
 		indexSaved bool // indexFile is written
+		indexPuts  = c.newPutSpans()
 	)
 	if len(idx) > 0 {
 		var err error
@@ -837,7 +861,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			return fail(err)
 		}
 		indexDone = make(chan error, 1)
-		go func() { indexDone <- c.mw.putAll(ctx, indexFile) }()
+		go func() { indexDone <- c.mw.putAll(ctx, indexPuts, indexFile) }()
 	}
 	waitIndex := func() error {
 		if indexDone == nil {
@@ -858,12 +882,13 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		bl = c.takePrepared(ctx, last)
 	}
 	if bl == nil {
-		merged, files, err := c.writeBaseList(ctx, &b)
+		ps := c.newPutSpans()
+		merged, files, err := c.writeBaseList(ctx, &b, ps)
 		if err != nil {
 			cleanIndex()
 			return fail(err)
 		}
-		bl = &baseList{merged: merged, files: files}
+		bl = &baseList{merged: merged, files: files, puts: ps}
 	}
 	merged, baseList := bl.merged, bl.list()
 	cleanBase := func() {
@@ -915,7 +940,15 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		name := indexFile.name
 		s.IndexManifest = &name
 	}
+	var snapStart time.Time
 	published := func() attempt {
+		if c.trace != nil {
+			tr := attemptTrace{start: start, puts: []*putSpans{d.puts, bl.puts, indexPuts}, snap: c.now().Sub(snapStart)}
+			if prog.write != nil {
+				tr.offs = prog.write.put
+			}
+			defer c.report(&tr)
+		}
 		keepProg = true
 		if indexSaved {
 			c.rememberIndex(indexFile.name, index)
@@ -932,6 +965,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		return attempt{}, err
 	}
 	path := c.snaps.Path(s.ID)
+	if c.trace != nil {
+		snapStart = c.now()
+	}
 	err = c.fio.CreateIfAbsent(ctx, path, data)
 	switch {
 	case err == nil:

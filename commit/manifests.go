@@ -117,6 +117,7 @@ type pendingFile struct {
 	name    string
 	data    []byte
 	entries []manifest.Entry // a manifest's entries (for the entry cache); nil for a list
+	list    bool             // a manifest list (for PhaseManifestLists)
 }
 
 // encodeManifests encodes entries into manifest files rolling at
@@ -168,13 +169,14 @@ func (mw *manifestWriter) encodeList(metas []manifest.FileMeta) (pendingFile, er
 	if err != nil {
 		return pendingFile{}, fmt.Errorf("commit: encode manifest list: %w", err)
 	}
-	return pendingFile{name: mw.names.listName(), data: data}, nil
+	return pendingFile{name: mw.names.listName(), data: data, list: true}, nil
 }
 
 // putAll writes files concurrently (at most maxPuts at a time) and caches
-// the entries of the manifests among them. On error it deletes every one of
-// them (best effort) and returns the first error.
-func (mw *manifestWriter) putAll(ctx context.Context, files ...pendingFile) error {
+// the entries of the manifests among them; ps (nil: none) records when the
+// PUTs ran. On error it deletes every one of them (best effort) and returns
+// the first error.
+func (mw *manifestWriter) putAll(ctx context.Context, ps *putSpans, files ...pendingFile) error {
 	errs := make([]error, len(files))
 	sem := make(chan struct{}, maxPuts)
 	var wg sync.WaitGroup
@@ -185,9 +187,12 @@ func (mw *manifestWriter) putAll(ctx context.Context, files ...pendingFile) erro
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			start := ps.clock()
 			if err := mw.fio.WriteFile(ctx, manifest.Path(f.name), f.data); err != nil {
 				errs[i] = fmt.Errorf("commit: write %s: %w", manifest.Path(f.name), err)
+				return
 			}
+			ps.note(f, start)
 		}()
 	}
 	wg.Wait()

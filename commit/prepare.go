@@ -15,14 +15,16 @@ type baseList struct {
 	merged []manifest.FileMeta // the list's rows
 	files  []pendingFile       // merged manifests, then the list itself
 	err    error               // set when done; nothing is left written then
+	puts   *putSpans           // when its files were written (traced Committers)
 }
 
 func (l *baseList) list() pendingFile { return l.files[len(l.files)-1] }
 
 // writeBaseList merges the manifests of b and writes the merged manifests
-// and the base list of the snapshot that follows b. It returns the list's
-// rows and the files written, the list last.
-func (c *Committer) writeBaseList(ctx context.Context, b *base) ([]manifest.FileMeta, []pendingFile, error) {
+// and the base list of the snapshot that follows b, recording the PUTs in ps
+// (nil: not traced). It returns the list's rows and the files written, the
+// list last.
+func (c *Committer) writeBaseList(ctx context.Context, b *base, ps *putSpans) ([]manifest.FileMeta, []pendingFile, error) {
 	merged, pending, err := c.mw.merge(ctx, b.metas, c.merge, c.ts.PartitionFields())
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +34,7 @@ func (c *Committer) writeBaseList(ctx context.Context, b *base) ([]manifest.File
 		return nil, nil, err
 	}
 	files := append(pending, list)
-	if err := c.mw.putAll(ctx, files...); err != nil {
+	if err := c.mw.putAll(ctx, ps, files...); err != nil {
 		return nil, nil, err
 	}
 	return merged, files, nil
@@ -57,7 +59,7 @@ func (c *Committer) prepareNext(ctx context.Context, b *base) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), prepareTimeout)
-	l := &baseList{after: b, done: make(chan struct{})}
+	l := &baseList{after: b, done: make(chan struct{}), puts: c.newPutSpans()}
 	c.mu.Lock()
 	old := c.next
 	c.next = l
@@ -65,7 +67,7 @@ func (c *Committer) prepareNext(ctx context.Context, b *base) {
 	go func() {
 		defer cancel()
 		c.discard(ctx, old)
-		l.merged, l.files, l.err = c.writeBaseList(ctx, b)
+		l.merged, l.files, l.err = c.writeBaseList(ctx, b, l.puts)
 		close(l.done)
 	}()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/row"
@@ -74,6 +75,7 @@ type offsetsWrite struct {
 	done chan struct{}
 	prop string
 	err  error
+	put  span // when the file was written (traced Committers)
 }
 
 // wait waits for the attempt's offsets file, if any, and returns its error.
@@ -152,7 +154,14 @@ func (c *Committer) buildProgress(ctx context.Context, b *base, p *part) (attemp
 	w := &offsetsWrite{done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
+		var start time.Time
+		if c.trace != nil {
+			start = c.now()
+		}
 		w.prop, w.err = progress.Write(ctx, c.fio, "", next)
+		if c.trace != nil {
+			w.put = span{start, c.now()}
+		}
 	}()
 	return attemptProgress{offsets: &next, write: w}, nil
 }

@@ -2,20 +2,13 @@ package compaction_test
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
-	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/internal/tabletest"
-	"github.com/paimon-go/paimon/types"
 )
 
 // Compaction throughput benchmark: a primary-key table (one bucket, key
@@ -29,75 +22,14 @@ import (
 //	go test -run '^$' -bench CompactFull -benchtime 3x ./compaction
 
 const (
-	benchFlightsPath = "../testdata/flights/flights-3m.parquet"
-	benchRows        = 500_000
-	benchRuns        = 5
+	benchRows = 500_000
+	benchRuns = 5
 )
-
-var benchFlightsFields = []types.DataField{
-	{ID: 0, Name: "date", Type: types.TimestampOf(6)},
-	{ID: 1, Name: "delay", Type: types.BigInt()},
-	{ID: 2, Name: "distance", Type: types.BigInt()},
-	{ID: 3, Name: "origin", Type: types.String()},
-	{ID: 4, Name: "destination", Type: types.String()},
-}
-
-type fileAt struct {
-	*os.File
-	size int64
-}
-
-func (f fileAt) Size() int64 { return f.size }
-
-// loadFlights reads the first n rows of the flights data set as batches.
-func loadFlights(b *testing.B, n int64) []arrow.RecordBatch {
-	b.Helper()
-	ctx := context.Background()
-	f, err := os.Open(benchFlightsPath)
-	if err != nil {
-		b.Skipf("flights data: %v", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		b.Fatal(err)
-	}
-	rd, err := parquet.NewReader(ctx, fileAt{f, st.Size()}, benchFlightsPath, benchFlightsFields, format.ReadOptions{BatchSize: 20_000})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rd.Close()
-	var out []arrow.RecordBatch
-	var rows int64
-	for rows < n {
-		batch, err := rd.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		rec := batch.Record
-		if rows+rec.NumRows() > n {
-			s := rec.NewSlice(0, n-rows)
-			rec.Release()
-			rec = s
-		}
-		out = append(out, rec)
-		rows += rec.NumRows()
-	}
-	return out
-}
 
 func BenchmarkCompactFull(b *testing.B) {
 	ctx := context.Background()
-	batches := loadFlights(b, benchRows)
-	defer func() {
-		for _, r := range batches {
-			r.Release()
-		}
-	}()
-	tbl := tabletest.NewTable(b, "", catalog.Schema{Fields: benchFlightsFields,
+	batches, _ := flights.Batches(b, flights.Options{BatchRows: 20_000, MaxRows: benchRows})
+	tbl := tabletest.NewTable(b, "", catalog.Schema{Fields: flights.Fields(),
 		PrimaryKeys: []string{"origin", "destination", "date"},
 		Options:     map[string]string{"bucket": "1", "write-only": "true"}})
 	per := len(batches) / benchRuns

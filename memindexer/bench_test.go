@@ -2,8 +2,6 @@ package memindexer
 
 import (
 	"context"
-	"io"
-	"os"
 	"runtime"
 	"testing"
 
@@ -11,8 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/realtime"
 	"github.com/paimon-go/paimon/types"
 )
@@ -20,55 +17,19 @@ import (
 // benchRows is how many rows of flights-3m the benchmarks use.
 const benchRows = 200_000
 
-type osFile struct {
-	*os.File
-	size int64
-}
-
-func (f osFile) Size() int64 { return f.size }
-
-// loadFlights reads the first benchRows rows (rounded up to whole batches)
-// of testdata/flights/flights-3m.parquet in 4096-row batches and returns
-// them with realtime.OffsetColumn (0, 1, 2, ...) prepended, plus the
-// transport schema.
+// loadFlights reads the first benchRows rows of the flights data set in
+// 4096-row batches allocated by mem and returns them with
+// realtime.OffsetColumn (0, 1, 2, ...) prepended, plus the transport
+// schema.
 func loadFlights(b *testing.B, mem memory.Allocator) (*arrow.Schema, []arrow.RecordBatch, int64) {
 	b.Helper()
-	f, err := os.Open("../testdata/flights/flights-3m.parquet")
-	if err != nil {
-		b.Skipf("flights-3m.parquet: %v", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fields := []types.DataField{ // the file's columns (written by Polars, no field ids)
-		types.Field(0, "date", types.TimestampOf(6)),
-		types.Field(1, "delay", types.BigInt()),
-		types.Field(2, "distance", types.BigInt()),
-		types.Field(3, "origin", types.String()),
-		types.Field(4, "destination", types.String()),
-	}
-	ctx := context.Background()
-	r, err := parquet.NewReader(ctx, osFile{f, st.Size()}, "flights-3m.parquet", fields, format.ReadOptions{BatchSize: 4096, Allocator: mem})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
 	tfields := append([]arrow.Field{{Name: realtime.OffsetColumn, Type: arrow.PrimitiveTypes.Int64}},
-		types.SchemaToArrow(fields).Fields()...)
+		types.SchemaToArrow(flights.Fields()).Fields()...)
 	schema := arrow.NewSchema(tfields, nil)
 	var out []arrow.RecordBatch
 	var rows int64
-	for rows < benchRows {
-		batch, err := r.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := batch.Record.NumRows()
+	flights.Each(b, flights.Options{BatchRows: 4096, MaxRows: benchRows, Allocator: mem}, func(rec arrow.RecordBatch) error {
+		n := rec.NumRows()
 		offs := make([]int64, n)
 		for i := range offs {
 			offs[i] = rows + int64(i)
@@ -77,11 +38,11 @@ func loadFlights(b *testing.B, mem memory.Allocator) (*arrow.Schema, []arrow.Rec
 			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs))}, nil, 0, 0)
 		oc := array.NewInt64Data(d)
 		d.Release()
-		out = append(out, array.NewRecordBatch(schema, append([]arrow.Array{oc}, batch.Record.Columns()...), n))
+		out = append(out, array.NewRecordBatch(schema, append([]arrow.Array{oc}, rec.Columns()...), n))
 		oc.Release()
-		batch.Record.Release()
 		rows += n
-	}
+		return nil
+	})
 	return schema, out, rows
 }
 

@@ -2,9 +2,7 @@ package writer_test
 
 import (
 	"context"
-	"errors"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,60 +10,20 @@ import (
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/schema"
-	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
 )
 
-const flightsPath = "../testdata/flights/flights-3m.parquet"
-
 // flightsFields is the Paimon schema of the flights data set.
-var flightsFields = []types.DataField{
-	{ID: 0, Name: "date", Type: types.TimestampOf(6)},
-	{ID: 1, Name: "delay", Type: types.BigInt()},
-	{ID: 2, Name: "distance", Type: types.BigInt()},
-	{ID: 3, Name: "origin", Type: types.String()},
-	{ID: 4, Name: "destination", Type: types.String()},
-}
+var flightsFields = flights.Fields()
 
 // loadFlights reads the 3M-row flights file into memory, as batches of the
-// table's Arrow schema.
-func loadFlights(b testing.TB) ([]arrow.RecordBatch, int64) {
-	b.Helper()
-	ctx := context.Background()
-	f, err := os.Open(flightsPath)
-	if err != nil {
-		b.Skipf("flights data: %v", err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	rd, err := parquet.NewReader(ctx, fileAt{f, st.Size()}, flightsPath, flightsFields, format.ReadOptions{BatchSize: 65536})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rd.Close()
-	var out []arrow.RecordBatch
-	var rows int64
-	for {
-		batch, err := rd.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, batch.Record)
-		rows += batch.Record.NumRows()
-	}
-	return out, rows
+// table's Arrow schema (skipping t when the file is missing).
+func loadFlights(t testing.TB) ([]arrow.RecordBatch, int64) {
+	t.Helper()
+	return flights.Batches(t, flights.Options{})
 }
-
-type fileAt struct {
-	*os.File
-	size int64
-}
-
-func (f fileAt) Size() int64 { return f.size }
 
 func benchTable(b *testing.B, s catalog.Schema) *catalog.Table {
 	b.Helper()

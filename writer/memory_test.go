@@ -2,9 +2,6 @@ package writer_test
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -17,8 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/catalog"
-	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/writer"
 )
 
@@ -82,41 +78,6 @@ func heapPeak(every time.Duration) (stop func() uint64) {
 	}
 }
 
-// flightsBatches streams the flights file in batches of 65536 rows; each
-// batch is released after fn returns.
-func flightsBatches(t testing.TB, fn func(arrow.RecordBatch) error) {
-	t.Helper()
-	ctx := context.Background()
-	f, err := os.Open(flightsPath)
-	if err != nil {
-		t.Skipf("flights data: %v", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := parquet.NewReader(ctx, fileAt{f, st.Size()}, flightsPath, flightsFields, format.ReadOptions{BatchSize: 65536})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	for {
-		b, err := rd.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = fn(b.Record)
-		b.Record.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkPKWriteMemoryBound streams the 3M-row flights data into a primary-key
 // table keyed by (origin, destination, date) in 2 buckets with
 // write-buffer-size 64 mb, and checks the bound: the heap in use
@@ -159,7 +120,7 @@ func pkWriteMemoryBound(t testing.TB) int64 {
 	stop := heapPeak(2 * time.Millisecond)
 	var maxBuffered, rows int64
 	var st writer.BufferStats
-	flightsBatches(t, func(b arrow.RecordBatch) error {
+	flights.Each(t, flights.Options{}, func(b arrow.RecordBatch) error {
 		rows += b.NumRows()
 		if err := w.Write(ctx, b); err != nil {
 			stop()
@@ -204,9 +165,9 @@ func pkWriteMemoryBound(t testing.TB) int64 {
 		date         int64
 	}
 	distinct := map[key]struct{}{}
-	flightsBatches(t, func(b arrow.RecordBatch) error {
-		date := b.Column(0).(*array.Timestamp)
-		origin, dest := b.Column(3).(*array.String), b.Column(4).(*array.String)
+	flights.Each(t, flights.Options{}, func(b arrow.RecordBatch) error {
+		date := b.Column(flights.Date).(*array.Timestamp)
+		origin, dest := b.Column(flights.Origin).(*array.String), b.Column(flights.Destination).(*array.String)
 		for i := range int(b.NumRows()) {
 			distinct[key{origin.Value(i), dest.Value(i), int64(date.Value(i))}] = struct{}{}
 		}

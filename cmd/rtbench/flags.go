@@ -5,10 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/paimon-go/paimon/internal/flights"
 )
 
 // errUsage marks bad command-line usage (exit status 2).
@@ -168,37 +169,16 @@ Flags:
 		}
 	}
 	if c.data == "" {
-		p, err := findFlights()
+		p, err := flights.Find("")
+		if errors.Is(err, flights.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %s not found in the working directory or its parents; pass --data FILE", errUsage, flights.File)
+		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("rtbench: %w", err)
 		}
 		c.data = p
 	}
 	return c, nil
-}
-
-// flightsRel is the data set's path inside the repository.
-const flightsRel = "testdata/flights/flights-3m.parquet"
-
-// findFlights looks for the repository's flights file in the working
-// directory and its parents, so that `go run ./cmd/rtbench` works from
-// anywhere inside a clone.
-func findFlights() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("rtbench: find %s: %w", flightsRel, err)
-	}
-	for {
-		p := filepath.Join(dir, flightsRel)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("%w: %s not found in the working directory or its parents; pass --data FILE", errUsage, flightsRel)
-		}
-		dir = parent
-	}
 }
 
 // commitMode describes how commits are triggered, for the summary.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 )
 
@@ -78,6 +79,8 @@ type commitEvent struct {
 	prepare, publish time.Duration
 	// prepareReq and publishReq are the store requests of each phase.
 	prepareReq, publishReq fileio.Stats
+	// phases splits publish as commit.WithTrace reports it.
+	phases phaseTimes
 	// snapshot is the id Commit returned (0: no snapshot).
 	snapshot int64
 	// rows is the number of rows the commit made durable.
@@ -85,6 +88,42 @@ type commitEvent struct {
 }
 
 func (e commitEvent) total() time.Duration { return e.prepare + e.publish }
+
+// phaseTimes is what commit.WithTrace reported during one Publish (the
+// snapshots of one commit call), summed per commit.Phase: the manifest
+// PUTs, the manifest-list PUTs, the offsets file PUT (real-time commits)
+// and the snapshot's create-if-absent of the published attempts, and the
+// lost races. The first three are spans of one round of concurrent PUTs:
+// they overlap.
+type phaseTimes struct {
+	d       [commit.PhaseSnapshot + 1]time.Duration
+	retries int // lost races
+}
+
+// add is the commit.WithTrace callback.
+func (p *phaseTimes) add(ph commit.Phase, d time.Duration) {
+	if int(ph) >= len(p.d) {
+		return // a phase this build does not know
+	}
+	p.d[ph] += d
+	if ph == commit.PhaseRetry {
+		p.retries++
+	}
+}
+
+// phaseTrace collects the phases of the committer of one sink; Publish
+// takes them after each commit. The committer calls add in Publish's
+// goroutine, and rtbench publishes one commit at a time.
+type phaseTrace struct{ cur phaseTimes }
+
+func (t *phaseTrace) option() commit.Option { return commit.WithTrace(t.cur.add) }
+
+// take returns the phases reported since the last take.
+func (t *phaseTrace) take() phaseTimes {
+	p := t.cur
+	t.cur = phaseTimes{}
+	return p
+}
 
 // floor is the store's own latency for single small requests.
 type floor struct {

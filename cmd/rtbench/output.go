@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 )
 
@@ -60,6 +61,31 @@ func (r *result) phaseDist(publish bool) dist {
 		}
 	}
 	return distOf(d)
+}
+
+// commitPhaseDist is the distribution over the commits of one phase of
+// the metadata part, as commit.WithTrace reports it; for PhaseRetry over
+// the commits that lost a race only, and for PhaseOffsets over those that
+// wrote an offsets file.
+func (r *result) commitPhaseDist(ph commit.Phase) dist {
+	var d []time.Duration
+	for _, c := range r.commits {
+		v := c.phases.d[ph]
+		if (ph == commit.PhaseRetry && c.phases.retries == 0) || (ph == commit.PhaseOffsets && v == 0) {
+			continue
+		}
+		d = append(d, v)
+	}
+	return distOf(d)
+}
+
+// lostRaces counts the lost races of the run's commits.
+func (r *result) lostRaces() int {
+	n := 0
+	for _, c := range r.commits {
+		n += c.phases.retries
+	}
+	return n
 }
 
 func (r *result) ratio() float64 {
@@ -136,6 +162,12 @@ type detail struct {
 	CommitMS            map[string]float64            `json:"commit_ms"`
 	DataFilesMS         map[string]float64            `json:"data_files_ms"`
 	MetadataMS          map[string]float64            `json:"metadata_ms"`
+	ManifestsMS         map[string]float64            `json:"manifests_ms"`
+	ManifestListsMS     map[string]float64            `json:"manifest_lists_ms"`
+	OffsetsMS           map[string]float64            `json:"offsets_file_ms"`
+	SnapshotPublishMS   map[string]float64            `json:"snapshot_publish_ms"`
+	LostRaces           int                           `json:"lost_races"`
+	RetryMS             map[string]float64            `json:"lost_race_ms"`
 	RefreshMS           map[string]float64            `json:"refresh_ms"`
 	FloorMS             map[string]map[string]float64 `json:"floor_ms"`
 	CommitToPutP50Ratio float64                       `json:"commit_to_put_p50_ratio"`
@@ -167,6 +199,11 @@ func (r *result) detail() detail {
 		Workload: r.workload, Store: r.store, Realtime: r.realtime, Commit: r.mode,
 		Rows: r.rows, Batches: r.batches, Commits: len(r.commits),
 		CommitMS: pctMap(r.commitDist()), DataFilesMS: pctMap(r.phaseDist(false)), MetadataMS: pctMap(r.phaseDist(true)),
+		ManifestsMS:       pctMap(r.commitPhaseDist(commit.PhaseManifests)),
+		ManifestListsMS:   pctMap(r.commitPhaseDist(commit.PhaseManifestLists)),
+		OffsetsMS:         pctMap(r.commitPhaseDist(commit.PhaseOffsets)),
+		SnapshotPublishMS: pctMap(r.commitPhaseDist(commit.PhaseSnapshot)),
+		LostRaces:         r.lostRaces(), RetryMS: pctMap(r.commitPhaseDist(commit.PhaseRetry)),
 		RefreshMS: pctMap(r.refresh),
 		FloorMS: map[string]map[string]float64{
 			"put": pctMap(r.floor.put), "get": pctMap(r.floor.get), "list": pctMap(r.floor.list),
@@ -309,6 +346,21 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	row("commit ms p50/p95/p99/max", func(r *result) string { return pcts(r.commitDist(), 50, 95, 99, 100) })
 	row("  data files ms p50/p99", func(r *result) string { return pcts(r.phaseDist(false), 50, 99) })
 	row("  metadata ms p50/p99", func(r *result) string { return pcts(r.phaseDist(true), 50, 99) })
+	row("    manifests ms p50/p99 †", func(r *result) string { return pcts(r.commitPhaseDist(commit.PhaseManifests), 50, 99) })
+	row("    manifest lists ms p50/p99 †", func(r *result) string {
+		return pcts(r.commitPhaseDist(commit.PhaseManifestLists), 50, 99)
+	})
+	if slices.ContainsFunc(results, func(r *result) bool { return r.realtime }) {
+		row("    offsets file ms p50/p99 †", func(r *result) string { return pcts(r.commitPhaseDist(commit.PhaseOffsets), 50, 99) })
+	}
+	row("    snapshot publish ms p50/p99", func(r *result) string { return pcts(r.commitPhaseDist(commit.PhaseSnapshot), 50, 99) })
+	row("    lost races", func(r *result) string {
+		n := r.lostRaces()
+		if n == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (ms p50/p99 %s)", n, pcts(r.commitPhaseDist(commit.PhaseRetry), 50, 99))
+	})
 	row("  refresh ms p50/p99", func(r *result) string { return pcts(r.refresh, 50, 99) })
 	row("commit p50 / PUT p50", func(r *result) string { return fmt.Sprintf("%.2f×", r.ratio()) })
 	row("  metadata p50 / PUT p50", func(r *result) string {
@@ -382,6 +434,10 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 			s, e := r.scaling(func(c commitEvent) time.Duration { return c.publish })
 			return fmt.Sprintf("%s / %s ms", fmtMS(s), fmtMS(e))
 		})
+		row("    snapshot publish", func(r *result) string {
+			s, e := r.scaling(func(c commitEvent) time.Duration { return c.phases.d[commit.PhaseSnapshot] })
+			return fmt.Sprintf("%s / %s ms", fmtMS(s), fmtMS(e))
+		})
 	}
 	row("read back ms", func(r *result) string { return fmtMS(r.readBack) })
 	row("peak RSS", func(r *result) string { return bytesIEC(r.peakRSS) })
@@ -396,6 +452,8 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 		return "NO: " + oneLine(r.verifyErr)
 	})
 	tw.Flush()
+	fmt.Fprintln(out, "\n† written in one round of concurrent PUTs: the spans overlap each other (not the snapshot")
+	fmt.Fprintln(out, "  publish, which follows them); the metadata phase also holds encoding, reads and checks.")
 	if slices.ContainsFunc(results, func(r *result) bool { return r.sharedRequests }) {
 		fmt.Fprintln(out, "\n* one request counter for writes, commits and reads (the real-time context, or a mem:// store,")
 		fmt.Fprintln(out, "  has one FileIO): the counts include the GETs and LISTs of the concurrent queries and probes.")

@@ -14,11 +14,15 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/paimon-go/paimon/commit"
 )
 
-// series colours: commit, data files, metadata, freshness, query, PUT.
+// series colours: commit, data files, metadata, manifests, manifest lists,
+// snapshot publish, freshness, query, PUT.
 var palette = []color.RGBA{
 	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff},
+	{0x17, 0xbe, 0xcf, 0xff}, {0xbc, 0xbd, 0x22, 0xff}, {0x8c, 0x56, 0x4b, 0xff},
 	{0xd6, 0x27, 0x28, 0xff}, {0x94, 0x67, 0xbd, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
 }
 
@@ -108,6 +112,9 @@ func cdfPlot(r *result) (*plot.Plot, error) {
 		{"commit", r.commitDist()},
 		{"data files", r.phaseDist(false)},
 		{"metadata", r.phaseDist(true)},
+		{"  manifests", r.commitPhaseDist(commit.PhaseManifests)},
+		{"  manifest lists", r.commitPhaseDist(commit.PhaseManifestLists)},
+		{"  snapshot publish", r.commitPhaseDist(commit.PhaseSnapshot)},
 		{"freshness", r.freshness},
 		{"union query", r.query},
 		{"store PUT", r.floor.put},

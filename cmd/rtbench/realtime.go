@@ -31,6 +31,7 @@ type rtSink struct {
 	rctx    *realtime.Context
 	w       *realtime.Write
 	c       *realtime.Commit
+	trace   phaseTrace
 	primary bool
 }
 
@@ -50,7 +51,7 @@ func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string)
 	if s.w, err = s.rctx.NewWrite(commitUser); err != nil {
 		return s, fmt.Errorf("rtbench: real-time write: %w", err)
 	}
-	if s.c, err = s.rctx.NewCommit(commitUser); err != nil {
+	if s.c, err = s.rctx.NewCommit(commitUser, s.trace.option()); err != nil {
 		return s, fmt.Errorf("rtbench: real-time commit: %w", err)
 	}
 	return s, nil
@@ -64,12 +65,13 @@ func (s *rtSink) Prepare(ctx context.Context, identifier int64) (pending, error)
 	return s.w.PrepareCommitWithProgress(ctx, identifier)
 }
 
-func (s *rtSink) Publish(ctx context.Context, p pending, identifier int64) (int64, error) {
+func (s *rtSink) Publish(ctx context.Context, p pending, identifier int64) (int64, phaseTimes, error) {
 	prog := p.([]realtime.Progress)
 	if len(prog) == 0 {
-		return 0, nil
+		return 0, phaseTimes{}, nil
 	}
-	return s.c.CommitWithProgress(ctx, prog, identifier, nil)
+	id, err := s.c.CommitWithProgress(ctx, prog, identifier, nil)
+	return id, s.trace.take(), err
 }
 
 func (s *rtSink) Refresh(ctx context.Context, id int64) error {

@@ -10,11 +10,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -192,9 +195,32 @@ func TestSingleWorkloadJSON(t *testing.T) {
 		t.Errorf("detail: workload %v, realtime %v, rows_verified %v, freshness_violations %v",
 			d["workload"], d["realtime"], d["rows_verified"], d["freshness_violations"])
 	}
-	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "floor_ms", "freshness_ms", "query_ms", "read_back_ms"} {
+	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "floor_ms", "freshness_ms", "query_ms", "read_back_ms",
+		"manifests_ms", "manifest_lists_ms", "offsets_file_ms", "snapshot_publish_ms", "lost_races", "lost_race_ms"} {
 		if _, ok := d[k]; !ok {
 			t.Errorf("detail lacks %s", k)
+		}
+	}
+	// Every commit publishes: each reports its manifests, manifest lists,
+	// offsets file (real-time progress) and snapshot publish, which are
+	// parts of its metadata phase; one committer loses no race.
+	commits := d["commits"].(float64)
+	meta := d["metadata_ms"].(map[string]any)
+	for _, k := range []string{"manifests_ms", "manifest_lists_ms", "offsets_file_ms", "snapshot_publish_ms"} {
+		m := d[k].(map[string]any)
+		if m["n"] != commits {
+			t.Errorf("detail %s.n = %v, want one per commit (%v)", k, m["n"], commits)
+		}
+		if m["max"].(float64) > meta["max"].(float64) || m["p50"].(float64) <= 0 {
+			t.Errorf("detail %s = %v, want within (0, metadata max %v]", k, m, meta["max"])
+		}
+	}
+	if d["lost_races"] != float64(0) || d["lost_race_ms"].(map[string]any)["n"] != float64(0) {
+		t.Errorf("detail: lost_races %v, lost_race_ms %v; want none", d["lost_races"], d["lost_race_ms"])
+	}
+	for _, want := range []string{"manifests ms p50/p99", "manifest lists ms p50/p99", "offsets file ms p50/p99", "snapshot publish ms p50/p99", "lost races"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
 	}
 	png, err := os.ReadFile(filepath.Join(dir, "p.png"))
@@ -203,6 +229,39 @@ func TestSingleWorkloadJSON(t *testing.T) {
 	}
 	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Errorf("p.png is not a PNG file")
+	}
+}
+
+// TestPhaseTimes: the WithTrace callback sums durations per phase and
+// counts lost races; phases it does not know are ignored.
+func TestPhaseTimes(t *testing.T) {
+	var tr phaseTrace
+	add := func(p commit.Phase, ms int) { tr.cur.add(p, time.Duration(ms)*time.Millisecond) }
+	add(commit.PhaseRetry, 7)
+	add(commit.PhaseManifests, 3)
+	add(commit.PhaseManifestLists, 2)
+	add(commit.PhaseSnapshot, 5)
+	add(commit.PhaseRetry, 4)
+	add(commit.PhaseSnapshot, 1)
+	add(commit.PhaseSnapshot+1, 100)
+	got := tr.take()
+	want := phaseTimes{retries: 2}
+	want.d[commit.PhaseRetry] = 11 * time.Millisecond
+	want.d[commit.PhaseManifests] = 3 * time.Millisecond
+	want.d[commit.PhaseManifestLists] = 2 * time.Millisecond
+	want.d[commit.PhaseSnapshot] = 6 * time.Millisecond
+	if got != want {
+		t.Errorf("phases %+v, want %+v", got, want)
+	}
+	if again := tr.take(); again != (phaseTimes{}) {
+		t.Errorf("second take %+v, want empty", again)
+	}
+	r := &result{commits: []commitEvent{{phases: got}, {}}}
+	if n, d := r.lostRaces(), r.commitPhaseDist(commit.PhaseRetry); n != 2 || len(d) != 1 || d[0] != 11*time.Millisecond {
+		t.Errorf("lost races %d, retry dist %v; want 2 and [11ms] (commits without races left out)", n, d)
+	}
+	if d := r.commitPhaseDist(commit.PhaseSnapshot); len(d) != 2 || d[0] != 0 || d[1] != 6*time.Millisecond {
+		t.Errorf("snapshot dist %v, want [0 6ms]", d)
 	}
 }
 
@@ -333,14 +392,14 @@ func TestModelsDetectDifferences(t *testing.T) {
 // flightsBatch builds a batch of the flights schema.
 func flightsBatch(t *testing.T, mem memory.Allocator, rows []flightRow) arrow.RecordBatch {
 	t.Helper()
-	b := array.NewRecordBuilder(mem, types.SchemaToArrow(flightsFields))
+	b := array.NewRecordBuilder(mem, types.SchemaToArrow(flights.Fields()))
 	defer b.Release()
 	for _, r := range rows {
-		b.Field(colDate).(*array.TimestampBuilder).Append(arrow.Timestamp(r.date))
-		b.Field(colDelay).(*array.Int64Builder).Append(r.delay)
-		b.Field(colDistance).(*array.Int64Builder).Append(r.distance)
-		b.Field(colOrigin).(*array.StringBuilder).Append(r.origin)
-		b.Field(colDestination).(*array.StringBuilder).Append(r.destination)
+		b.Field(flights.Date).(*array.TimestampBuilder).Append(arrow.Timestamp(r.date))
+		b.Field(flights.Delay).(*array.Int64Builder).Append(r.delay)
+		b.Field(flights.Distance).(*array.Int64Builder).Append(r.distance)
+		b.Field(flights.Origin).(*array.StringBuilder).Append(r.origin)
+		b.Field(flights.Destination).(*array.StringBuilder).Append(r.destination)
 	}
 	return b.NewRecordBatch()
 }

@@ -68,7 +68,7 @@ type env struct {
 	cfg      *config
 	whURL    string
 	cat      *catalog.Catalog
-	fl       *flights
+	fl       *dataset
 	floor    *floor
 	progress func(total int64, desc string) progressBar
 }
@@ -375,7 +375,7 @@ func (r *runner) commitOnce(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("rtbench: prepare commit %d: %w", id, err)
 	}
-	snap, err := r.sink.Publish(ctx, pend, id)
+	snap, phases, err := r.sink.Publish(ctx, pend, id)
 	t2 := time.Now()
 	w2, p2, _, _ := r.sink.requests()
 	if err != nil {
@@ -391,7 +391,7 @@ func (r *runner) commitOnce(ctx context.Context) error {
 	if r.sink.union() {
 		r.res.refresh = append(r.res.refresh, t3.Sub(t2))
 	}
-	ev := commitEvent{at: t0.Sub(r.start), prepare: t1.Sub(t0), publish: t2.Sub(t1), snapshot: snap}
+	ev := commitEvent{at: t0.Sub(r.start), prepare: t1.Sub(t0), publish: t2.Sub(t1), phases: phases, snapshot: snap}
 	if shared {
 		ev.prepareReq, ev.publishReq = w1.Since(w0), w2.Since(w1)
 	} else {

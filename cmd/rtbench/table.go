@@ -29,8 +29,9 @@ type sink interface {
 	// phase of a commit.
 	Prepare(ctx context.Context, identifier int64) (pending, error)
 	// Publish commits what Prepare returned (manifests, manifest list,
-	// snapshot) and returns the snapshot id (0 when nothing was committed).
-	Publish(ctx context.Context, p pending, identifier int64) (int64, error)
+	// snapshot) and returns the snapshot id (0 when nothing was committed)
+	// and the time of its phases.
+	Publish(ctx context.Context, p pending, identifier int64) (int64, phaseTimes, error)
 	// Refresh tells the real-time layer that snapshot id is committed, so
 	// memory can be reclaimed; a no-op on plain sinks.
 	Refresh(ctx context.Context, id int64) error
@@ -85,6 +86,7 @@ type plainSink struct {
 	shared           bool
 	w                *writer.Write
 	c                *commit.Committer
+	trace            phaseTrace
 }
 
 func newPlainSink(ctx context.Context, tbl *catalog.Table, commitUser string) (s *plainSink, err error) {
@@ -109,7 +111,7 @@ func newPlainSink(ctx context.Context, tbl *catalog.Table, commitUser string) (s
 	if s.w, err = writer.New(s.wfio, tbl.Schema, commitUser); err != nil {
 		return s, fmt.Errorf("rtbench: new write: %w", err)
 	}
-	if s.c, err = commit.New(s.cfio, tbl.Schema, commitUser); err != nil {
+	if s.c, err = commit.New(s.cfio, tbl.Schema, commitUser, s.trace.option()); err != nil {
 		return s, fmt.Errorf("rtbench: new commit: %w", err)
 	}
 	return s, nil
@@ -125,8 +127,9 @@ func (s *plainSink) Prepare(ctx context.Context, _ int64) (pending, error) {
 	return s.w.PrepareCommit(ctx)
 }
 
-func (s *plainSink) Publish(ctx context.Context, p pending, identifier int64) (int64, error) {
-	return s.c.Commit(ctx, identifier, p.([]commit.Message))
+func (s *plainSink) Publish(ctx context.Context, p pending, identifier int64) (int64, phaseTimes, error) {
+	id, err := s.c.Commit(ctx, identifier, p.([]commit.Message))
+	return id, s.trace.take(), err
 }
 
 func (s *plainSink) Refresh(context.Context, int64) error { return nil }

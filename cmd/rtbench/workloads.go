@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/realtime"
 	"github.com/paimon-go/paimon/types"
 )
@@ -185,12 +186,12 @@ func buildAgg(src arrow.RecordBatch) arrow.RecordBatch {
 		return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true}
 	}
 	sc := arrow.NewSchema([]arrow.Field{
-		src.Schema().Field(colOrigin), src.Schema().Field(colDestination),
+		src.Schema().Field(flights.Origin), src.Schema().Field(flights.Destination),
 		f("delay_sum"), f("flights"), f("distance_max"),
 	}, nil)
 	return array.NewRecordBatch(sc, []arrow.Array{
-		src.Column(colOrigin), src.Column(colDestination),
-		src.Column(colDelay), ones, src.Column(colDistance),
+		src.Column(flights.Origin), src.Column(flights.Destination),
+		src.Column(flights.Delay), ones, src.Column(flights.Distance),
 	}, n)
 }
 
@@ -435,7 +436,7 @@ func (s *stream) observe(n int) {
 // every row's position in the stream (application offsets, as a source's
 // own offsets would be for exactly-once replay). The model sees every step
 // unless steps > 0 (then the run calls observe for the steps it wrote).
-func newStream(ctx context.Context, w *workload, fl *flights, steps int, offsets bool) (*stream, error) {
+func newStream(ctx context.Context, w *workload, fl *dataset, steps int, offsets bool) (*stream, error) {
 	s := &stream{model: w.newModel()}
 	built := make([]arrow.RecordBatch, len(fl.batches))
 	defer func() {

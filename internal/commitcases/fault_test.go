@@ -34,7 +34,7 @@ const (
 
 type faultCase struct {
 	name   string
-	faults []*fault
+	faults []*testenv.Fault
 	// ok: the commit of snapshot 3 succeeds despite the faults.
 	ok bool
 	// denied: the error carries gcerrors.PermissionDenied (a 403 answer).
@@ -61,33 +61,33 @@ type faultCase struct {
 func faultCases() []faultCase {
 	return []faultCase{{
 		name:     "snapshot PUT denied",
-		faults:   []*fault{{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failBefore, status: 403}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", Status: 403}},
 		denied:   true,
 		errHas:   "snapshot/snapshot-3",
 		hint:     "2",
 		requests: map[string]int{"PUT " + snapshot3: 1, "GET " + snapshot3: 1},
 	}, {
 		name:     "snapshot PUT fails with 500 on every retry",
-		faults:   []*fault{{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failBefore, status: 500}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", Status: 500}},
 		errHas:   "snapshot/snapshot-3",
 		hint:     "2",
 		requests: map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 1},
 	}, {
 		name:     "manifest list PUT denied",
-		faults:   []*fault{{method: http.MethodPut, part: "manifest/manifest-list-", mode: failBefore, status: 403}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "manifest/manifest-list-", Status: 403}},
 		denied:   true,
 		errHas:   "manifest/manifest-list-",
 		hint:     "2",
 		requests: map[string]int{"PUT " + snapshot3: 0},
 	}, {
 		name:     "manifest PUTs fail with 500 on every retry",
-		faults:   []*fault{{method: http.MethodPut, part: "manifest/manifest-", mode: failBefore, status: 500}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "manifest/manifest-", Status: 500}},
 		errHas:   "manifest/manifest-",
 		hint:     "2",
 		requests: map[string]int{"PUT " + snapshot3: 0},
 	}, {
 		name:     "one manifest PUT fails with 500 once",
-		faults:   []*fault{{method: http.MethodPut, part: "manifest/manifest-", mode: failBefore, status: 500, times: 1}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "manifest/manifest-", Status: 500, Times: 1}},
 		ok:       true,
 		hint:     "3",
 		requests: map[string]int{"PUT " + snapshot3: 1},
@@ -95,7 +95,7 @@ func faultCases() []faultCase {
 		// The store created snapshot-3 but the answer was lost; fileio's
 		// retry meets the existing object and finds it holds our bytes.
 		name:     "snapshot PUT applied, answer lost once",
-		faults:   []*fault{{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failAfter, status: 500, times: 1}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", After: true, Status: 500, Times: 1}},
 		ok:       true,
 		hint:     "3",
 		requests: map[string]int{"PUT " + snapshot3: 2, "GET " + snapshot3: 1},
@@ -103,7 +103,7 @@ func faultCases() []faultCase {
 		// Every answer is lost: fileio gives up, and the committer reads
 		// snapshot-3 back and recognizes it as its own.
 		name:     "snapshot PUT applied, every answer lost",
-		faults:   []*fault{{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failAfter, status: 500}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", After: true, Status: 500}},
 		ok:       true,
 		hint:     "3",
 		requests: map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 1},
@@ -111,9 +111,9 @@ func faultCases() []faultCase {
 		// Neither the create nor the check succeeds: the outcome is unknown,
 		// so the committer keeps its manifests (orphans at worst).
 		name: "snapshot PUT and the check GET fail",
-		faults: []*fault{
-			{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failBefore, status: 500},
-			{method: http.MethodGet, part: "snapshot/snapshot-3", mode: failBefore, status: 500},
+		faults: []*testenv.Fault{
+			{Method: http.MethodPut, Key: "snapshot/snapshot-3", Status: 500},
+			{Method: http.MethodGet, Key: "snapshot/snapshot-3", Status: 500},
 		},
 		errHas:   "outcome unknown",
 		orphans:  true,
@@ -126,9 +126,9 @@ func faultCases() []faultCase {
 		// (Java's tryCommitOnce checks the snapshots after its last base for
 		// its own commit user, identifier and kind before retrying).
 		name: "snapshot PUT applied, every answer and the check GET lost",
-		faults: []*fault{
-			{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failAfter, status: 500},
-			{method: http.MethodGet, part: "snapshot/snapshot-3", mode: failBefore, status: 500},
+		faults: []*testenv.Fault{
+			{Method: http.MethodPut, Key: "snapshot/snapshot-3", After: true, Status: 500},
+			{Method: http.MethodGet, Key: "snapshot/snapshot-3", Status: 500},
 		},
 		errHas:    "outcome unknown",
 		published: true,
@@ -137,7 +137,7 @@ func faultCases() []faultCase {
 	}, {
 		name:      "overwrite: snapshot PUT denied",
 		overwrite: true,
-		faults:    []*fault{{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failBefore, status: 403}},
+		faults:    []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", Status: 403}},
 		denied:    true,
 		errHas:    "snapshot/snapshot-3",
 		hint:      "2",
@@ -145,14 +145,14 @@ func faultCases() []faultCase {
 	}, {
 		name:      "overwrite: manifest PUTs fail with 500 on every retry",
 		overwrite: true,
-		faults:    []*fault{{method: http.MethodPut, part: "manifest/manifest-", mode: failBefore, status: 500}},
+		faults:    []*testenv.Fault{{Method: http.MethodPut, Key: "manifest/manifest-", Status: 500}},
 		errHas:    "manifest/manifest-",
 		hint:      "2",
 		requests:  map[string]int{"PUT " + snapshot3: 0},
 	}, {
 		name:      "overwrite: snapshot PUT applied, every answer lost",
 		overwrite: true,
-		faults:    []*fault{{method: http.MethodPut, part: "snapshot/snapshot-3", mode: failAfter, status: 500}},
+		faults:    []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", After: true, Status: 500}},
 		ok:        true,
 		hint:      "3",
 		requests:  map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 1},
@@ -161,7 +161,7 @@ func faultCases() []faultCase {
 		// SnapshotManager.commitHint loop): the commit succeeds and the
 		// reader finds snapshot 3 past the stale hint.
 		name:     "LATEST hint PUT denied",
-		faults:   []*fault{{method: http.MethodPut, part: "snapshot/LATEST", mode: failBefore, status: 403}},
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/LATEST", Status: 403}},
 		ok:       true,
 		hint:     "2",
 		requests: map[string]int{"PUT " + snapshot3: 1, "PUT " + latest: 3},
@@ -179,7 +179,7 @@ func TestCommitFaultsS3(t *testing.T) {
 
 func runFaultCase(t *testing.T, tc faultCase) {
 	ctx := context.Background()
-	proxy, u := newFaultProxy(t, testenv.MinIO(t))
+	proxy, u := testenv.NewFaultProxy(t, testenv.MinIO(t))
 	tbl := newPartitioned(t, u, nil)
 	c := newCommitter(t, tbl)
 	for i, row := range [][]any{{int32(1), "a"}, {int32(2), "b"}} {
@@ -202,14 +202,14 @@ func runFaultCase(t *testing.T, tc faultCase) {
 	// that the faults only meet the commit of snapshot 3. The Committer is
 	// not closed: it keeps the base list it prepared for its next commit.
 	waitHint(t, tbl, "2")
-	proxy.takeLog()
-	proxy.inject(tc.faults...)
+	proxy.TakeLog()
+	proxy.Inject(tc.faults...)
 
 	id, err := commit3()
 	if err := c.Close(); err != nil { // waits for the hint write
 		t.Fatal(err)
 	}
-	log := proxy.clear()
+	log := proxy.Clear()
 	for req, n := range tc.requests {
 		if got := count(log, req); got != n {
 			t.Errorf("%d requests %q during the commit, want %d", got, req, n)

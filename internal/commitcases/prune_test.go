@@ -94,11 +94,11 @@ func TestPartitionFilterPrunesManifestsLocal(t *testing.T) {
 // TestPartitionFilterPrunesManifestsS3 runs case (e) on MinIO through the
 // logging proxy, which also names every manifest file read.
 func TestPartitionFilterPrunesManifestsS3(t *testing.T) {
-	proxy, u := newFaultProxy(t, testenv.MinIO(t))
+	proxy, u := testenv.NewFaultProxy(t, testenv.MinIO(t))
 	runPruneCases(t, u, proxy)
 }
 
-func runPruneCases(t *testing.T, whURL string, proxy *faultProxy) {
+func runPruneCases(t *testing.T, whURL string, proxy *testenv.FaultProxy) {
 	ctx := context.Background()
 	// A merge-min-count far above 21 keeps every commit's manifest unmerged
 	// (the default target and full-compaction sizes are megabytes).
@@ -133,7 +133,7 @@ func runPruneCases(t *testing.T, whURL string, proxy *faultProxy) {
 	// Planning with a filter that prunes every manifest reads the metadata
 	// only: the LATEST hint, snapshot-21, schema-0 and the two manifest lists.
 	if proxy != nil {
-		proxy.takeLog()
+		proxy.TakeLog()
 	}
 	before := tbl.FileIO.Stats()
 	if _, err := reader.NewScan(tbl.FileIO, reader.WithWhere("p = 100")).Plan(ctx); err != nil {
@@ -155,7 +155,7 @@ func runPruneCases(t *testing.T, whURL string, proxy *faultProxy) {
 				opts = append(opts, reader.WithWhere(tc.where))
 			}
 			if proxy != nil {
-				proxy.takeLog()
+				proxy.TakeLog()
 			}
 			before := tbl.FileIO.Stats()
 			plan, err := reader.NewScan(tbl.FileIO, opts...).Plan(ctx)
@@ -176,7 +176,7 @@ func runPruneCases(t *testing.T, whURL string, proxy *faultProxy) {
 				}
 				slices.Sort(wantReads)
 				var reads []string
-				for _, line := range proxy.takeLog() {
+				for _, line := range proxy.TakeLog() {
 					if name, ok := strings.CutPrefix(line, "GET db.db/t/manifest/"); ok {
 						reads = append(reads, name)
 					}

@@ -1,0 +1,168 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// Fault makes a FaultProxy fail the requests of one HTTP method whose
+// object key (the path below the bucket, e.g. "db.db/t/snapshot/snapshot-3")
+// contains Key.
+type Fault struct {
+	// Method is the HTTP method to fail: http.MethodPut for writes
+	// (including create-if-absent), http.MethodGet, http.MethodHead,
+	// http.MethodDelete.
+	Method string
+	// Key is a substring of the object keys to fail.
+	Key string
+	// After forwards the request, so that the store applies it, and then
+	// replaces the store's answer with Status: a lost answer. Otherwise the
+	// proxy answers Status without forwarding: the store never sees the
+	// request.
+	After bool
+	// Status is the HTTP status of the failure, with an S3 XML error body:
+	// 403 (AccessDenied, which fileio does not retry) or 500
+	// (InternalError, retried by the S3 client).
+	Status int
+	// Times is how many matching requests fail; 0 means all of them.
+	Times int
+
+	hits atomic.Int64
+}
+
+// Hits returns how many requests the fault failed.
+func (f *Fault) Hits() int { return int(f.hits.Load()) }
+
+// FaultProxy is an HTTP proxy between fileio and the MinIO server of a
+// bucket that fails chosen requests (Fault) and logs every request as
+// "METHOD key". fileio takes no custom HTTP client, so faults of an object
+// store are injected at the endpoint the bucket URL names. It is safe for
+// concurrent use.
+type FaultProxy struct {
+	bucket string
+	mu     sync.Mutex
+	faults []*Fault
+	log    []string
+}
+
+type faultKey struct{}
+
+// NewFaultProxy starts a FaultProxy in front of the MinIO bucket of
+// bucketURL (as MinIO returns it, "s3://BUCKET?endpoint=…") and returns it
+// with the bucket's URL through the proxy, for fileio.Open. The proxy is
+// stopped when t ends. A URL that does not parse, or names no endpoint,
+// fails t.
+func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
+	t.Helper()
+	u, err := url.Parse(bucketURL)
+	if err != nil {
+		t.Fatalf("testenv: fault proxy: %v", err)
+	}
+	q := u.Query()
+	target, err := url.Parse(q.Get("endpoint"))
+	if err != nil || target.Host == "" {
+		t.Fatalf("testenv: fault proxy: %s names no endpoint (%v)", bucketURL, err)
+	}
+	p := &FaultProxy{bucket: u.Host}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		f, _ := resp.Request.Context().Value(faultKey{}).(*Fault)
+		if f == nil {
+			return nil
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		body := errorBody(f.Status)
+		resp.StatusCode, resp.Status = f.Status, fmt.Sprintf("%d %s", f.Status, http.StatusText(f.Status))
+		resp.Header.Set("Content-Type", "application/xml")
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		resp.ContentLength = int64(len(body))
+		resp.Body = io.NopCloser(strings.NewReader(body))
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f := p.match(r.Method, strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/"))
+		switch {
+		case f == nil:
+		case !f.After:
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(f.Status)
+			if r.Method != http.MethodHead {
+				_, _ = io.WriteString(w, errorBody(f.Status))
+			}
+			return
+		default:
+			r = r.WithContext(context.WithValue(r.Context(), faultKey{}, f))
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	q.Set("endpoint", srv.URL)
+	u.RawQuery = q.Encode()
+	return p, u.String()
+}
+
+// errorBody is an S3 error document for status.
+func errorBody(status int) string {
+	code := "InternalError"
+	if status == http.StatusForbidden {
+		code = "AccessDenied"
+	}
+	return `<?xml version="1.0" encoding="UTF-8"?>` +
+		"<Error><Code>" + code + "</Code><Message>injected by testenv.FaultProxy</Message><RequestId>0</RequestId></Error>"
+}
+
+// match logs the request and returns the first fault it triggers, if any.
+func (p *FaultProxy) match(method, key string) *Fault {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.log = append(p.log, method+" "+key)
+	for _, f := range p.faults {
+		if f.Method == method && strings.Contains(key, f.Key) && (f.Times == 0 || f.Hits() < f.Times) {
+			f.hits.Add(1)
+			return f
+		}
+	}
+	return nil
+}
+
+// Inject adds faults; they apply, first added first, until Clear.
+func (p *FaultProxy) Inject(fs ...*Fault) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.faults = append(p.faults, fs...)
+}
+
+// Clear removes every fault and returns the requests logged since the
+// previous Clear or TakeLog.
+func (p *FaultProxy) Clear() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.faults = nil
+	return p.takeLog()
+}
+
+// TakeLog returns the requests logged since the previous Clear or TakeLog,
+// as "METHOD key" in arrival order, and forgets them.
+func (p *FaultProxy) TakeLog() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.takeLog()
+}
+
+func (p *FaultProxy) takeLog() []string {
+	log := p.log
+	p.log = nil
+	return log
+}
