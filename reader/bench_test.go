@@ -147,10 +147,9 @@ func buildBenchTables(bt *benchTables) error {
 	bt.appendURL = "file://" + filepath.Join(dir, catalog.TablePath(app.Identifier))
 
 	// Primary-key table: benchPKCommits commits of overlapping slices of the
-	// write-only: the writer must not compact them away.
 	// first benchPKRows rows; commit c rewrites the last rows of commit c-1
 	// with delay+c, so every bucket holds benchPKCommits overlapping level-0
-	// runs that share keys.
+	// runs that share keys (write-only: the writer must not compact them).
 	pk, err := benchCreate(ctx, cat, "flights_pk", catalog.Schema{Fields: flights.Fields(),
 		PrimaryKeys: []string{"origin", "destination", "date"}, Options: map[string]string{"bucket": "2", "write-only": "true"}})
 	if err != nil {
