@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/reader"
@@ -64,6 +66,9 @@ type Task struct {
 	Levels      *Levels
 	Unit        Unit
 	DropDeletes bool
+	// DVs are the bucket's deletion vectors (deletion-vector tables only;
+	// Java's BucketedDvMaintainer): read for the inputs, updated by Run.
+	DVs *deletionvector.Maintainer
 
 	// Append tables: the groups of files each rewritten into new files.
 	Groups [][]manifest.DataFileMeta
@@ -91,7 +96,8 @@ type Result struct {
 	// upgraded ones (same name, new level).
 	Messages []commit.Message
 	// Written are the paths, relative to the table root, of the new data
-	// files (not the upgraded ones).
+	// files (not the upgraded ones) and of the new deletion-vector index
+	// files.
 	Written []string
 }
 
@@ -112,12 +118,20 @@ func (r *Result) Discard(ctx context.Context, fio *fileio.FileIO) error {
 // not implement.
 func checkTable(ts *schema.TableSchema) error {
 	o := ts.Options
-	if dv, err := o.DeletionVectorsEnabled(); err != nil {
+	dv, err := o.DeletionVectorsEnabled()
+	if err != nil {
 		return err
-	} else if dv {
-		return fmt.Errorf("%w: deletion-vectors.enabled = true", ErrUnsupported)
 	}
 	if len(ts.PrimaryKeys) > 0 {
+		engine, err := o.MergeEngine()
+		if err != nil {
+			return err
+		}
+		if dv && engine == schema.MergeFirstRow {
+			// SchemaValidation.validateForDeletionVectors and
+			// MergeTreeCompactManagerFactory.createRewriter refuse it.
+			return fmt.Errorf("%w: deletion-vectors.enabled = true with merge-engine = first-row (first-row never deletes old data)", ErrUnsupported)
+		}
 		cp, err := o.ChangelogProducer()
 		if err != nil {
 			return err
@@ -209,6 +223,12 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 		return p, nil
 	}
 	p.SnapshotID = plan.Snapshot.ID
+	var indexEntries []manifest.IndexManifestEntry
+	if t.dv && plan.Snapshot.IndexManifest != nil && *plan.Snapshot.IndexManifest != "" {
+		if indexEntries, err = manifest.ReadIndexManifest(ctx, fio, *plan.Snapshot.IndexManifest); err != nil {
+			return nil, fmt.Errorf("compaction: index manifest of snapshot %d: %w", latest, err)
+		}
+	}
 	for _, sp := range plan.Splits {
 		if !sel.match(sp.PartitionValues) {
 			continue
@@ -230,10 +250,16 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 				return nil, fmt.Errorf("compaction: bucket %s: %w", sp.BucketPath, err)
 			}
 			runs := lv.Runs()
+			var dvs *deletionvector.Maintainer
+			if t.dv {
+				if dvs, err = restoreDVs(ctx, fio, indexEntries, sp.Partition, sp.Bucket, t.bitmap64); err != nil {
+					return nil, fmt.Errorf("compaction: bucket %s: %w", sp.BucketPath, err)
+				}
+			}
 			var u Unit
 			var ok bool
 			if opts.Full {
-				u, ok = PickFull(lv.NumberOfLevels(), runs, forceAll)
+				u, ok = PickFull(lv.NumberOfLevels(), runs, forceAll, dvs)
 			} else {
 				s := strategy
 				s.LastFullCompaction = LastFullCompaction(lv)
@@ -242,7 +268,7 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 			if !ok {
 				continue
 			}
-			task.Levels, task.Unit, task.DropDeletes = lv, u, lv.DropDeletes(u)
+			task.Levels, task.Unit, task.DropDeletes, task.DVs = lv, u, lv.DropDeletes(u), dvs
 		} else {
 			switch {
 			case sp.TotalBuckets < 0 && opts.Full:
@@ -263,6 +289,16 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 		p.Tasks = append(p.Tasks, task)
 	}
 	return p, nil
+}
+
+// restoreDVs restores the deletion vectors of one partition-bucket from the
+// entries of a snapshot's index manifest.
+func restoreDVs(ctx context.Context, fio *fileio.FileIO, entries []manifest.IndexManifestEntry, partition []byte, bucket int32, bitmap64 bool) (*deletionvector.Maintainer, error) {
+	files := deletionvector.BucketFiles(entries, partition, bucket)
+	if len(files) == 0 {
+		return deletionvector.NewMaintainer(bitmap64), nil
+	}
+	return deletionvector.RestoreMaintainer(ctx, fio, files, bitmap64)
 }
 
 // LastFullCompaction estimates when the bucket of lv was last fully
@@ -286,8 +322,12 @@ func LastFullCompaction(lv *Levels) time.Time {
 }
 
 // Execute rewrites the planned tasks, at most Options.Parallelism buckets
-// at a time, and returns the commit messages. On error every file it wrote
-// is deleted again and nothing is returned.
+// at a time, and returns the commit messages. For deletion-vector tables
+// each bucket whose vectors changed gets a new index file holding all of
+// them (Compact.NewIndexFiles), replacing its previous ones
+// (Compact.DeletedIndexFiles). On error every file it wrote is deleted
+// again and nothing is returned. A Plan executes once: the tasks' deletion
+// vectors hold the compaction's changes afterwards.
 func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 	res := &Result{}
 	incs := make([]commit.CompactIncrement, len(p.Tasks))
@@ -297,6 +337,7 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	names := deletionvector.NewNamer(uuid.NewString())
 	for i := range p.Tasks {
 		sem <- struct{}{}
 		if ctx.Err() != nil {
@@ -307,6 +348,17 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			incs[i], errs[i] = p.r.Run(ctx, &p.Tasks[i])
+			if dvs := p.Tasks[i].DVs; errs[i] == nil && dvs != nil {
+				// MergeTreeCompactTask's CompactDeletionFile.generateFiles.
+				var newIdx, delIdx []manifest.IndexFileMeta
+				newIdx, delIdx, errs[i] = dvs.WriteDeletionVectorsIndex(ctx, p.r.t.fio, names)
+				incs[i].NewIndexFiles, incs[i].DeletedIndexFiles = newIdx, delIdx
+				if errs[i] != nil {
+					// The data files Run wrote are still in incs[i]: the
+					// discard below deletes them.
+					errs[i] = fmt.Errorf("compaction: bucket %s: %w", p.Tasks[i].BucketPath, errs[i])
+				}
+			}
 			if errs[i] != nil {
 				cancel()
 			}
@@ -315,6 +367,9 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 	wg.Wait()
 	for i, inc := range incs {
 		res.Written = append(res.Written, NewFiles(p.Tasks[i].BucketPath, inc)...)
+		for _, f := range inc.NewIndexFiles {
+			res.Written = append(res.Written, deletionvector.Path(f.FileName))
+		}
 	}
 	err := errors.Join(errs...)
 	if err == nil {

@@ -63,9 +63,8 @@ func batchOf(t *testing.T, fields []types.DataField, rows [][]any) arrow.RecordB
 }
 
 // commitRows writes rows as one commit with the table's own schema, or with
-// ts when given (first-row tables, which writer.New refuses, are written
-// through a copy of their schema with the deduplicate engine; the files are
-// those Java's first-row writer produces when no key repeats in a commit).
+// ts when given (the writer's view of the table; the commit uses the
+// table's schema).
 func commitRows(t *testing.T, tbl *catalog.Table, ts *schema.TableSchema, rows ...row) {
 	t.Helper()
 	vals := make([][]any, len(rows))
@@ -273,15 +272,8 @@ func runEngineCase(t *testing.T, ec engineCase) {
 	opts := map[string]string{"compaction.force-up-level-0": "true"}
 	maps.Copy(opts, ec.options)
 	tbl := newPKTable(t, opts)
-	var wts *schema.TableSchema
 	var readOpts []reader.Option
-	if ec.firstRow {
-		c := *tbl.Schema
-		c.Options = maps.Clone(c.Options)
-		c.Options["merge-engine"] = "deduplicate"
-		wts = &c
-	}
-	commitRows(t, tbl, wts, baseRows(baseN)...)
+	commitRows(t, tbl, nil, baseRows(baseN)...)
 	base := checkFiles(t, tbl, fmt.Sprintf("L0 rows=%d deletes=0 source=0", baseN))
 
 	// Full compaction of one small level-0 file: an upgrade, same name.
@@ -295,8 +287,8 @@ func runEngineCase(t *testing.T, ec engineCase) {
 	}
 	checkRows(t, tbl, baseExpect(baseN, nil))
 
-	commitRows(t, tbl, wts, ec.b...)
-	commitRows(t, tbl, wts, ec.c...)
+	commitRows(t, tbl, nil, ec.b...)
+	commitRows(t, tbl, nil, ec.c...)
 	if ec.firstRow {
 		// Batch reads of first-row tables skip level 0 (Java); the
 		// merged view of all levels has the new keys.
@@ -650,10 +642,11 @@ func TestPartitionFilter(t *testing.T) {
 }
 
 func TestUnsupported(t *testing.T) {
-	tbl := newPKTable(t, map[string]string{"deletion-vectors.enabled": "true"})
+	// Java: "First row merge engine does not need deletion vectors".
+	tbl := newPKTable(t, map[string]string{"deletion-vectors.enabled": "true", "merge-engine": "first-row"})
 	_, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, user, compaction.Options{Full: true})
 	if !errors.Is(err, compaction.ErrUnsupported) {
-		t.Fatalf("deletion vectors: %v", err)
+		t.Fatalf("first-row with deletion vectors: %v", err)
 	}
 	tbl2 := tabletest.NewTable(t, "", catalog.Schema{Fields: kvFields, PrimaryKeys: []string{"k"},
 		Options: map[string]string{"bucket": "1", "changelog-producer": "lookup"}})

@@ -22,19 +22,24 @@ package compaction
 //	                          L<level> size=N[,N...]  (one file per size)
 //	                        files are named r<run>.<file>; no Levels involved.
 //	                        Output: none.
-//	pick [full] [now=MS] [last-full=MS]
+//	pick [full] [now=MS] [last-full=MS] [dv=NAME,NAME...]
 //	                        Strategy.Pick (or PickFull) on the runs with the
 //	                        options' strategy; now is the clock (UTC),
-//	                        last-full the last full compaction (UTC ms).
+//	                        last-full the last full compaction (UTC ms), dv
+//	                        the files that have a deletion vector.
 //	                        Output: "none" or "output=<level> files=<names>
 //	                        [drop-deletes] [file-rewrite]" (drop-deletes
-//	                        only after define).
+//	                        only after define; with deletion vectors
+//	                        whenever the output level is above 0, as
+//	                        Rewriter.Run does).
 //	task                    PlanSteps of the last pick with the options
 //	                        (target-file-size, compaction.small-file-ratio,
 //	                        compaction.force-rewrite-all-files,
-//	                        merge-engine). Output one step per line:
-//	                        "upgrade NAME L<from> -> L<to>" or
-//	                        "rewrite {[a b] [c]} {[d]} [lookup] [drop-deletes]".
+//	                        merge-engine, deletion-vectors.enabled,
+//	                        sequence.field). Output one step per line:
+//	                        "upgrade NAME L<from> -> L<to> [mark]" or
+//	                        "rewrite {[a b] [c]} {[d]} [lookup] [mark]
+//	                        [drop-deletes]".
 //	simulate-size-amp N START...
 //	simulate-size-ratio N START...
 //	                        N rounds of: add a level-0 run of size 1 in front,
@@ -62,6 +67,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
@@ -142,6 +148,7 @@ type ddState struct {
 	unit    Unit
 	picked  bool
 	numLvls int
+	dvs     *deletionvector.Maintainer // pick's dv=
 }
 
 var intKey = []types.DataType{types.Int().NotNull()}
@@ -364,6 +371,8 @@ func (st *ddState) strategy(args []string) (Strategy, bool, error) {
 				return s, false, err
 			}
 			now = time.UnixMilli(ms).UTC()
+		case "dv":
+			// Handled by pick.
 		case "last-full":
 			ms, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
@@ -378,10 +387,31 @@ func (st *ddState) strategy(args []string) (Strategy, bool, error) {
 	return s, full, nil
 }
 
+// dropDeletes is the drop-delete rule of Rewriter.Run: Levels.DropDeletes,
+// and always above level 0 with deletion vectors.
+func (st *ddState) dropDeletes(u Unit) (bool, error) {
+	dv, err := st.opts.DeletionVectorsEnabled()
+	if err != nil {
+		return false, err
+	}
+	return st.levels.DropDeletes(u) || (dv && u.OutputLevel > 0), nil
+}
+
 func (st *ddState) pick(args []string) ([]string, error) {
 	s, full, err := st.strategy(args)
 	if err != nil {
 		return nil, err
+	}
+	st.dvs = nil
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "dv="); ok {
+			st.dvs = deletionvector.NewMaintainer(false)
+			for _, name := range strings.Split(v, ",") {
+				if err := st.dvs.NotifyNewDeletion(name, 0); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	var u Unit
 	var ok bool
@@ -390,7 +420,7 @@ func (st *ddState) pick(args []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		u, ok = PickFull(st.numLvls, st.runs, force)
+		u, ok = PickFull(st.numLvls, st.runs, force, st.dvs)
 	} else {
 		u, ok = s.Pick(st.numLvls, st.runs)
 	}
@@ -399,8 +429,14 @@ func (st *ddState) pick(args []string) ([]string, error) {
 		return []string{"none"}, nil
 	}
 	out := fmt.Sprintf("output=%d files=%s", u.OutputLevel, strings.ReplaceAll(names(u.Files), " ", ","))
-	if st.levels != nil && st.levels.DropDeletes(u) {
-		out += " drop-deletes"
+	if st.levels != nil {
+		drop, err := st.dropDeletes(u)
+		if err != nil {
+			return nil, err
+		}
+		if drop {
+			out += " drop-deletes"
+		}
 	}
 	if u.FileRewrite {
 		out += " file-rewrite"
@@ -429,10 +465,20 @@ func (st *ddState) task() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	dv, err := o.DeletionVectorsEnabled()
+	if err != nil {
+		return nil, err
+	}
+	drop, err := st.dropDeletes(st.unit)
+	if err != nil {
+		return nil, err
+	}
 	cfg := TaskConfig{
 		MaxLevel: st.levels.MaxLevel(), MinFileSize: int64(float64(target) * ratio),
-		DropDeletes: st.levels.DropDeletes(st.unit), ForceRewriteAll: force,
-		FirstRowLookup: engine == schema.MergeFirstRow,
+		DropDeletes: drop, ForceRewriteAll: force,
+		FirstRowLookup:  engine == schema.MergeFirstRow,
+		DeletionVectors: dv,
+		LookupMerge:     dv && (engine != schema.MergeDeduplicate || len(o.SequenceField()) > 0),
 	}
 	steps, err := PlanSteps(st.unit, st.keys, cfg)
 	if err != nil {
@@ -441,7 +487,11 @@ func (st *ddState) task() ([]string, error) {
 	var out []string
 	for _, s := range steps {
 		if s.Upgrade != nil {
-			out = append(out, fmt.Sprintf("upgrade %s L%d -> L%d", s.Upgrade.FileName, s.Upgrade.Level, st.unit.OutputLevel))
+			line := fmt.Sprintf("upgrade %s L%d -> L%d", s.Upgrade.FileName, s.Upgrade.Level, st.unit.OutputLevel)
+			if s.MarkDeleted {
+				line += " mark"
+			}
+			out = append(out, line)
 			continue
 		}
 		var b strings.Builder
@@ -458,6 +508,9 @@ func (st *ddState) task() ([]string, error) {
 		}
 		if s.Lookup {
 			b.WriteString(" lookup")
+		}
+		if s.MarkDeleted {
+			b.WriteString(" mark")
 		}
 		if s.DropDeletes {
 			b.WriteString(" drop-deletes")

@@ -23,7 +23,10 @@
 //     AppendPicker (PickBucketedNext is one pickCompactBefore of a writer's
 //     queue); BaseAppendFileStoreWrite.compactRewrite for the rewrite;
 //   - the dedicated compaction job (CompactAction, compact procedure):
-//     Compact.
+//     Compact;
+//   - LookupMergeTreeCompactRewriter with LookupChangelogMergeFunctionWrapper
+//     (deletion vectors) or FirstRowMergeFunctionWrapper (first-row) over
+//     LookupLevels: Step.MarkDeleted and Step.Lookup, DVLookup.
 //
 // Package writer compacts inside the writer with the same pieces (its
 // compact managers keep Levels updated with Levels.Update and run
@@ -45,11 +48,36 @@
 // stats modes, min/max sequence number, delete row count, level, schema id,
 // creation time, file source COMPACT).
 //
-// first-row tables are compacted the way Java's lookup compaction does it:
-// level 0 is always forced up, and level-0 records whose key already exists on
-// a level above the output level are dropped (the key keeps its first row
-// there), so a batch read, which skips level 0 and reads the higher levels
-// without merging, sees every key once.
+// # Lookup compaction: first-row and deletion vectors
+//
+// Batch reads of first-row and deletion-vector tables skip level 0 and read
+// the higher levels without merging, so their compaction keeps every key
+// once above level 0, the way Java's lookup compaction does it: level 0 is
+// always forced up (ForceUpLevel0Compaction), and when level-0 records reach
+// a level above 0 the key is looked up on the levels above the output level
+// (DVLookup: each level read sequentially in key order, files whose key
+// range cannot hold the key skipped):
+//
+//   - first-row: a level-0 record whose key exists above is dropped (the key
+//     keeps its first row there);
+//   - deletion vectors (deletion-vectors.enabled, Task.DVs the bucket's
+//     deletionvector.Maintainer): the version found above is marked deleted
+//     in the bucket's vectors; with deduplicate and no sequence.field the
+//     keys of the merged output are looked up, otherwise the version found is
+//     also merged in among the key's records, ordered by sequence.field and
+//     sequence number as LookupMergeFunction.insertInto does, so that
+//     partial-update, aggregation and a lower sequence.field behave as on a
+//     merged read. Inputs are read without the rows their vectors delete,
+//     retractions are dropped whenever the output level is above 0, and
+//     rewritten inputs lose their vectors. A level-0 file is upgraded
+//     without rewrite (its keys still looked up and marked) only when it has
+//     no deletes and either the merge engine is deduplicate without
+//     sequence.field or the output is the highest level; a full compaction
+//     of a single highest-level run rewrites the files that have a vector.
+//     Execute writes each changed bucket's vectors into one new index file
+//     (Compact.NewIndexFiles) that replaces the bucket's previous ones
+//     (Compact.DeletedIndexFiles); first-row tables with deletion vectors are
+//     refused, as Java refuses them.
 //
 // # Append tables
 //
@@ -66,7 +94,8 @@
 // Compact commits the messages with commit.Committer.Commit as one COMPACT
 // snapshot. Its conflict check makes a compaction safe against concurrent
 // commits: appended files stay live beside the compaction output, and a
-// compaction whose input files another commit removed fails with
+// compaction whose input files another commit removed, or whose
+// deletion-vector index files another commit replaced, fails with
 // commit.ErrConflict and publishes nothing (its new files are deleted). The
 // committer carries the real-time progress property (realtime.offsets)
 // forward.
@@ -83,9 +112,11 @@
 //
 // # Not implemented
 //
-// Deletion vectors, changelog producers lookup and full-compaction (their
-// compactions must write changelog files), force-lookup, lookup-compact =
-// gentle (treated as radical: a standalone compaction keeps no trigger count),
+// Changelog producers lookup and full-compaction (their compactions must
+// write changelog files), force-lookup, lookup-compact = gentle (treated as
+// radical: a standalone compaction keeps no trigger count), local lookup
+// files and their cache (lookups read the levels above the output level
+// again for every compaction that brings level 0 up),
 // postpone buckets, row tracking and data evolution, file formats other than
 // Parquet, data files in external paths and record-level expiration are
 // out of scope; NewPlan and NewRewriter refuse tables that need one of the

@@ -9,19 +9,15 @@ package compaction
 // merging, see every key once.
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
-	"path"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/deletionvector"
-	"github.com/paimon-go/paimon/fileio"
-	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/types"
 )
@@ -31,45 +27,6 @@ import (
 // trimmed primary key in key order; further columns (the rest of the
 // KeyValue layout) may follow. The consumer releases each batch.
 type KeyReader func(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error]
-
-// ParquetKeyReader returns a KeyReader of the _KEY_ columns keyFields (the
-// first columns of writer.KeyValueFields) of the Parquet files under
-// bucketDir, relative to fio's root, batchSize rows at a time (0: the
-// format's default). It matches columns by field id and does not evolve
-// schemas or read data-file.thin-mode files, which lack the key columns:
-// a rewriter that handles those passes its own reader.
-func ParquetKeyReader(fio *fileio.FileIO, bucketDir string, keyFields []types.DataField, batchSize int) KeyReader {
-	return func(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error] {
-		return func(yield func(arrow.RecordBatch, error) bool) {
-			p := path.Join(bucketDir, f.FileName)
-			file, err := fio.Open(ctx, p)
-			if err != nil {
-				yield(nil, fmt.Errorf("compaction: data file %s: %w", p, err))
-				return
-			}
-			defer file.Close()
-			rd, err := parquet.NewReader(ctx, file, p, keyFields, format.ReadOptions{BatchSize: batchSize})
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			defer rd.Close()
-			for {
-				b, err := rd.Next(ctx)
-				if errors.Is(err, io.EOF) {
-					return
-				}
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				if !yield(b.Record, nil) {
-					return
-				}
-			}
-		}
-	}
-}
 
 // DVHit is where DVLookup.Find found a key: row Position (0-based) of data
 // file File on Level, which is row Row of Batch. Batch holds the columns the
@@ -98,13 +55,16 @@ type DVLookup struct {
 	keyTypes []types.DataType
 	dvs      *deletionvector.Maintainer
 	probes   []*dvProbe
+	prev     []any // the last key asked, copied; nil before the first
 }
 
 // NewDVLookup returns a DVLookup over above, the non-empty sorted runs of
 // the levels above the output level in ascending level order (each file's
 // Level must be its run's level), reading files with read and marking
 // deletions in dvs, the bucket's Maintainer. keys orders the trimmed
-// primary keys, of types keyTypes.
+// primary keys, of types keyTypes. dvs may be nil for a table without
+// deletion vectors (the first-row lookup, which only asks Find): no row is
+// deleted then, and MarkReplaced fails.
 func NewDVLookup(keys *KeyOrder, keyTypes []types.DataType, above []LevelSortedRun, read KeyReader, dvs *deletionvector.Maintainer) *DVLookup {
 	l := &DVLookup{keys: keys, keyTypes: keyTypes, dvs: dvs}
 	for _, r := range above {
@@ -115,11 +75,6 @@ func NewDVLookup(keys *KeyOrder, keyTypes []types.DataType, above []LevelSortedR
 	return l
 }
 
-// Find returns where key k lives on the levels above, lowest level first,
-// or ok false when no level holds it (or only as a deleted row). k holds Go
-// values of the key types (see package types); it must not be below the
-// previous key asked. Errors: those of the KeyReader, ErrCorrupt for file
-// key ranges that do not decode, ErrSchema for key columns of other types.
 func (l *DVLookup) Find(ctx context.Context, k []any) (hit DVHit, ok bool, err error) {
 	for _, p := range l.probes {
 		if hit, ok, err = p.find(ctx, k); err != nil || ok {
@@ -136,6 +91,9 @@ func (l *DVLookup) Find(ctx context.Context, k []any) (hit DVHit, ok bool, err e
 // It reports whether a row was marked. Errors: those of Find, and
 // deletionvector.ErrPosition.
 func (l *DVLookup) MarkReplaced(ctx context.Context, k []any) (bool, error) {
+	if l.dvs == nil {
+		return false, fmt.Errorf("%w: marking replaced rows needs the bucket's deletion vectors", ErrInvalidArgument)
+	}
 	hit, ok, err := l.Find(ctx, k)
 	if err != nil || !ok {
 		return false, err
@@ -195,6 +153,21 @@ func MarkReplaced(ctx context.Context, keys [][]any, order *KeyOrder, keyTypes [
 		}
 	}
 	return n, nil
+}
+
+// cloneKey copies k into dst (reused when large enough), detaching strings
+// and byte slices from the buffers they may alias (types.ArrowView).
+func cloneKey(k, dst []any) []any {
+	dst = append(dst[:0], k...)
+	for i, v := range dst {
+		switch x := v.(type) {
+		case string:
+			dst[i] = strings.Clone(x)
+		case []byte:
+			dst[i] = bytes.Clone(x)
+		}
+	}
+	return dst
 }
 
 // checkKeyColumns checks that rec's first columns have the Arrow types of
@@ -263,7 +236,7 @@ func (p *dvProbe) find(ctx context.Context, k []any) (DVHit, bool, error) {
 				// the level does not hold the key.
 				name := p.files[p.fi].FileName
 				pos := p.base + int64(p.row)
-				if p.l.dvs.DeletionVectorOf(name).IsDeleted(pos) {
+				if p.l.dvs != nil && p.l.dvs.DeletionVectorOf(name).IsDeleted(pos) {
 					return DVHit{}, false, nil
 				}
 				return DVHit{Level: p.level, File: name, Position: pos, Batch: p.cur, Row: p.row}, true, nil

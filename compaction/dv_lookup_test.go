@@ -18,7 +18,9 @@ import (
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/reader"
 	binrow "github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -116,6 +118,18 @@ func dvPositions(dvs *deletionvector.Maintainer) map[string][]int64 {
 	return out
 }
 
+// dvFileSchema is the table schema the fixture files were written with.
+var dvFileSchema = &schema.TableSchema{Fields: dvKVFields[3:], PrimaryKeys: []string{"k"}}
+
+// fileReader is a KeyReader of the target columns (a prefix of dvKVFields)
+// of the fixture's files, batchSize rows at a time (0: the default),
+// through reader.ReadDataFile.
+func fileReader(fio *fileio.FileIO, target []types.DataField, batchSize int) compaction.KeyReader {
+	return func(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error] {
+		return reader.ReadDataFile(ctx, fio, "bucket-0/"+f.FileName, dvFileSchema, target, reader.FileReadOptions{BatchSize: batchSize})
+	}
+}
+
 // countingReader counts the files a KeyReader opens.
 func countingReader(read compaction.KeyReader, opened *[]string) compaction.KeyReader {
 	return func(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error] {
@@ -129,7 +143,7 @@ func TestMarkReplaced(t *testing.T) {
 	fio, above, dvs := dvFixture(t)
 	var opened []string
 	// Two rows per batch, so that lookups cross batch boundaries.
-	read := countingReader(compaction.ParquetKeyReader(fio, "bucket-0", dvKVFields[:1], 2), &opened)
+	read := countingReader(fileReader(fio, dvKVFields[:1], 2), &opened)
 	keys := [][]any{{int64(0)}, {int64(2)}, {int64(3)}, {int64(4)}, {int64(6)}, {int64(7)}, {int64(8)}, {int64(9)}, {int64(11)}}
 	n, err := compaction.MarkReplaced(ctx, keys, compaction.NewKeyOrder(bigintKey), bigintKey, above, read, dvs)
 	if err != nil {
@@ -168,7 +182,7 @@ func TestDVLookupFind(t *testing.T) {
 	ctx := context.Background()
 	fio, above, dvs := dvFixture(t)
 	l := compaction.NewDVLookup(compaction.NewKeyOrder(bigintKey), bigintKey, above,
-		compaction.ParquetKeyReader(fio, "bucket-0", dvKVFields, 0), dvs)
+		fileReader(fio, dvKVFields, 0), dvs)
 	defer l.Close()
 	hit, ok, err := l.Find(ctx, []any{int64(3)})
 	if err != nil || !ok {
@@ -226,7 +240,7 @@ func TestDVLookupErrors(t *testing.T) {
 	// Key columns of another type.
 	fio, above2, dvs2 := dvFixture(t)
 	strKey := []types.DataType{types.String()}
-	read := compaction.ParquetKeyReader(fio, "bucket-0", dvKVFields[:1], 0)
+	read := fileReader(fio, dvKVFields[:1], 0)
 	if _, err := compaction.MarkReplaced(ctx, [][]any{{int64(3)}}, compaction.NewKeyOrder(bigintKey), strKey, above2, read, dvs2); !errors.Is(err, compaction.ErrSchema) {
 		t.Errorf("wrong key type: %v, want ErrSchema", err)
 	}

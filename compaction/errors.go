@@ -9,15 +9,16 @@ import "errors"
 // can be tested the same way.
 var (
 	// ErrUnsupported: the table uses a feature compaction does not handle
-	// (deletion vectors, changelog producers lookup / full-compaction,
-	// force-lookup, postpone buckets, row tracking or data evolution, a file
-	// format other than parquet, data files in external paths); the message
-	// names the option or file.
+	// (changelog producers lookup / full-compaction, force-lookup, first-row
+	// with deletion vectors, postpone buckets, row tracking or data
+	// evolution, a file format other than parquet, data files in external
+	// paths); the message names the option or file.
 	ErrUnsupported = errors.New("compaction: unsupported table feature")
 	// ErrInvalidArgument: a partition spec that names a non-partition field
 	// or holds a value of the wrong type, a schema older than the files it
 	// would rewrite, inconsistent input files (a negative level, a file
-	// listed twice in one bucket).
+	// listed twice in one bucket), a task of a deletion-vector table without
+	// its Maintainer, lookup keys asked out of order.
 	ErrInvalidArgument = errors.New("compaction: invalid argument")
 	// ErrCorrupt: a data file's metadata that does not decode (min/max key
 	// rows); the message names the file.

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
@@ -32,16 +33,19 @@ type table struct {
 	now     func() time.Time
 	schemas *schema.Manager
 
-	pk        bool
-	thin      bool              // data-file.thin-mode: files may lack the _KEY_ columns
-	kvFields  []types.DataField // KeyValue layout of ts
-	kvSchema  *arrow.Schema
-	nk        int
-	keyTypes  []types.DataType
-	pkValues  []int // indexes of the trimmed primary key among ts.Fields
-	mergeCfg  *merge.Config
-	mergers   [2]*merge.Merger // [dropDeletes]
-	batchSize int
+	pk          bool
+	thin        bool              // data-file.thin-mode: files may lack the _KEY_ columns
+	kvFields    []types.DataField // KeyValue layout of ts
+	kvSchema    *arrow.Schema
+	nk          int
+	keyTypes    []types.DataType
+	pkValues    []int // indexes of the trimmed primary key among ts.Fields
+	mergeCfg    *merge.Config
+	mergers     [2]*merge.Merger // [dropDeletes]
+	dv          bool             // deletion-vectors.enabled
+	bitmap64    bool             // deletion-vectors.bitmap64
+	lookupMerge bool             // dv with another merge engine than deduplicate, or sequence.field
+	batchSize   int
 
 	mu      sync.Mutex
 	cache   map[int64]*schema.TableSchema
@@ -75,6 +79,13 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 	if t.mergeCfg, err = merge.NewConfig(ts.Options, ts.Fields, ts.PrimaryKeys); err != nil {
 		return nil, err
 	}
+	if t.dv, err = ts.Options.DeletionVectorsEnabled(); err != nil {
+		return nil, err
+	}
+	if t.bitmap64, err = ts.Options.DeletionVectorsBitmap64(); err != nil {
+		return nil, err
+	}
+	t.lookupMerge = t.dv && (t.mergeCfg.Engine() != merge.Deduplicate || len(t.mergeCfg.SequenceFields()) > 0)
 	keyCols := make([]int, t.nk)
 	for i := range keyCols {
 		keyCols[i] = i
@@ -115,14 +126,27 @@ type bucketJob struct {
 	dir   string // bucket directory relative to the table root
 	names *datafile.Namer
 	keys  *KeyOrder
+	// dvs are the bucket's deletion vectors (deletion-vector tables only):
+	// inputs are read with them, compactions update them.
+	dvs *deletionvector.Maintainer
 	// written collects the files this job wrote, for abort.
 	written []string
 }
 
+// inputDV returns the deletion vector of an input file, nil when it has
+// none.
+func (j *bucketJob) inputDV(f *manifest.DataFileMeta) *deletionvector.DeletionVector {
+	if j.dvs == nil {
+		return nil
+	}
+	return j.dvs.DeletionVectorOf(f.FileName)
+}
+
 // readFile reads a data file of the job's bucket as batches of the target
-// fields, evolved from the file's schema by field id (reader.ReadDataFile).
-// The consumer owns each batch, also one it stops at.
-func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, target []types.DataField) iter.Seq2[arrow.RecordBatch, error] {
+// fields, evolved from the file's schema by field id (reader.ReadDataFile),
+// without the rows dv deletes (nil: every row). The consumer owns each
+// batch, also one it stops at.
+func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, target []types.DataField, dv *deletionvector.DeletionVector) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		p := j.dir + "/" + f.FileName
 		if f.ExternalPath != nil {
@@ -138,7 +162,8 @@ func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, targ
 			yield(nil, err)
 			return
 		}
-		for rec, err := range reader.ReadDataFile(ctx, j.t.fio, p, fs, target, reader.FileReadOptions{BatchSize: j.t.batchSize, Allocator: j.t.mem}) {
+		opts := reader.FileReadOptions{BatchSize: j.t.batchSize, Allocator: j.t.mem, DeletionVector: dv}
+		for rec, err := range reader.ReadDataFile(ctx, j.t.fio, p, fs, target, opts) {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -151,15 +176,15 @@ func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, targ
 }
 
 // readKV reads a primary-key data file in the KeyValue layout of the
-// table schema. In data-file.thin-mode the key columns are taken from the
-// primary-key value columns, as the reader does.
-func (j *bucketJob) readKV(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error] {
+// table schema, without the rows dv deletes. In data-file.thin-mode the key
+// columns are taken from the primary-key value columns, as the reader does.
+func (j *bucketJob) readKV(ctx context.Context, f *manifest.DataFileMeta, dv *deletionvector.DeletionVector) iter.Seq2[arrow.RecordBatch, error] {
 	t := j.t
 	if !t.thin {
-		return j.readFile(ctx, f, t.kvFields)
+		return j.readFile(ctx, f, t.kvFields, dv)
 	}
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		for rec, err := range j.readFile(ctx, f, t.kvFields[t.nk:]) {
+		for rec, err := range j.readFile(ctx, f, t.kvFields[t.nk:], dv) {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -178,25 +203,39 @@ func (j *bucketJob) readKV(ctx context.Context, f *manifest.DataFileMeta) iter.S
 	}
 }
 
-// readKeys reads only the key columns of a primary-key data file.
-func (j *bucketJob) readKeys(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error] {
+// readKeys reads only the key columns of a primary-key data file, without
+// the rows dv deletes.
+func (j *bucketJob) readKeys(ctx context.Context, f *manifest.DataFileMeta, dv *deletionvector.DeletionVector) iter.Seq2[arrow.RecordBatch, error] {
 	t := j.t
 	if !t.thin {
-		return j.readFile(ctx, f, t.kvFields[:t.nk])
+		return j.readFile(ctx, f, t.kvFields[:t.nk], dv)
 	}
 	var fields []types.DataField
 	for _, vi := range t.pkValues {
 		fields = append(fields, t.ts.Fields[vi])
 	}
-	return j.readFile(ctx, f, fields)
+	return j.readFile(ctx, f, fields, dv)
 }
 
-// runOf reads a sorted run's files one after the other.
+// lookupKeys and lookupKV are the KeyReaders of lookups on the levels above
+// a compaction's output: every row, so that positions count from the
+// file's first row (the DVLookup skips deleted rows itself).
+func (j *bucketJob) lookupKeys(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error] {
+	return j.readKeys(ctx, f, nil)
+}
+
+func (j *bucketJob) lookupKV(ctx context.Context, f *manifest.DataFileMeta) iter.Seq2[arrow.RecordBatch, error] {
+	return j.readKV(ctx, f, nil)
+}
+
+// runOf reads a sorted run's files one after the other, with their
+// deletion vectors applied (Java's compaction reader factory is built with
+// the bucket's DeletionVector.Factory).
 func (j *bucketJob) runOf(ctx context.Context, r SortedRun) merge.Run {
 	files := r.Files
 	return merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
 		for i := range files {
-			for rec, err := range j.readKV(ctx, &files[i]) {
+			for rec, err := range j.readKV(ctx, &files[i], j.inputDV(&files[i])) {
 				if !yield(rec, err) || err != nil {
 					return
 				}
@@ -205,11 +244,45 @@ func (j *bucketJob) runOf(ctx context.Context, r SortedRun) merge.Run {
 	})
 }
 
+// lookups are the lookups of one primary-key task on the levels above its
+// output level, opened on first use and shared by its steps, which come in
+// key order.
+type lookups struct {
+	j     *bucketJob
+	above []LevelSortedRun
+	keys  *DVLookup // key columns: first-row, marking
+	kv    *DVLookup // whole records: LookupMerge
+}
+
+func (l *lookups) keyLookup() *DVLookup {
+	if l.keys == nil {
+		l.keys = NewDVLookup(l.j.keys, l.j.t.keyTypes, l.above, l.j.lookupKeys, l.j.dvs)
+	}
+	return l.keys
+}
+
+func (l *lookups) kvLookup() *DVLookup {
+	if l.kv == nil {
+		l.kv = NewDVLookup(l.j.keys, l.j.t.keyTypes, l.above, l.j.lookupKV, l.j.dvs)
+	}
+	return l.kv
+}
+
+func (l *lookups) close() {
+	if l.keys != nil {
+		l.keys.Close()
+	}
+	if l.kv != nil {
+		l.kv.Close()
+	}
+}
+
 // rewrite merges the sections of a step and writes the result as files at
 // outputLevel (MergeTreeCompactRewriter.rewriteCompaction; with step.Lookup
-// the first-row lookup of LookupMergeTreeCompactRewriter). probes are the
-// sorted runs of the levels above outputLevel (for Lookup).
-func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, above []SortedRun) (_ []manifest.DataFileMeta, err error) {
+// the first-row lookup, with step.MarkDeleted the deletion-vector lookup of
+// LookupMergeTreeCompactRewriter), reading inputs with their deletion
+// vectors applied. lk looks keys up on the levels above outputLevel.
+func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, lk *lookups) (_ []manifest.DataFileMeta, err error) {
 	t := j.t
 	l, err := t.layout(outputLevel)
 	if err != nil {
@@ -221,25 +294,28 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, abo
 			_ = w.Abort(context.WithoutCancel(ctx))
 		}
 	}()
-	var probes []*runProbe
-	if step.Lookup {
-		for _, r := range above {
-			probes = append(probes, &runProbe{j: j, files: r.Files})
-		}
-		defer func() {
-			for _, p := range probes {
-				p.close()
-			}
-		}()
-	}
+	// Deletion vectors: the keys of the section's level-0 records are looked
+	// up above the output level (Java looks up the keys that have no record
+	// above level 0 among the inputs; the others have no live version above
+	// the output level). Deduplicate only marks the version found; other
+	// engines and sequence.field also merge it in.
+	mergeIn := step.MarkDeleted && t.lookupMerge
 	m := t.mergers[0]
 	if step.DropDeletes {
 		m = t.mergers[1]
 	}
 	for _, section := range step.Sections {
-		runs := make([]merge.Run, len(section))
-		for i, r := range section {
-			runs[i] = j.runOf(ctx, r)
+		runs := make([]merge.Run, 0, len(section)+1)
+		for _, r := range section {
+			runs = append(runs, j.runOf(ctx, r))
+		}
+		if step.MarkDeleted {
+			l0 := level0Files(section)
+			if mergeIn {
+				runs = append(runs, j.lookedUp(ctx, l0, lk.kvLookup()))
+			} else if err := j.markLevel0(ctx, l0, lk.keyLookup()); err != nil {
+				return nil, err
+			}
 		}
 		for b, merr := range m.Merge(ctx, runs) {
 			if merr != nil {
@@ -250,8 +326,8 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, abo
 				out = array.NewRecordBatch(t.kvSchema, b.Columns(), b.NumRows())
 				b.Release()
 			}
-			if len(probes) > 0 {
-				err = j.writeAbsent(ctx, w, out, probes)
+			if step.Lookup {
+				err = j.writeAbsent(ctx, w, out, lk.keyLookup())
 			} else {
 				err = w.Write(ctx, out)
 			}
@@ -271,10 +347,22 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, abo
 	return files, nil
 }
 
-// writeAbsent writes the rows of rec whose key none of the probes holds
-// (FirstRowMergeFunctionWrapper: a key already on a higher level keeps its
-// first row there).
-func (j *bucketJob) writeAbsent(ctx context.Context, w *datafile.RollingWriter, rec arrow.RecordBatch, probes []*runProbe) error {
+// level0Files returns the level-0 files of a section.
+func level0Files(section []SortedRun) []manifest.DataFileMeta {
+	var out []manifest.DataFileMeta
+	for _, r := range section {
+		for _, f := range r.Files {
+			if f.Level == 0 {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// writeFiltered writes the rows of rec for which keep is true, in slices
+// of consecutive kept rows.
+func writeFiltered(ctx context.Context, w *datafile.RollingWriter, rec arrow.RecordBatch, keep func(i int) (bool, error)) error {
 	n := int(rec.NumRows())
 	start := -1
 	flush := func(end int) error {
@@ -287,19 +375,11 @@ func (j *bucketJob) writeAbsent(ctx context.Context, w *datafile.RollingWriter, 
 		return w.Write(ctx, s)
 	}
 	for i := range n {
-		k, err := keyView(rec, i, j.t.keyTypes)
+		ok, err := keep(i)
 		if err != nil {
 			return err
 		}
-		found := false
-		for _, p := range probes {
-			if found, err = p.contains(ctx, k); err != nil {
-				return err
-			} else if found {
-				break
-			}
-		}
-		if found {
+		if !ok {
 			if err := flush(i); err != nil {
 				return err
 			}
@@ -308,6 +388,20 @@ func (j *bucketJob) writeAbsent(ctx context.Context, w *datafile.RollingWriter, 
 		}
 	}
 	return flush(n)
+}
+
+// writeAbsent writes the rows of rec whose key no level above the output
+// holds (FirstRowMergeFunctionWrapper: a key already on a higher level
+// keeps its first row there).
+func (j *bucketJob) writeAbsent(ctx context.Context, w *datafile.RollingWriter, rec arrow.RecordBatch, lk *DVLookup) error {
+	return writeFiltered(ctx, w, rec, func(i int) (bool, error) {
+		k, err := keyView(rec, i, j.t.keyTypes)
+		if err != nil {
+			return false, err
+		}
+		_, found, err := lk.Find(ctx, k)
+		return !found, err
+	})
 }
 
 // keyView returns row i's key columns as Go values that may alias rec's
@@ -324,121 +418,238 @@ func keyView(rec arrow.RecordBatch, i int, keyTypes []types.DataType) ([]any, er
 	return out, nil
 }
 
-// runProbe answers "does this sorted run hold key k?" for keys asked in
-// ascending order, reading the run's key columns sequentially and skipping
-// files whose key range cannot hold k (the part of Java's LookupLevels a
-// first-row compaction needs, without local lookup files).
-type runProbe struct {
-	j     *bucketJob
-	files []manifest.DataFileMeta
-	fi    int
-	next  func() (arrow.RecordBatch, error, bool)
-	stop  func()
-	cur   arrow.RecordBatch
-	pos   int
+// lookedUp is the sorted run of the versions found above the output level
+// for the keys of the level-0 files l0 (read with their deletion vectors),
+// each marked deleted as it is found (LookupChangelogMergeFunctionWrapper
+// .getResult: lookup, notifyNewDeletion, insertInto). Merged with the
+// section's runs, a found version takes its place among the key's records
+// by sequence.field and sequence number, as insertInto puts it.
+func (j *bucketJob) lookedUp(ctx context.Context, l0 []manifest.DataFileMeta, lk *DVLookup) merge.Run {
+	return merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
+		var pending []arrow.RecordBatch // one-row slices of found records
+		defer func() {
+			for _, r := range pending {
+				r.Release()
+			}
+		}()
+		emit := func() bool {
+			if len(pending) == 0 {
+				return true
+			}
+			out, err := concatRows(j.t.kvSchema, pending, j.t.mem)
+			for _, r := range pending {
+				r.Release()
+			}
+			pending = pending[:0]
+			return yield(out, err) && err == nil
+		}
+		for k, err := range j.level0Keys(ctx, l0) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			hit, ok, err := lk.Find(ctx, k)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !ok {
+				continue
+			}
+			if err := j.dvs.NotifyNewDeletion(hit.File, hit.Position); err != nil {
+				yield(nil, fmt.Errorf("compaction: mark %s row %d deleted: %w", hit.File, hit.Position, err))
+				return
+			}
+			pending = append(pending, hit.Batch.NewSlice(int64(hit.Row), int64(hit.Row)+1))
+			if len(pending) >= j.t.batchSize && !emit() {
+				return
+			}
+		}
+		emit()
+	})
 }
 
-func (p *runProbe) contains(ctx context.Context, k []any) (bool, error) {
-	keys := p.j.keys
-	for {
-		if p.cur != nil {
-			for p.pos < int(p.cur.NumRows()) {
-				ck, err := keyView(p.cur, p.pos, p.j.t.keyTypes)
+// concatRows concatenates batches of schema sc into one.
+func concatRows(sc *arrow.Schema, recs []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, sc.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	parts := make([]arrow.Array, len(recs))
+	var n int64
+	for _, r := range recs {
+		n += r.NumRows()
+	}
+	for c := range cols {
+		for i, r := range recs {
+			parts[i] = r.Column(c)
+		}
+		a, err := array.Concatenate(parts, mem)
+		if err != nil {
+			return nil, fmt.Errorf("compaction: concatenate looked-up records: %w", err)
+		}
+		cols[c] = a
+	}
+	return array.NewRecordBatch(sc, cols, n), nil
+}
+
+// level0Keys yields the distinct keys of the level-0 files l0 (each sorted
+// by key, without duplicates) in ascending order. A key may alias the
+// buffers of a batch that is released once the next key is asked for.
+func (j *bucketJob) level0Keys(ctx context.Context, l0 []manifest.DataFileMeta) iter.Seq2[[]any, error] {
+	return func(yield func([]any, error) bool) {
+		type cursor struct {
+			next func() (arrow.RecordBatch, error, bool)
+			stop func()
+			rec  arrow.RecordBatch
+			row  int
+			key  []any
+		}
+		cs := make([]*cursor, 0, len(l0))
+		defer func() {
+			for _, c := range cs {
+				if c.rec != nil {
+					c.rec.Release()
+				}
+				c.stop()
+			}
+		}()
+		// advance moves c to its next row; false at the end of the file.
+		advance := func(c *cursor) (bool, error) {
+			for {
+				if c.rec != nil && c.row < int(c.rec.NumRows()) {
+					k, err := keyView(c.rec, c.row, j.t.keyTypes)
+					c.key = k
+					return err == nil, err
+				}
+				if c.rec != nil {
+					c.rec.Release()
+					c.rec = nil
+				}
+				rec, err, ok := c.next()
 				if err != nil {
 					return false, err
 				}
-				c := keys.Compare(ck, k)
-				if c < 0 {
-					p.pos++
-					continue
+				if !ok {
+					return false, nil
 				}
-				return c == 0, nil
+				c.rec, c.row = rec, 0
 			}
-			p.cur.Release()
-			p.cur = nil
 		}
-		if p.next != nil {
-			rec, err, ok := p.next()
+		var live []*cursor
+		for i := range l0 {
+			next, stop := iter.Pull2(j.readKeys(ctx, &l0[i], j.inputDV(&l0[i])))
+			c := &cursor{next: next, stop: stop}
+			cs = append(cs, c)
+			ok, err := advance(c)
 			if err != nil {
-				return false, err
+				yield(nil, err)
+				return
 			}
 			if ok {
-				p.cur, p.pos = rec, 0
-				continue
+				live = append(live, c)
 			}
-			p.stop()
-			p.next, p.stop = nil, nil
-			p.fi++
 		}
-		for p.fi < len(p.files) {
-			_, maxK, err := keys.Keys(&p.files[p.fi])
-			if err != nil {
-				return false, err
+		for len(live) > 0 {
+			minK := live[0].key
+			for _, c := range live[1:] {
+				if j.keys.Compare(c.key, minK) < 0 {
+					minK = c.key
+				}
 			}
-			if keys.Compare(maxK, k) >= 0 {
-				break
+			// The key stays valid while no cursor moves: copy it first.
+			k := cloneKey(minK, nil)
+			if !yield(k, nil) {
+				return
 			}
-			p.fi++
+			kept := live[:0]
+			for _, c := range live {
+				if j.keys.Compare(c.key, k) == 0 {
+					c.row++
+					ok, err := advance(c)
+					if err != nil {
+						yield(nil, err)
+						return
+					}
+					if !ok {
+						continue
+					}
+				}
+				kept = append(kept, c)
+			}
+			live = kept
 		}
-		if p.fi >= len(p.files) {
-			return false, nil
-		}
-		minK, _, err := keys.Keys(&p.files[p.fi])
-		if err != nil {
-			return false, err
-		}
-		if keys.Compare(minK, k) > 0 {
-			return false, nil
-		}
-		p.next, p.stop = iter.Pull2(p.j.readKeys(ctx, &p.files[p.fi]))
-	}
-}
-
-func (p *runProbe) close() {
-	if p.cur != nil {
-		p.cur.Release()
-		p.cur = nil
-	}
-	if p.stop != nil {
-		p.stop()
-		p.next, p.stop = nil, nil
 	}
 }
 
 // compactPK runs a primary-key unit of the job's bucket: the steps of
 // PlanSteps, upgrades as level changes, rewrites through the merge. It
-// returns the files removed (Before) and added (After).
+// returns the files removed (Before) and added (After). With deletion
+// vectors, the vectors of rewritten inputs are dropped afterwards
+// (notifyRewriteCompactBefore) and the lookups mark what the compaction
+// replaced.
 func (j *bucketJob) compactPK(ctx context.Context, lv *Levels, u Unit, cfg TaskConfig) (before, after []manifest.DataFileMeta, err error) {
 	steps, err := PlanSteps(u, j.keys, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	var above []SortedRun
+	lk := &lookups{j: j}
+	defer lk.close()
 	for lvl := u.OutputLevel + 1; lvl <= lv.MaxLevel(); lvl++ {
 		if r := lv.RunOfLevel(lvl); len(r.Files) > 0 {
-			above = append(above, r)
+			lk.above = append(lk.above, LevelSortedRun{Level: lvl, Run: r})
 		}
 	}
 	for _, s := range steps {
 		if s.Upgrade != nil {
+			if s.MarkDeleted {
+				if err := j.markLevel0(ctx, []manifest.DataFileMeta{*s.Upgrade}, lk.keyLookup()); err != nil {
+					return nil, nil, err
+				}
+			}
 			before = append(before, *s.Upgrade)
 			up := *s.Upgrade
 			up.Level = int32(u.OutputLevel)
 			after = append(after, up)
 			continue
 		}
-		out, err := j.rewrite(ctx, s, u.OutputLevel, above)
+		out, err := j.rewrite(ctx, s, u.OutputLevel, lk)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, sec := range s.Sections {
 			for _, r := range sec {
 				before = append(before, r.Files...)
+				if j.dvs != nil {
+					for _, f := range r.Files {
+						j.dvs.RemoveDeletionVector(f.FileName)
+					}
+				}
 			}
 		}
 		after = append(after, out...)
 	}
 	return before, after, nil
+}
+
+// markLevel0 marks deleted the versions above the output level of the keys
+// of the level-0 files l0 (read with their deletion vectors), in key order
+// (LookupChangelogMergeFunctionWrapper.getResult with a deletion-vector
+// LookupStrategy; for an upgrade without rewrite, CHANGELOG_NO_REWRITE).
+func (j *bucketJob) markLevel0(ctx context.Context, l0 []manifest.DataFileMeta, lk *DVLookup) error {
+	for k, err := range j.level0Keys(ctx, l0) {
+		if err != nil {
+			return err
+		}
+		if _, err := lk.MarkReplaced(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // compactAppend rewrites a group of append files into files of
@@ -458,7 +669,7 @@ func (j *bucketJob) compactAppend(ctx context.Context, group []manifest.DataFile
 		}
 	}()
 	for i := range group {
-		for rec, rerr := range j.readFile(ctx, &group[i], t.ts.Fields) {
+		for rec, rerr := range j.readFile(ctx, &group[i], t.ts.Fields, nil) {
 			if rerr != nil {
 				return nil, rerr
 			}

@@ -80,6 +80,8 @@ func NewRewriter(fio *fileio.FileIO, ts *schema.TableSchema, opts RewriterOption
 			return nil, err
 		}
 		r.taskCfg.FirstRowLookup = engine == schema.MergeFirstRow
+		r.taskCfg.DeletionVectors = t.dv
+		r.taskCfg.LookupMerge = t.lookupMerge
 	}
 	return r, nil
 }
@@ -90,15 +92,30 @@ func NewRewriter(fio *fileio.FileIO, ts *schema.TableSchema, opts RewriterOption
 // file at the output level; rewrites: Before the inputs, After the new files
 // at the output level, retractions dropped when task.DropDeletes); for an
 // append task each group of task.Groups rewritten into files of
-// target-file-size. task.Levels must hold the bucket's files (first-row
-// lookups read the levels above the output level); Run only reads it. New
-// files go to task.BucketPath, named with one fresh uuid per Run.
+// target-file-size. task.Levels must hold the bucket's files (lookups read
+// the levels above the output level); Run only reads it. New files go to
+// task.BucketPath, named with one fresh uuid per Run.
+//
+// Deletion-vector tables (Java's LookupMergeTreeCompactRewriter with a
+// BucketedDvMaintainer): task.DVs must be the bucket's Maintainer. Inputs
+// are read without the rows their vectors delete; retractions are dropped
+// whenever the output level is above 0 (MergeTreeCompactManager:
+// dropDelete with a dvMaintainer), whatever task.DropDeletes says; when
+// level-0 records reach a level above 0, the older version of each of their
+// keys on the levels above the output level is marked deleted in task.DVs
+// (and, with a merge engine other than deduplicate or with sequence.field,
+// merged into the output); rewritten inputs lose their vectors. Run does not
+// write index files: the caller writes the Maintainer's vectors
+// (Maintainer.WriteDeletionVectorsIndex) into the commit message once the
+// bucket's compactions are done. After an error task.DVs may hold part of
+// the compaction's marks: restore the Maintainer before using it again.
 //
 // An empty increment means nothing changed (every file already on its
 // output level). On error every file Run wrote is deleted again. Errors wrap
-// ErrInvalidArgument (a primary-key task without Levels), ErrCorrupt,
-// ErrUnsupported (a file in an external path or not in parquet) and the
-// errors of reading, merging and writing, naming the bucket.
+// ErrInvalidArgument (a primary-key task without Levels, a deletion-vector
+// task without DVs), ErrCorrupt, ErrUnsupported (a file in an external path
+// or not in parquet) and the errors of reading, merging and writing, naming
+// the bucket.
 func (r *Rewriter) Run(ctx context.Context, task *Task) (inc commit.CompactIncrement, err error) {
 	j := &bucketJob{t: r.t, dir: task.BucketPath, names: datafile.NewNamer(r.newUUID())}
 	defer func() {
@@ -111,10 +128,16 @@ func (r *Rewriter) Run(ctx context.Context, task *Task) (inc commit.CompactIncre
 		if task.Levels == nil {
 			return inc, fmt.Errorf("%w: primary-key task of bucket %s without levels", ErrInvalidArgument, task.BucketPath)
 		}
+		if r.t.dv {
+			if task.DVs == nil {
+				return inc, fmt.Errorf("%w: bucket %s of a deletion-vector table without its deletion vectors", ErrInvalidArgument, task.BucketPath)
+			}
+			j.dvs = task.DVs
+		}
 		j.keys = NewKeyOrder(r.t.keyTypes)
 		cfg := r.taskCfg
 		cfg.MaxLevel = task.Levels.MaxLevel()
-		cfg.DropDeletes = task.DropDeletes
+		cfg.DropDeletes = task.DropDeletes || (r.t.dv && task.Unit.OutputLevel > 0)
 		if inc.Before, inc.After, err = j.compactPK(ctx, task.Levels, task.Unit, cfg); err != nil {
 			return inc, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
 		}

@@ -19,6 +19,15 @@ type Step struct {
 	// FirstRowMergeFunctionWrapper: a first-row table keeps each key on one
 	// level only, the one holding its first row).
 	Lookup bool
+	// MarkDeleted (deletion-vector tables) marks deleted, in the bucket's
+	// deletion vectors, the live version on the levels above the output
+	// level of every key the step's level-0 records bring up (Java's
+	// LookupMergeTreeCompactRewriter with LookupChangelogMergeFunctionWrapper
+	// under a deletion-vector LookupStrategy). With Upgrade set the file
+	// keeps its name and only its keys are looked up (CHANGELOG_NO_REWRITE);
+	// a rewrite also merges the version found into its output when
+	// TaskConfig.LookupMerge says so.
+	MarkDeleted bool
 	// DropDeletes drops -U and -D records from the rewrite's output.
 	DropDeletes bool
 }
@@ -40,6 +49,16 @@ type TaskConfig struct {
 	// level-0 records are rewritten with Step.Lookup instead of upgraded
 	// below the highest level.
 	FirstRowLookup bool
+	// DeletionVectors marks a table with deletion-vectors.enabled, also
+	// compacted with lookup: rewrites that bring level-0 records above level
+	// 0, and upgrades of level-0 files, get Step.MarkDeleted.
+	DeletionVectors bool
+	// LookupMerge (with DeletionVectors) marks a merge engine other than
+	// deduplicate, or a table with sequence.field: the version found above
+	// the output level takes part in the merge (Java
+	// PersistValueAndPosProcessor and LookupMergeFunction.insertInto), so a
+	// level-0 file below the highest level is rewritten rather than upgraded.
+	LookupMerge bool
 }
 
 // PlanSteps turns a unit into the steps Java's compaction task performs
@@ -61,7 +80,13 @@ type TaskConfig struct {
 //   - with FirstRowLookup, upgrading a level-0 file below the highest level
 //     rewrites it with Lookup (ChangelogMergeTreeRewriter.upgrade), and
 //     rewrites of sections holding a level-0 file use Lookup when the output
-//     level is above 0.
+//     level is above 0;
+//   - with DeletionVectors, rewrites of sections holding a level-0 file use
+//     MarkDeleted when the output level is above 0, and a level-0 file to be
+//     upgraded (LookupMergeTreeCompactRewriter.upgradeStrategy) is rewritten
+//     with MarkDeleted and DropDeletes when its delete count is unknown or
+//     above 0, or when LookupMerge is set and the output is below the
+//     highest level; otherwise it is upgraded with MarkDeleted.
 //
 // Errors wrap ErrCorrupt (keys that do not decode).
 func PlanSteps(u Unit, keys *KeyOrder, cfg TaskConfig) ([]Step, error) {
@@ -111,13 +136,25 @@ func (p *stepPlanner) upgrade(f manifest.DataFileMeta) {
 	if int(f.Level) == p.out {
 		return
 	}
-	if p.cfg.FirstRowLookup && f.Level == 0 && p.out != p.cfg.MaxLevel {
-		// CHANGELOG_WITH_REWRITE: the rewrite drops deletes only when
-		// deletion vectors force it, which this package does not support.
-		p.steps = append(p.steps, Step{Sections: [][]SortedRun{{{Files: []manifest.DataFileMeta{f}}}}, Lookup: true})
-		return
-	}
 	up := f
+	if f.Level == 0 {
+		single := [][]SortedRun{{{Files: []manifest.DataFileMeta{f}}}}
+		switch {
+		case p.cfg.DeletionVectors:
+			// CHANGELOG_WITH_REWRITE drops deletes (forceDropDelete);
+			// CHANGELOG_NO_REWRITE only looks the keys up.
+			if containsDeletes(&f) || (p.cfg.LookupMerge && p.out != p.cfg.MaxLevel) {
+				p.steps = append(p.steps, Step{Sections: single, MarkDeleted: true, DropDeletes: true})
+			} else {
+				p.steps = append(p.steps, Step{Upgrade: &up, MarkDeleted: true})
+			}
+			return
+		case p.cfg.FirstRowLookup && p.out != p.cfg.MaxLevel:
+			// CHANGELOG_WITH_REWRITE without deletion vectors keeps deletes.
+			p.steps = append(p.steps, Step{Sections: single, Lookup: true})
+			return
+		}
+	}
 	p.steps = append(p.steps, Step{Upgrade: &up})
 }
 
@@ -140,16 +177,20 @@ func (p *stepPlanner) rewrite() {
 }
 
 // rewriteStep is MergeTreeCompactRewriter.rewrite, with the lookup of
-// ChangelogMergeTreeRewriter.rewriteLookupChangelog for first-row tables.
+// ChangelogMergeTreeRewriter.rewriteLookupChangelog for first-row and
+// deletion-vector tables.
 func (c TaskConfig) rewriteStep(outputLevel int, sections [][]SortedRun) Step {
 	s := Step{Sections: sections, DropDeletes: c.DropDeletes}
-	if c.FirstRowLookup && outputLevel != 0 {
-		for _, sec := range sections {
-			for _, r := range sec {
-				for _, f := range r.Files {
-					if f.Level == 0 {
-						s.Lookup = true
-					}
+	if outputLevel == 0 || !(c.FirstRowLookup || c.DeletionVectors) {
+		return s
+	}
+	for _, sec := range sections {
+		for _, r := range sec {
+			for _, f := range r.Files {
+				if f.Level == 0 {
+					s.Lookup = c.FirstRowLookup
+					s.MarkDeleted = c.DeletionVectors
+					return s
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/schema"
 )
@@ -62,7 +63,8 @@ type Strategy struct {
 	// ForceUpLevel0 makes Pick take all level-0 files when the universal
 	// rules pick nothing (ForceUpLevel0Compaction in lookup-compact mode
 	// radical): compaction.force-up-level-0, and always for tables that need
-	// lookup compaction (merge-engine = first-row).
+	// lookup compaction (CoreOptions.needLookup: merge-engine = first-row,
+	// deletion-vectors.enabled).
 	ForceUpLevel0 bool
 
 	// OptimizationInterval is compaction.optimization-interval; 0 = unset.
@@ -112,7 +114,11 @@ func StrategyOf(o schema.Options) (Strategy, error) {
 	if err != nil {
 		return s, err
 	}
-	if engine == schema.MergeFirstRow {
+	dv, err := o.DeletionVectorsEnabled()
+	if err != nil {
+		return s, err
+	}
+	if engine == schema.MergeFirstRow || dv {
 		s.ForceUpLevel0 = true
 	}
 	if _, ok := o.Get(KeyOptimizationInterval); ok {
@@ -352,20 +358,28 @@ func (s *Strategy) forcePickL0(numLevels int, runs []LevelSortedRun) (Unit, bool
 }
 
 // PickFull is CompactStrategy.pickFullCompaction: every run of the bucket
-// goes to the highest level (numLevels - 1). Nothing is picked when there are
-// no runs, or when the only run is already on the highest level, unless
-// forceRewriteAll (compaction.force-rewrite-all-files) asks to rewrite its
-// files one by one (a FileRewrite unit).
-func PickFull(numLevels int, runs []LevelSortedRun, forceRewriteAll bool) (Unit, bool) {
+// goes to the highest level (numLevels - 1). When the only run is already
+// on the highest level, its files are rewritten one by one (a FileRewrite
+// unit) if forceRewriteAll (compaction.force-rewrite-all-files) asks for all
+// of them, else those that have a deletion vector in dvs (nil for tables
+// without deletion vectors), so that full compaction leaves no deleted rows
+// behind; nothing is picked when no file qualifies or there are no runs.
+func PickFull(numLevels int, runs []LevelSortedRun, forceRewriteAll bool, dvs *deletionvector.Maintainer) (Unit, bool) {
 	maxLevel := numLevels - 1
 	if len(runs) == 0 {
 		return Unit{}, false
 	}
 	if len(runs) == 1 && runs[0].Level == maxLevel {
-		if !forceRewriteAll {
+		var files []manifest.DataFileMeta
+		for _, f := range runs[0].Run.Files {
+			if forceRewriteAll || (dvs != nil && dvs.DeletionVectorOf(f.FileName) != nil) {
+				files = append(files, f)
+			}
+		}
+		if len(files) == 0 {
 			return Unit{}, false
 		}
-		return Unit{OutputLevel: maxLevel, Files: runs[0].Run.Files, FileRewrite: true}, true
+		return Unit{OutputLevel: maxLevel, Files: files, FileRewrite: true}, true
 	}
 	return unitOf(maxLevel, runs), true
 }

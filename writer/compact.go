@@ -10,8 +10,10 @@ import (
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/schema"
 )
 
 // compactor is what a Write's compactions share (Java
@@ -29,9 +31,15 @@ type compactor struct {
 	forceRewrite bool // compaction.force-rewrite-all-files
 	deltaCommits int  // full-compaction.delta-commits; 0 = unset
 	numLevels    int
-	strategy     compaction.Strategy // template, copied per bucket
-	picker       compaction.AppendPicker
-	prepares     int // PrepareCommit calls so far
+	// lookup: the table is compacted with lookup (CoreOptions.needLookup:
+	// deletion vectors or first-row), so PrepareCommit empties level 0.
+	lookup   bool
+	dv       bool // deletion-vectors.enabled: buckets keep a Maintainer
+	bitmap64 bool // deletion-vectors.bitmap64
+	dvNames  *deletionvector.Namer
+	strategy compaction.Strategy // template, copied per bucket
+	picker   compaction.AppendPicker
+	prepares int // PrepareCommit calls so far
 
 	// Test hooks: beforeRun runs in the compaction's goroutine before the
 	// rewrite starts; onStall when a write waits for a running compaction
@@ -44,7 +52,9 @@ type compactor struct {
 // written without: write-only = true, bucket-unaware append tables (Java
 // compacts them with a dedicated coordinator), and tables whose compaction
 // package compaction does not implement (compaction.ErrUnsupported: they are
-// written as before, without compaction).
+// written as before, without compaction). Tables whose level-0 files only
+// become visible through compaction (deletion vectors, first-row) are
+// refused with ErrUnsupported instead when compaction cannot handle them.
 func (w *Write) initCompaction() error {
 	o := w.ts.Options
 	writeOnly, err := o.WriteOnly()
@@ -54,18 +64,40 @@ func (w *Write) initCompaction() error {
 	if writeOnly || w.unaware {
 		return nil
 	}
+	var lookup, dv, bitmap64 bool
+	if w.pk != nil {
+		engine, err := o.MergeEngine()
+		if err != nil {
+			return err
+		}
+		if dv, err = o.DeletionVectorsEnabled(); err != nil {
+			return err
+		}
+		if bitmap64, err = o.DeletionVectorsBitmap64(); err != nil {
+			return err
+		}
+		lookup = dv || engine == schema.MergeFirstRow
+	}
 	r, err := compaction.NewRewriter(w.fio, w.ts, compaction.RewriterOptions{
 		Allocator: w.cfg.mem,
 		Now:       func() time.Time { return w.now() },
 		NewUUID:   func() string { return w.newUUID() },
 	})
 	if errors.Is(err, compaction.ErrUnsupported) {
+		if lookup {
+			// Batch reads skip level 0 of these tables: without compaction
+			// nothing written would become visible.
+			return fmt.Errorf("%w: level-0 files of this table need lookup compaction to become visible: %w", ErrUnsupported, err)
+		}
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	c := &compactor{rewriter: r, async: w.cfg.asyncCompactions > 0}
+	c := &compactor{rewriter: r, async: w.cfg.asyncCompactions > 0, lookup: lookup, dv: dv, bitmap64: bitmap64}
+	if dv {
+		c.dvNames = deletionvector.NewNamer(w.newUUID())
+	}
 	if c.forceCompact, err = o.CommitForceCompact(); err != nil {
 		return err
 	}
@@ -103,11 +135,12 @@ func (w *Write) initCompaction() error {
 // MergeTreeCompactManager or BucketedAppendCompactManager) together with
 // the compaction part of MergeTreeWriter / AppendOnlyWriter's increment.
 type bucketCompaction struct {
-	levels   *compaction.Levels      // primary key: the bucket's files
-	strategy compaction.Strategy     // primary key: Pick updates LastFullCompaction
-	queue    []manifest.DataFileMeta // append: files to compact (toCompact), by minimum sequence number
-	running  *compactRun             // the submitted compaction, nil when none
-	touched  bool                    // written since the last full compaction
+	levels   *compaction.Levels         // primary key: the bucket's files
+	dvs      *deletionvector.Maintainer // deletion vectors: the bucket's vectors
+	strategy compaction.Strategy        // primary key: Pick updates LastFullCompaction
+	queue    []manifest.DataFileMeta    // append: files to compact (toCompact), by minimum sequence number
+	running  *compactRun                // the submitted compaction, nil when none
+	touched  bool                       // written since the last full compaction
 
 	// before (compactBefore, unique by name, in order) and after
 	// (compactAfter) of the compactions finished since the last
@@ -127,8 +160,10 @@ type compactRun struct {
 
 // newBucketCompaction restores a bucket's compact manager from its live
 // files (AbstractFileStoreWrite.createWriterContainer with the restored
-// files; MergeTreeCompactManagerFactory.create).
-func (w *Write) newBucketCompaction(files []manifest.DataFileMeta) (*bucketCompaction, error) {
+// files; MergeTreeCompactManagerFactory.create) and, for deletion-vector
+// tables, its Maintainer from the restored snapshot's index files
+// (BucketedDvMaintainer.Factory.create).
+func (w *Write) newBucketCompaction(ctx context.Context, partition []byte, bucket int32, files []manifest.DataFileMeta) (*bucketCompaction, error) {
 	c := w.comp
 	bc := &bucketCompaction{}
 	if w.pk == nil {
@@ -141,6 +176,12 @@ func (w *Write) newBucketCompaction(files []manifest.DataFileMeta) (*bucketCompa
 		return nil, err
 	}
 	bc.levels = lv
+	if c.dv {
+		idx := deletionvector.BucketFiles(w.indexEntries, partition, bucket)
+		if bc.dvs, err = deletionvector.RestoreMaintainer(ctx, w.fio, idx, c.bitmap64); err != nil {
+			return nil, err
+		}
+	}
 	bc.strategy = c.strategy
 	bc.strategy.LastFullCompaction = compaction.LastFullCompaction(lv)
 	return bc, nil
@@ -240,14 +281,14 @@ func (bw *bucketWriter) triggerCompaction(ctx context.Context, full bool) error 
 		var u compaction.Unit
 		var ok bool
 		if full {
-			u, ok = compaction.PickFull(lv.NumberOfLevels(), runs, c.forceRewrite)
+			u, ok = compaction.PickFull(lv.NumberOfLevels(), runs, c.forceRewrite, bc.dvs)
 		} else {
 			u, ok = bc.strategy.Pick(lv.NumberOfLevels(), runs)
 		}
 		if !ok {
 			return nil
 		}
-		task.Levels, task.Unit, task.DropDeletes = lv.Clone(), u, lv.DropDeletes(u)
+		task.Levels, task.Unit, task.DropDeletes, task.DVs = lv.Clone(), u, lv.DropDeletes(u), bc.dvs
 	} else {
 		var group []manifest.DataFileMeta
 		if full {
@@ -396,10 +437,57 @@ func (bw *bucketWriter) prepareCompact(ctx context.Context) error {
 	if err := bw.flushCompact(ctx, wait, false, true); err != nil {
 		return err
 	}
+	if c.lookup {
+		return bw.drainLevel0(ctx)
+	}
 	if c.forceCompact || bc.sortedRuns() > c.stopTrigger+1 {
 		wait = true
 	}
 	return bw.syncCompaction(ctx, wait)
+}
+
+// drainLevel0 compacts until the bucket has no level-0 file, waiting
+// for each compaction: tables compacted with lookup (deletion vectors,
+// first-row) hide level 0 from batch reads, so each commit must bring its
+// rows up (Java's prepareCommit with lookup.wait = true, the default, and
+// ForceUpLevel0Compaction, which picks every level-0 file when the
+// universal rules pick nothing). It also keeps the bucket's deletion vectors
+// out of reach of background compactions while PrepareCommit writes them.
+func (bw *bucketWriter) drainLevel0(ctx context.Context) error {
+	bc := bw.comp
+	for {
+		if err := bw.syncCompaction(ctx, true); err != nil {
+			return err
+		}
+		n := len(bc.levels.Level0())
+		if n == 0 {
+			return nil
+		}
+		if err := bw.triggerCompaction(ctx, false); err != nil {
+			return err
+		}
+		if bc.running == nil && len(bc.levels.Level0()) >= n {
+			// Nothing picked (ForceUpLevel0 always picks level 0): leave
+			// the files to the next commit rather than loop.
+			return nil
+		}
+	}
+}
+
+// prepareIndex writes the bucket's deletion vectors into a new index file
+// when compaction changed them (CompactDeletionFile.getOrCompute at
+// AbstractFileStoreWrite.prepareCommit) and returns the index files to add
+// and those it replaces, for the message's CompactIncrement.
+func (bw *bucketWriter) prepareIndex(ctx context.Context) (newFiles, deleted []manifest.IndexFileMeta, err error) {
+	bc, c := bw.comp, bw.w.comp
+	if bc == nil || bc.dvs == nil {
+		return nil, nil, nil
+	}
+	newFiles, deleted, err = bc.dvs.WriteDeletionVectorsIndex(ctx, bw.w.fio, c.dvNames)
+	if err != nil {
+		return nil, nil, fmt.Errorf("writer: deletion vectors of bucket %s: %w", bw.dir, err)
+	}
+	return newFiles, deleted, nil
 }
 
 // drainCompact hands out the bucket's compaction increment.

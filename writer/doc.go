@@ -127,12 +127,24 @@
 // later compaction of the same prepare consumed are deleted at once; Close
 // deletes outputs not handed out.
 //
+// Deletion-vector and first-row tables (Java's lookup tables) hide level 0
+// from batch reads, so their writers compact with lookup and empty level 0
+// at every PrepareCommit (see Write.PrepareCommit): level-0 files are forced
+// up; first-row drops records whose key a higher level holds; with
+// deletion vectors (deletion-vectors.enabled) each bucket keeps a
+// deletionvector.Maintainer, restored from the latest snapshot's index
+// manifest, in which compaction marks the rows newer records replace, and
+// the changed vectors go into a new index file of the commit message.
+// After a commit of its messages failed for good, Write.Restore makes the
+// writers restore levels and vectors from the latest snapshot again.
+//
 // Bucket-unaware append tables are never compacted by the writer (Java
 // leaves them to a dedicated compaction, package compaction's Compact), nor
 // are tables whose compaction package compaction does not implement
-// (changelog-producer lookup or full-compaction, force-lookup, deletion
-// vectors, row tracking, data evolution): those are written as without
-// compaction.
+// (changelog-producer lookup or full-compaction, force-lookup, row tracking,
+// data evolution): those are written as without compaction, except
+// deletion-vector and first-row tables, which New refuses then (their rows
+// would never become visible) unless write-only = true.
 //
 // # Errors
 //

@@ -163,9 +163,29 @@ func deltaEntries(t *testing.T, fio *fileio.FileIO, id int64) (*snapshot.Snapsho
 
 func equalRows(t *testing.T, what string, got, want []string) {
 	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+	if slices.Equal(got, want) {
+		return
 	}
+	if len(got)+len(want) <= 20 {
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+		return
+	}
+	// Large results: report the rows that differ (both sorted).
+	var extra, missing []string
+	i, j := 0, 0
+	for i < len(got) || j < len(want) {
+		switch {
+		case j >= len(want) || (i < len(got) && got[i] < want[j]):
+			extra = append(extra, got[i])
+			i++
+		case i >= len(got) || want[j] < got[i]:
+			missing = append(missing, want[j])
+			j++
+		default:
+			i, j = i+1, j+1
+		}
+	}
+	t.Errorf("%s: %d rows, want %d\nunexpected %.300q\nmissing %.300q", what, len(got), len(want), extra, missing)
 }
 
 func must[T any](v T, err error) T {

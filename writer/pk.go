@@ -68,18 +68,6 @@ func KeyValueFields(ts *schema.TableSchema) []types.DataField { return datafile.
 
 func (w *Write) initPK() error {
 	ts, o := w.ts, w.ts.Options
-	engine, err := o.MergeEngine()
-	if err != nil {
-		return err
-	}
-	if engine == schema.MergeFirstRow {
-		return fmt.Errorf("%w: merge-engine = first-row (its level-0 files need lookup compaction to be visible)", ErrUnsupported)
-	}
-	if dv, err := o.DeletionVectorsEnabled(); err != nil {
-		return err
-	} else if dv {
-		return fmt.Errorf("%w: deletion-vectors.enabled = true on a primary-key table (level-0 files need compaction to be visible)", ErrUnsupported)
-	}
 	if cp, err := o.ChangelogProducer(); err != nil {
 		return err
 	} else if cp == schema.ChangelogInput {

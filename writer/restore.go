@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/snapshot"
 )
@@ -46,7 +47,13 @@ func (w *Write) scanRestore(ctx context.Context) error {
 			parts[string(sp.Partition)] = sp.TotalBuckets
 		}
 	}
-	w.restored, w.partBkts = restored, parts
+	var entries []manifest.IndexManifestEntry
+	if sn := plan.Snapshot; sn != nil && w.comp != nil && w.comp.dv && sn.IndexManifest != nil && *sn.IndexManifest != "" {
+		if entries, err = manifest.ReadIndexManifest(ctx, w.fio, *sn.IndexManifest); err != nil {
+			return fmt.Errorf("writer: restore from snapshot %d: index manifest: %w", sn.ID, err)
+		}
+	}
+	w.restored, w.partBkts, w.indexEntries = restored, parts, entries
 	w.restoredSnap = 0
 	if plan.Snapshot != nil {
 		w.restoredSnap = plan.Snapshot.ID
@@ -94,4 +101,34 @@ func (w *Write) NextSequenceNumber(ctx context.Context, partition []byte, bucket
 		return r.maxSeq + 1, nil
 	}
 	return 0, nil
+}
+
+// Restore drops what the Write's partition-bucket writers carry from one
+// commit to the next (sequence numbers, LSM levels, deletion vectors) and
+// the snapshot they were restored from, so that each writer is restored
+// again from the latest snapshot when it is next written to, as in a new
+// Write (Java restores its writers from the latest snapshot when a job
+// restarts after a failed commit). Call it when the messages of a
+// PrepareCommit will not be committed, e.g. after commit.ErrConflict: the
+// writers' levels and deletion vectors then describe files and index files
+// that no snapshot holds, and every later compaction would conflict again.
+//
+// Rows written since the last PrepareCommit, and files and compaction
+// outputs not yet handed out, are discarded as Close discards them (a
+// running background compaction is waited for first); files named by
+// messages already returned are left alone.
+//
+// Errors: ErrClosed after Close; errors of deleting discarded files, after
+// which the Write is restored all the same.
+func (w *Write) Restore(ctx context.Context) error {
+	if w.closed {
+		return ErrClosed
+	}
+	var errs []error
+	for _, bw := range w.sortedWriters() {
+		errs = append(errs, bw.abortCompact(ctx), bw.abort(ctx))
+	}
+	w.writers = map[string]*bucketWriter{}
+	w.restored, w.partBkts, w.indexEntries, w.restoredSnap = nil, nil, nil, 0
+	return errors.Join(errs...)
 }

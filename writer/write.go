@@ -18,6 +18,7 @@ import (
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
@@ -176,10 +177,11 @@ type Write struct {
 	comp            *compactor       // nil: the Write never compacts
 
 	writers      map[string]*bucketWriter
-	restored     map[string]restoredBucket // nil until loaded
-	restoredSnap int64                     // snapshot id restored is from; 0 = no snapshot
-	partBkts     map[string]int32          // partition -> total buckets of its live files
-	buffered     int64                     // bytes held by primary-key sort buffers
+	restored     map[string]restoredBucket     // nil until loaded
+	restoredSnap int64                         // snapshot id restored is from; 0 = no snapshot
+	indexEntries []manifest.IndexManifestEntry // deletion-vector tables: the restored snapshot's index manifest
+	partBkts     map[string]int32              // partition -> total buckets of its live files
+	buffered     int64                         // bytes held by primary-key sort buffers
 	spill        spillConfig
 	spillDir     *spillDir
 	stats        BufferStats
@@ -202,9 +204,11 @@ type restoredBucket struct {
 // for the commit messages' consumers and postpone-bucket file names.
 //
 // Errors: ErrUnsupportedBucketMode for dynamic or postpone buckets;
-// ErrUnsupported for file formats other than parquet, deletion vectors or
-// the first-row merge engine on primary-key tables (their level-0 files
-// need compaction to become visible) and changelog-producer = input;
+// ErrUnsupported for file formats other than parquet,
+// changelog-producer = input, and deletion-vector or first-row tables that
+// package compaction cannot compact (their level-0 files only become
+// visible through compaction; e.g. first-row with deletion vectors, which
+// Java refuses too) unless write-only = true;
 // schema.ErrInvalidOption and merge.ErrInvalidOption for malformed options.
 func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Write, error) {
 	w := &Write{
@@ -510,7 +514,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 		}
 	}
 	if w.comp != nil {
-		bc, err := w.newBucketCompaction(restored)
+		bc, err := w.newBucketCompaction(ctx, g.partition, g.bucket, restored)
 		if err != nil {
 			return nil, fmt.Errorf("writer: restore bucket %s: %w", bw.dir, err)
 		}
@@ -566,7 +570,21 @@ func (w *Write) checkBucketCount(ctx context.Context, g *group) error {
 // level); the committer publishes it as a COMPACT snapshot after the APPEND
 // one, and its conflict check rejects a compaction whose input files a
 // concurrent commit removed (commit.ErrConflict), so a Write whose restored
-// files went stale fails cleanly.
+// files went stale fails cleanly (see Restore).
+//
+// Deletion-vector and first-row tables are compacted with lookup (Java's
+// needLookup): level 0 is forced up, and PrepareCommit compacts each
+// written bucket until it has no level-0 file left and waits for it, also
+// with WithAsyncCompaction (lookup.wait = true, the default; false is not
+// supported), because batch reads of these tables skip level 0. With
+// deletion vectors, each bucket's vectors are restored from the index
+// manifest of the snapshot its writer restores from, compaction marks the
+// rows newer records replace, and a bucket whose vectors changed gets one
+// new index file holding all of them in the message's
+// Compact.NewIndexFiles, replacing the ones in Compact.DeletedIndexFiles
+// (the committer refuses it with commit.ErrConflict when another commit
+// replaced those first). If PrepareCommit fails, the index files it wrote
+// are deleted again.
 func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 	if w.closed {
 		return nil, ErrClosed
@@ -581,7 +599,19 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 			return nil, err
 		}
 	}
+	// Deletion vectors go into one new index file per changed bucket; if a
+	// later bucket fails, the files written here are deleted again.
+	var newIndex [][]manifest.IndexFileMeta
+	var deletedIndex [][]manifest.IndexFileMeta
 	for _, bw := range bws {
+		n, d, err := bw.prepareIndex(ctx)
+		if err != nil {
+			w.deleteIndexFiles(context.WithoutCancel(ctx), newIndex)
+			return nil, err
+		}
+		newIndex, deletedIndex = append(newIndex, n), append(deletedIndex, d)
+	}
+	for i, bw := range bws {
 		m := commit.Message{
 			Partition:    bytesClone(bw.partition),
 			Bucket:       bw.bucket,
@@ -589,6 +619,7 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 			Data:         commit.DataIncrement{NewFiles: bw.newFiles},
 			Compact:      bw.drainCompact(),
 		}
+		m.Compact.NewIndexFiles, m.Compact.DeletedIndexFiles = newIndex[i], deletedIndex[i]
 		bw.newFiles = nil
 		if len(m.Data.NewFiles) == 0 && m.Compact.IsEmpty() {
 			continue
@@ -596,6 +627,16 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 		msgs = append(msgs, m)
 	}
 	return msgs, nil
+}
+
+// deleteIndexFiles deletes index files written by a PrepareCommit that
+// failed, best effort (one left behind is an orphan).
+func (w *Write) deleteIndexFiles(ctx context.Context, files [][]manifest.IndexFileMeta) {
+	for _, fs := range files {
+		for _, f := range fs {
+			_ = w.fio.Delete(ctx, deletionvector.Path(f.FileName))
+		}
+	}
 }
 
 func (w *Write) sortedWriters() []*bucketWriter {
