@@ -266,6 +266,17 @@ func goTables() []goTable {
 					ins(int32(1), int64(1), int32(50), "u1"), ins(int32(6), nil, nil, nil)},
 				{ins(int32(3), int64(-30), int32(2), nil), ins(int32(6), int64(6), nil, "t6")},
 			}},
+		{name: "go_pk_dv_dedupe", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},
+		{name: "go_pk_first_row",
+			fields:      []types.DataField{field("id", types.Int()), field("v", types.String())},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "2", "merge-engine": "first-row"},
+			engine: "first-row", commits: [][]goRow{
+				{ins(int32(1), "first-1"), ins(int32(2), "first-2"), ins(int32(1), "second-1")},
+				{ins(int32(2), "second-2"), ins(int32(3), "first-3")},
+				{ins(int32(3), "second-3"), ins(int32(4), "first-4"), ins(int32(1), "third-1")},
+			}},
 		{name: "go_append_compacted", fields: partFields, partitionKeys: []string{"dt"},
 			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{part1, part2, part1, part2},
 			mode: "compact"},
@@ -307,6 +318,10 @@ func (g goTable) finalRows() [][]any {
 			order = append(order, key)
 		}
 		switch g.engine {
+		case "first-row":
+			if !exists {
+				state[key] = append([]any(nil), r.values...)
+			}
 		case "deduplicate":
 			if seq >= 0 && exists && old != nil && r.values[seq].(int64) < old[seq].(int64) {
 				continue
