@@ -746,7 +746,8 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 // one round of concurrent PUTs (the delta manifests and list, started by
 // commitPart, and the merged manifests and base list unless prepareNext
 // wrote them after the previous commit; a HEAD checking for a newer schema
-// runs alongside), then the create-if-absent PUT of the snapshot. On object
+// and a GET checking that the cached base snapshot is still the table's run
+// alongside), then the create-if-absent PUT of the snapshot. On object
 // stores the LATEST hint follows in the background (see hintWriter).
 //
 // start is when the attempt began, for WithTrace.
@@ -771,8 +772,36 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		defer close(schemaDone)
 		schemaID, schemaErr = c.latestSchemaID(ctx)
 	}()
-	fail := func(err error) (attempt, error) {
+	// A cached base is checked to still be the table's snapshot of that id:
+	// creating the next id fails when someone committed since, but after a
+	// rollback (expire.Rollback) that id is free again and the cached base's
+	// manifests may be gone. The GET runs alongside the PUTs.
+	var staleBase bool
+	var staleErr error
+	baseDone := make(chan struct{})
+	if cached && b.snap != nil {
+		go func() {
+			defer close(baseDone)
+			got, err := c.snaps.Get(ctx, b.snap.ID)
+			switch {
+			case errors.Is(err, snapshot.ErrNotFound):
+				staleBase = true
+			case err != nil:
+				staleErr = err
+			default:
+				staleBase = got.CommitUser != b.snap.CommitUser || got.CommitIdentifier != b.snap.CommitIdentifier ||
+					got.DeltaManifestList != b.snap.DeltaManifestList || got.BaseManifestList != b.snap.BaseManifestList
+			}
+		}()
+	} else {
+		close(baseDone)
+	}
+	waitBg := func() {
 		<-schemaDone
+		<-baseDone
+	}
+	fail := func(err error) (attempt, error) {
+		waitBg()
 		return attempt{}, err
 	}
 	prog, err := c.buildProgress(ctx, &b, p)
@@ -781,7 +810,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			// The progress may have changed since this Committer's last
 			// snapshot (another committer reset or advanced it): judge the
 			// ranges against the latest snapshot, as after a lost race.
-			<-schemaDone
+			waitBg()
 			return attempt{cached: true}, nil
 		}
 		return fail(err)
@@ -896,12 +925,20 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		cleanIndex()
 	}
 	derr := d.wait()
-	<-schemaDone
+	waitBg()
 	perr := prog.wait()
 	ierr := waitIndex()
-	if err := errors.Join(derr, schemaErr, perr, ierr); err != nil {
+	if err := errors.Join(derr, schemaErr, perr, ierr, staleErr); err != nil {
 		cleanBase()
 		return attempt{}, err
+	}
+	if staleBase {
+		// Redo the attempt on the real latest snapshot, as after a lost race.
+		cleanBase()
+		c.mu.Lock()
+		c.last, c.next = nil, nil
+		c.mu.Unlock()
+		return attempt{cached: true}, nil
 	}
 	baseSize, deltaSize := int64(len(baseList.data)), int64(len(d.list.data))
 	s := &snapshot.Snapshot{

@@ -173,7 +173,16 @@ func combineIndex(prev, delta []manifest.IndexManifestEntry, unaware bool) ([]ma
 		if how == combineDVByName || e.Kind != manifest.Add {
 			continue
 		}
-		s.put(indexKey(e, how), e)
+		key := indexKey(e, how)
+		if live := s.get(key); live != nil && e.IndexFile.IndexType == manifest.IndexTypeDeletionVectors {
+			// Our writers list the bucket's previous vector file among the
+			// deletions; a live file left here was added by a concurrent
+			// commit, and replacing it would drop its vectors (Java's
+			// BucketedCombiner replaces it silently).
+			return nil, fmt.Errorf("%w: deletion-vector index file %s of bucket %d was added concurrently; %s would replace it",
+				ErrConflict, live.IndexFile.FileName, e.Bucket, e.IndexFile.FileName)
+		}
+		s.put(key, e)
 	}
 	out := make([]manifest.IndexManifestEntry, 0, len(s.pos))
 	for _, e := range s.list {

@@ -49,8 +49,14 @@ func TestCombineIndex(t *testing.T) {
 		{name: "replace with delete", prev: bucketed,
 			delta: []manifest.IndexManifestEntry{ie(del, "p0", 0, typeDV, "index-a"), ie(add, "p0", 0, typeDV, "index-c", "d1")},
 			want:  []string{"index-b", "index-h", "index-p1", "index-c"}},
-		{name: "add replaces the bucket's file (Java writers send no DELETE)", prev: bucketed,
+		// Java's BucketedCombiner would replace the live file silently and
+		// lose its vectors; our writers list it as deleted, so an ADD over a
+		// live vector file is a concurrent commit's file: a conflict.
+		{name: "add over a live vector file not deleted", prev: bucketed,
 			delta: []manifest.IndexManifestEntry{ie(add, "p0", 1, typeDV, "index-d", "d2")},
+			err:   ErrConflict},
+		{name: "add after deleting the bucket's file", prev: bucketed,
+			delta: []manifest.IndexManifestEntry{ie(del, "p0", 1, typeDV, "index-b"), ie(add, "p0", 1, typeDV, "index-d", "d2")},
 			want:  []string{"index-a", "index-h", "index-p1", "index-d"}},
 		{name: "new bucket", prev: bucketed,
 			delta: []manifest.IndexManifestEntry{ie(add, "p1", 3, typeDV, "index-e")},
