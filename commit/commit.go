@@ -10,7 +10,7 @@
 // truncateTable), ManifestFileMerger (ManifestFileLegacyMerger),
 // operation.commit.ConflictDetection, OverwriteChangesProvider and
 // table.sink.TableCommitImpl (filterCommitted); see
-// shared/docs/paimon-format.md section 13.
+// docs/paimon-format.md section 13.
 //
 // # One commit
 //

@@ -257,7 +257,7 @@ func (c *Committer) overwriteProgress(sel *selector) (progressPlan, error) {
 
 // CommitWithProgress publishes msgs like Commit together with the real-time
 // progress adv (paimon-cpp FileStoreCommit::CommitWithProgress,
-// shared/docs/realtime-design.md section 6.2): the snapshot that adds the
+// docs/realtime-design.md section 6.2): the snapshot that adds the
 // files (APPEND, or OVERWRITE when msgs delete files) also records, in its
 // realtime.offsets property, a new offsets file holding the progress of
 // the snapshot it builds on advanced by adv (progress.Apply). Compaction

@@ -42,5 +42,5 @@
 // bigger record (not compacted: slack under 4 KiB, or CompactRatio < 0) is
 // charged the full length of the shared buffers.
 //
-// See shared/docs/realtime-design.md sections 2.2, 3, 4, 8.2, 8.5 and 9.
+// See docs/realtime-design.md sections 2.2, 3, 4, 8.2, 8.5 and 9.
 package memindexer

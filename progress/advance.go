@@ -18,7 +18,7 @@ import (
 // widens the envelope down to the previous end, so gaps in
 // application-supplied offsets (paimon-cpp #269) are legal and an Advance
 // never leaves a hole in the committed prefix. This settles the question
-// left open in shared/docs/realtime-design.md section 12 for paimon-go;
+// left open in docs/realtime-design.md section 12 for paimon-go;
 // newer paimon-cpp instead accepts a range that begins above the committed
 // end in RealtimeCommitProperties::Build, which Apply rejects.
 type Advance struct {

@@ -16,7 +16,7 @@ import (
 // (RealtimeCommitProperties::kOffsetsVersion). Files of paimon-cpp's first
 // real-time cut (#163) carry the same version but an inclusive last offset;
 // they cannot be told apart and are read as exclusive ends
-// (shared/docs/realtime-design.md section 5, "Format history").
+// (docs/realtime-design.md section 5, "Format history").
 const Version = 1
 
 // Encode renders o as the content of an offsets file, byte for byte as

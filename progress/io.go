@@ -126,7 +126,7 @@ func branchName(branch string) string {
 // OfSnapshot returns the durable progress s records (paimon-cpp
 // RealtimeCommitProperties::ReadOffsets) and true, or empty Offsets and
 // false when s is nil, has no properties or no Property key; then the
-// snapshot says nothing about progress (see shared/docs/realtime-design.md
+// snapshot says nothing about progress (see docs/realtime-design.md
 // section 5, interop note: a snapshot written by another engine may have
 // dropped it). branch is the branch s belongs to. Errors are those of Read.
 func OfSnapshot(ctx context.Context, fio *fileio.FileIO, branch string, s *snapshot.Snapshot) (Offsets, bool, error) {

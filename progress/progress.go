@@ -22,7 +22,7 @@
 //
 // with partitions as logical value strings (row.PartitionComputer.ValueString
 // under the table's partition.legacy-name and partition.default-name). See
-// shared/docs/realtime-design.md section 5.
+// docs/realtime-design.md section 5.
 //
 // Offsets are int64 positions within one partition-bucket. They are progress
 // metadata only and are never written into data files.
@@ -125,6 +125,12 @@ func (r Range) String() string {
 type Entry struct {
 	PartitionBucket
 	End int64
+}
+
+// String renders e as "<partition-bucket>=<end>", e.g.
+// "{dt=2024-01-01}/bucket-3=42" (PartitionBucket's String would hide End).
+func (e Entry) String() string {
+	return e.PartitionBucket.String() + "=" + strconv.FormatInt(e.End, 10)
 }
 
 // Offsets is the durable progress of a table at one snapshot

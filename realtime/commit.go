@@ -43,7 +43,9 @@ func (cm *Commit) Committer() *commit.Committer { return cm.cm }
 // end without gap (progress.ErrNotContiguous). A retry of a commit that
 // landed returns the latest snapshot's id. Call
 // Context.RefreshCommittedSnapshot with the id afterwards so the stores can
-// reclaim the committed rows.
+// reclaim the committed rows. With nothing to publish (prog empty, as after
+// an idle PrepareCommitWithProgress) it creates no snapshot and returns 0,
+// which RefreshCommittedSnapshot accepts as a no-op.
 //
 // Errors: progress.ErrNotContiguous (a range that does not start at the
 // committed end), progress.ErrInvalidRange, commit.ErrForeignProgress

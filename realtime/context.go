@@ -352,15 +352,20 @@ func (c *Context) sortedLocked() []*pbState {
 // partition-bucket the context never wrote may go). Then every store is
 // told its committed end (Store.AdvanceCommittedOffset) outside the
 // registry lock, so covered segments can be reclaimed. Refreshing the adopted snapshot again only
-// re-notifies stores whose notification failed before.
+// re-notifies stores whose notification failed before. id 0, what
+// Commit.CommitWithProgress returns when it had nothing to publish, changes
+// nothing and returns nil, so a commit loop may refresh unconditionally.
 //
 // Errors: ErrRecreateContext (progress reset, rolled back or an active
 // partition dropped; memory unchanged), ErrSnapshotTooOld for an id below
-// the adopted one, snapshot.ErrNotFound for a missing snapshot (or id <=
+// the adopted one, snapshot.ErrNotFound for a missing snapshot (or id <
 // 0), ErrClosed, and the errors of reading the offsets and of the stores
 // (joined).
 func (c *Context) RefreshCommittedSnapshot(ctx context.Context, id int64) error {
-	if id <= 0 {
+	if id == 0 {
+		return nil
+	}
+	if id < 0 {
 		return fmt.Errorf("realtime: refresh of snapshot %d: %w", id, snapshot.ErrNotFound)
 	}
 	c.mu.Lock()

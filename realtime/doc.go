@@ -6,7 +6,7 @@
 // snapshot (package progress), and scans union the committed files with the
 // in-memory rows above that progress.
 //
-// See shared/docs/realtime-design.md for the contract this package mirrors.
+// See docs/realtime-design.md for the contract this package mirrors.
 //
 // # Pieces
 //
@@ -48,7 +48,13 @@
 // source every row whose offset, in its partition-bucket, is at or above
 // the end: rows below it are in the table, rows above it are not, and a
 // replayed row below the end would be rejected (ErrOffsetOrder) rather than
-// written twice. Framework offsets only say how many rows of a
+// written twice. Ends differ between partition-buckets, so a source stream
+// that feeds several partition-buckets must filter per row: route each
+// replayed row (writer.Write.Route on a writer of the table gives its
+// partition and bucket) and drop it when its offset is below that
+// partition-bucket's end; a batch with one such row is rejected as a whole.
+// The simplest layout is one source partition per Paimon partition-bucket,
+// each replayed from its own end. Framework offsets only say how many rows of a
 // partition-bucket are durable, so the application must itself map that
 // count back to a position in its source (possible when it routes rows to
 // partition-buckets deterministically and never reorders); they suit
@@ -64,7 +70,7 @@
 // the snapshot's files. Append tables read the files, then the memory rows;
 // primary-key tables merge the memory rows, as the newest sorted runs,
 // with every file under the table's merge engine. A split pins its view by
-// a single-use ticket valid for realtime.read-view-ttl. A scan filter
+// a single-use ticket valid for realtime.read-view-ttl (default 5 min). A scan filter
 // reaches the stores only as a pruning hint that cannot change the merged
 // result: all of it for append tables, its primary-key conjuncts for
 // primary-key tables. A Scan planned repeatedly reuses its disk plan while

@@ -52,3 +52,28 @@ func TestRollbackRequiresNewContext(t *testing.T) {
 	equal(t, "union rows", scanRows(t, rc2), fooStrings("p0", 0, 1, 2, 3, 4))
 	equal(t, "committed", committed(t, tbl, 0), []string{"{}/bucket-0=5"})
 }
+
+// A nil batch is a typed error, never a panic, and an idle commit tick
+// (nothing prepared) returns snapshot 0, which a refresh accepts.
+func TestNilBatchAndIdleTick(t *testing.T) {
+	ctx := context.Background()
+	tbl := newFooTable(t, nil, nil, nil)
+	rc := newContext(t, tbl)
+	w := newWrite(t, rc, "u")
+	cm := newCommit(t, rc, "u")
+	wantErr(t, w.Write(ctx, nil), realtime.ErrSchemaMismatch)
+	prog := prepare(t, w, 1)
+	if len(prog) != 0 {
+		t.Fatalf("idle prepare returned %d progress entries, want 0", len(prog))
+	}
+	id, err := cm.CommitWithProgress(ctx, prog, 1, nil)
+	if err != nil || id != 0 {
+		t.Fatalf("idle commit = %d, %v; want 0, nil", id, err)
+	}
+	if err := rc.RefreshCommittedSnapshot(ctx, id); err != nil {
+		t.Fatalf("refresh of snapshot 0: %v, want nil", err)
+	}
+	write(t, w, fooRows(t, "p0", 0, 1))
+	refresh(t, rc, commitProg(t, cm, prepare(t, w, 2), 2))
+	equal(t, "rows", scanRows(t, rc), fooStrings("p0", 0, 1))
+}

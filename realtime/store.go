@@ -31,7 +31,8 @@ const (
 // Store errors; test with errors.Is.
 var (
 	// ErrOffsetOrder: a batch's offsets are null, not strictly increasing,
-	// below the store's next expected offset, or reach math.MaxInt64.
+	// below the store's next expected offset, or not below
+	// math.MaxInt64-1 (a committed end must stay below math.MaxInt64).
 	ErrOffsetOrder = errors.New("realtime: offsets out of order")
 	// ErrSchemaMismatch: a batch whose schema is not the store's transport
 	// schema, or a query naming a column the store does not have.

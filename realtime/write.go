@@ -231,6 +231,9 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 // rec. It returns the table part (the caller releases it) and the
 // application offsets (nil without the column).
 func splitOffsets(rec arrow.RecordBatch) (arrow.RecordBatch, []int64, error) {
+	if rec == nil {
+		return nil, nil, fmt.Errorf("%w: nil record batch", ErrSchemaMismatch)
+	}
 	sc := rec.Schema()
 	idx := sc.FieldIndices(OffsetColumn)
 	switch {

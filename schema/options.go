@@ -624,7 +624,7 @@ func (o Options) WriteOnly() (bool, error) {
 
 // RealtimeEnabled is "realtime.enabled"; default false. Real-time write,
 // scan, read and CommitWithProgress require it (paimon-cpp real-time
-// extension, shared/docs/realtime-design.md section 10; not in Java).
+// extension, docs/realtime-design.md section 10; not in Java).
 func (o Options) RealtimeEnabled() (bool, error) { return o.Bool(KeyRealtimeEnabled, false) }
 
 // RealtimeReadViewTTL is "realtime.read-view-ttl", the lifetime of a pinned,

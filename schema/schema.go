@@ -5,7 +5,7 @@
 // It mirrors apache/paimon: paimon-api/src/main/java/org/apache/paimon/schema/
 // TableSchema.java and SchemaSerializer.java, paimon-core .../schema/
 // SchemaManager.java and paimon-api .../CoreOptions.java. The JSON layout is
-// described in shared/docs/paimon-format.md section 2.
+// described in docs/paimon-format.md section 2.
 //
 // # Errors
 //

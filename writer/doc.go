@@ -12,7 +12,7 @@
 // managers (mergetree.compact.MergeTreeCompactManager,
 // append.BucketedAppendCompactManager). The data files themselves are
 // written by package datafile, the compactions rewritten by package
-// compaction. See shared/docs/paimon-format.md sections 1, 6, 10, 11.1 and 12.
+// compaction. See docs/paimon-format.md sections 1, 6, 10, 11.1 and 12.
 //
 // # Input
 //

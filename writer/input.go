@@ -77,6 +77,9 @@ func pick[T any](vals []T, rows []int32) []T {
 // prepare checks rec against the table (TableWriteImpl.checkNullability and
 // the row kind handling) and returns it in table column order.
 func (w *Write) prepare(rec arrow.RecordBatch) (*input, error) {
+	if rec == nil {
+		return nil, fmt.Errorf("%w: nil record batch", ErrSchemaMismatch)
+	}
 	sc := rec.Schema()
 	fields := w.ts.Fields
 	cols := make([]arrow.Array, len(fields))
