@@ -5,11 +5,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/paimon-go/paimon/internal/flights"
+)
+
+// Runs of at most shortRunRows rows (and no explicit commit cadence) commit
+// every few batches, about shortRunCommits times, instead of every
+// --commit-interval.
+const (
+	shortRunRows    = 500_000
+	shortRunCommits = 20
 )
 
 // errUsage marks bad command-line usage (exit status 2).
@@ -76,7 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	workload := fs.String("workload", "all", "workload: append, pk-dedupe, pk-agg or all")
 	fs.Int64Var(&c.rows, "rows", defaultRows, "flight rows streamed per workload (at most the file's 3,000,000 unless --snapshots)")
 	fs.IntVar(&c.batchRows, "batch-rows", 0, "rows per Write call (default 10000; 100 with --snapshots)")
-	fs.DurationVar(&c.commitInterval, "commit-interval", 100*time.Millisecond, "commit every interval, from a goroutine of its own while writes go on")
+	fs.DurationVar(&c.commitInterval, "commit-interval", 100*time.Millisecond, "commit every interval, from a goroutine of its own while writes go on (runs of at most 500,000 rows commit about 20 times, every few batches, unless a cadence is given)")
 	fs.IntVar(&c.commitEvery, "commit-every", 0, "commit after every N batches, in the writer's goroutine, instead of every --commit-interval")
 	fs.BoolVar(&c.realtime, "realtime", realtimeAvailable, "write through the real-time layer and measure freshness with a concurrent querier")
 	fs.StringVar(&c.store, "store", "", "warehouse URL: file:///dir, mem://, s3://bucket/prefix?..., gs://bucket/prefix (default: a fresh temporary directory)")
@@ -162,6 +171,23 @@ Flags:
 	}
 	if set["commit-every"] && set["commit-interval"] {
 		return nil, fmt.Errorf("%w: --commit-every and --commit-interval exclude each other", errUsage)
+	}
+	// A short run streams its rows in less than a few commit intervals, which
+	// would leave one or two commits to measure: unless the cadence is given,
+	// commit every few batches so that there are about shortRunCommits.
+	if !set["commit-every"] && !set["commit-interval"] && c.snapshots == 0 && c.rows <= shortRunRows {
+		batches := (c.rows + int64(c.batchRows) - 1) / int64(c.batchRows)
+		c.commitEvery = int(max(1, batches/shortRunCommits))
+	}
+	// Output files are written after the run: check their directories now
+	// rather than fail after minutes of work.
+	for _, out := range []struct{ flag, path string }{{"json", c.jsonPath}, {"detail", c.detailPath}, {"plot", c.plotPath}} {
+		if out.path == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Dir(out.path)); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%w: --%s %s: directory %s does not exist", errUsage, out.flag, out.path, filepath.Dir(out.path))
+		}
 	}
 	if p := c.plotPath; p != "" {
 		if ext := strings.ToLower(filepath.Ext(p)); ext != ".svg" && ext != ".png" {

@@ -301,6 +301,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"--plot", "x.jpg"}, ".svg or .png"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"--realtime=false", "--app-offsets"}, "--app-offsets needs --realtime"},
+		{[]string{"--json", "/nonexistent-dir/x.json"}, "directory /nonexistent-dir does not exist"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
