@@ -14,6 +14,7 @@ import (
 	"github.com/paimon-go/paimon/memindexer"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/realtime"
+	"github.com/paimon-go/paimon/writer"
 )
 
 // realtimeAvailable reports whether this build has the real-time layer;
@@ -48,7 +49,9 @@ func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string)
 	if s.rctx, err = realtime.NewContext(s.fio, tbl.Schema, timedFactory{memindexer.Factory{}}); err != nil {
 		return s, fmt.Errorf("rtbench: real-time context: %w", err)
 	}
-	if s.w, err = s.rctx.NewWrite(commitUser); err != nil {
+	// A streaming job: compactions run in the background, as Java's stream
+	// write does (prepareCommit(waitCompaction = false)).
+	if s.w, err = s.rctx.NewWrite(commitUser, writer.WithAsyncCompaction(1)); err != nil {
 		return s, fmt.Errorf("rtbench: real-time write: %w", err)
 	}
 	if s.c, err = s.rctx.NewCommit(commitUser, s.trace.option()); err != nil {

@@ -405,9 +405,14 @@ func (r *runner) commitOnce(ctx context.Context) error {
 			r.fresh = append(r.fresh, t2.Sub(r.start)-r.writtenAt[b])
 		}
 	}
+	r.res.finalSnapshot = snap
+	if included == r.included && len(r.res.commits) > 0 {
+		// Only finished background compactions were published (the
+		// final drain): not a commit of written rows.
+		return nil
+	}
 	r.included = included
 	r.res.commits = append(r.res.commits, ev)
-	r.res.finalSnapshot = snap
 	return nil
 }
 

@@ -108,7 +108,9 @@ func newPlainSink(ctx context.Context, tbl *catalog.Table, commitUser string) (s
 		}
 		*p = f
 	}
-	if s.w, err = writer.New(s.wfio, tbl.Schema, commitUser); err != nil {
+	// A streaming job: compactions run in the background, as Java's stream
+	// write does (prepareCommit(waitCompaction = false)).
+	if s.w, err = writer.New(s.wfio, tbl.Schema, commitUser, writer.WithAsyncCompaction(1)); err != nil {
 		return s, fmt.Errorf("rtbench: new write: %w", err)
 	}
 	if s.c, err = commit.New(s.cfio, tbl.Schema, commitUser, s.trace.option()); err != nil {
