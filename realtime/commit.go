@@ -69,6 +69,9 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		if !p.Message.IsEmpty() {
 			msgs = append(msgs, p.Message)
 		}
+		if p.Range.Empty() {
+			continue // compaction changes only: no progress
+		}
 		adv = append(adv, progress.Advance{PartitionBucket: p.PartitionBucket, Range: p.Range})
 	}
 	id, err := cm.cm.CommitWithProgress(ctx, identifier, msgs, adv, watermark)

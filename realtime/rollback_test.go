@@ -3,10 +3,13 @@ package realtime_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/realtime"
+	"github.com/paimon-go/paimon/writer"
 )
 
 // Scenario 36 (TestReopenRealtimeContextAfterRollback): a rollback to the
@@ -76,4 +79,49 @@ func TestNilBatchAndIdleTick(t *testing.T) {
 	write(t, w, fooRows(t, "p0", 0, 1))
 	refresh(t, rc, commitProg(t, cm, prepare(t, w, 2), 2))
 	equal(t, "rows", scanRows(t, rc), fooStrings("p0", 0, 1))
+}
+
+// With the flush writer compacting in the background, a prepare may hand
+// out a finished compaction of a partition-bucket that has nothing sealed:
+// it travels as a progress entry with an empty range, and every row stays
+// exactly once.
+func TestAsyncCompactionOfUnsealedPartitionBucket(t *testing.T) {
+	tbl := newFooTable(t, nil, []string{"pt"}, map[string]string{"compaction.min.file-num": "2"})
+	rc := newContext(t, tbl)
+	w, err := rc.NewWrite("u", writer.WithAsyncCompaction(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := newCommit(t, rc, "u")
+	var want []string
+	compactOnly := 0
+	for i := int64(0); i < 16; i++ {
+		pt := "p0"
+		if i%4 >= 2 {
+			pt = "p1"
+		}
+		write(t, w, fooRows(t, pt, i))
+		want = append(want, fooStrings(pt, i)...)
+		prog := prepare(t, w, i+1)
+		for _, p := range prog {
+			if p.Range.Empty() {
+				compactOnly++
+				if len(p.Message.Data.NewFiles) != 0 || len(p.Message.Compact.After) == 0 {
+					t.Fatalf("prepare %d: empty-range entry of %s with data %d files, compaction %d files",
+						i+1, p.PartitionBucket, len(p.Message.Data.NewFiles), len(p.Message.Compact.After))
+				}
+			}
+		}
+		refresh(t, rc, commitProg(t, cm, prog, i+1))
+		time.Sleep(5 * time.Millisecond) // let background compactions finish between prepares
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	got := diskRows(t, tbl)
+	slices.Sort(got)
+	equal(t, "rows", got, want)
+	equal(t, "committed", committed(t, tbl, 0), []string{"{pt=p0}/bucket-0=8", "{pt=p1}/bucket-0=8"})
+	t.Logf("%d compaction-only progress entries", compactOnly)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -28,7 +29,9 @@ type Progress struct {
 	PartitionBucket progress.PartitionBucket
 	// Range is the offsets range [Begin, End) the files cover: Begin is
 	// the end of the previous prepared (or committed) range, End the
-	// envelope end of the sealed rows.
+	// envelope end of the sealed rows. It is empty for an entry that only
+	// carries compaction changes (a background compaction of the flush
+	// writer that finished for a partition-bucket with no sealed rows).
 	Range progress.Range
 }
 
@@ -394,8 +397,20 @@ func (w *Write) flushJobs(ctx context.Context, jobs []prepJob) ([]Progress, erro
 		delete(byKey, j.st.key)
 		out = append(out, Progress{Message: m, PartitionBucket: j.st.pb, Range: j.r})
 	}
-	if len(byKey) > 0 {
-		return nil, fmt.Errorf("realtime: the flush wrote files of %d partition-buckets that were not sealed", len(byKey))
+	// What is left are the flush writer's background compactions that
+	// finished for partition-buckets with nothing sealed now: they travel
+	// as entries with an empty range. New data files there would be rows
+	// that were never sealed.
+	keys := slices.Sorted(maps.Keys(byKey))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		m := byKey[k]
+		st := c.pbs[k]
+		if st == nil || len(m.Data.NewFiles) > 0 {
+			return nil, fmt.Errorf("realtime: the flush wrote data files of a partition-bucket (bucket %d) that was not sealed", m.Bucket)
+		}
+		out = append(out, Progress{Message: m, PartitionBucket: st.pb})
 	}
 	return out, nil
 }
