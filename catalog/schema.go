@@ -36,8 +36,10 @@ const (
 //   - primary key columns get the nullability of "primary-key.nullable"
 //     (default NOT NULL);
 //   - field ids are assigned with types.AssignFieldIDs (Schema.Builder order);
-//   - the bucket rules of SchemaValidation.validateBucket and the
-//     sequence.field rules of SchemaValidation.validateSequenceField apply.
+//   - the bucket rules of SchemaValidation.validateBucket, the
+//     sequence.field rules of SchemaValidation.validateSequenceField and,
+//     for partial-update tables, the rule that no primary key column is in a
+//     sequence group (PartialUpdateMergeFunction's factory) apply.
 //
 // timeMillis is the creation time stored in the schema. Errors wrap
 // ErrInvalidSchema (and schema.ErrInvalidSchema or schema.ErrInvalidOption
@@ -117,7 +119,45 @@ func validateTable(ts *schema.TableSchema) error {
 	if err := validateCrossPartition(ts); err != nil {
 		return err
 	}
+	if err := validateSequenceGroups(ts); err != nil {
+		return err
+	}
 	return validateSequenceField(ts)
+}
+
+// validateSequenceGroups makes the check of Java's PartialUpdateMergeFunction
+// factory, which SchemaValidation.validateMergeFunction creates for every new
+// schema (at table creation and on every schema change): on a primary-key
+// table with merge-engine = partial-update, no primary key column may be one
+// of the fields of a sequence group, nor one of its ordering fields
+// ("fields.<ordering fields>.sequence-group" = "<fields>", comma-separated).
+// Java's message is "The sequence-group '<option key>' contains primary key
+// field '<field>', which is not allowed. Primary key columns cannot be put in
+// sequence-group."; the fields are checked before the ordering fields.
+// Malformed sequence-group keys are left to the merge engine's own checks.
+func validateSequenceGroups(ts *schema.TableSchema) error {
+	const prefix, suffix = "fields.", ".sequence-group"
+	if len(ts.PrimaryKeys) == 0 {
+		return nil
+	}
+	if me, err := ts.Options.MergeEngine(); err != nil || me != schema.MergePartialUpdate {
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(ts.Options)) {
+		if !strings.HasPrefix(k, prefix) || !strings.HasSuffix(k, suffix) || len(k) <= len(prefix)+len(suffix) {
+			continue
+		}
+		ordering := strings.Split(k[len(prefix):len(k)-len(suffix)], ",")
+		for _, names := range [][]string{strings.Split(ts.Options[k], ","), ordering} {
+			for _, f := range names {
+				if slices.Contains(ts.PrimaryKeys, f) {
+					return fmt.Errorf("%w: the sequence-group '%s' contains primary key field '%s', which is not allowed; primary key columns cannot be put in sequence-group",
+						ErrInvalidSchema, k, f)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // validateCrossPartition mirrors SchemaValidation: a primary key that does
