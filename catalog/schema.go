@@ -122,7 +122,27 @@ func validateTable(ts *schema.TableSchema) error {
 	if err := validateSequenceGroups(ts); err != nil {
 		return err
 	}
+	if err := validateFirstRowDV(ts); err != nil {
+		return err
+	}
 	return validateSequenceField(ts)
+}
+
+// validateFirstRowDV rejects the first-row merge engine together with
+// deletion-vectors.enabled, as Java's SchemaValidation does: a first-row
+// table never deletes old data, so it has no use for deletion vectors.
+func validateFirstRowDV(ts *schema.TableSchema) error {
+	if len(ts.PrimaryKeys) == 0 {
+		return nil
+	}
+	me, err := ts.Options.MergeEngine()
+	if err != nil || me != schema.MergeFirstRow {
+		return nil
+	}
+	if dv, err := ts.Options.DeletionVectorsEnabled(); err == nil && dv {
+		return fmt.Errorf("%w: merge-engine = first-row does not take deletion-vectors.enabled = true (first-row never deletes old data)", ErrInvalidSchema)
+	}
+	return nil
 }
 
 // validateSequenceGroups makes the check of Java's PartialUpdateMergeFunction
