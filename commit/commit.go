@@ -135,6 +135,15 @@ var (
 	// id until commit.max-retries was reached, or ctx ended (commit.timeout)
 	// while waiting to retry. Nothing was published.
 	ErrRetriesExhausted = errors.New("commit: retries exhausted")
+	// ErrCompactionNotCommitted: messages carried new data files and
+	// compaction changes; the APPEND snapshot with the data was published
+	// (Commit returns its id) and then the COMPACT snapshot failed, usually
+	// with ErrConflict (a concurrent compaction took its input files), which
+	// the error also wraps. The data is committed: do not commit it again.
+	// The compaction's output files are left to orphan cleanup, and a
+	// writer whose compaction was dropped should Restore before its next
+	// PrepareCommit.
+	ErrCompactionNotCommitted = errors.New("commit: data committed, compaction not committed")
 	// ErrUnsupported: the messages hold something this committer does not
 	// publish yet (changelog files).
 	ErrUnsupported = errors.New("commit: unsupported commit content")
@@ -405,9 +414,11 @@ func (c *Committer) Close() error {
 // 8 writers committing in a loop reach 10 consecutive losses now and then.
 //
 // Errors: ErrConflict, ErrRetriesExhausted, ErrUnsupported, ctx errors, and
-// file-system errors. After an error nothing was published, except when
+// file-system errors. After an error nothing was published, except (1) when
 // creating the snapshot failed with an unknown outcome and checking it failed
-// too; then the written manifests are left in place (an orphan at worst).
+// too; then the written manifests are left in place (an orphan at worst); and
+// (2) ErrCompactionNotCommitted: the APPEND snapshot of the data files was
+// published (its id is returned) and only the compaction changes failed.
 func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
 	return c.commit(ctx, identifier, msgs, c.watermark)
 }
@@ -436,6 +447,9 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 		p.watermark = watermark
 		id, err := c.commitPart(ctx, identifier, p)
 		if err != nil {
+			if last > 0 && p.kind == snapshot.KindCompact {
+				return last, fmt.Errorf("%w: snapshot %d holds the new data files: %w", ErrCompactionNotCommitted, last, err)
+			}
 			return last, err
 		}
 		last = id
