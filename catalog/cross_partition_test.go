@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -29,5 +30,32 @@ func TestFirstRowRejectsDeletionVectors(t *testing.T) {
 	opts["deletion-vectors.enabled"] = "false"
 	if _, err := NewTableSchema(Schema{Fields: fields, PrimaryKeys: []string{"id"}, Options: opts}, 0); err != nil {
 		t.Fatalf("first-row without deletion vectors: %v", err)
+	}
+}
+
+func TestMalformedOptionsRejectedAtCreate(t *testing.T) {
+	fields := []types.DataField{types.Field(0, "id", types.BigInt()), types.Field(1, "v", types.String())}
+	for _, kv := range [][2]string{
+		{"num-sorted-run.compaction-trigger", "abc"},
+		{"num-sorted-run.compaction-trigger", "0"},
+		{"num-levels", "1"},
+		{"deletion-vectors.enabled", "maybe"},
+		{"merge-engine", "foo"},
+		{"full-compaction.delta-commits", "0"},
+		{"compaction.max-size-amplification-percent", "-5"},
+		{"snapshot.num-retained.min", "-1"},
+		{"snapshot.time-retained", "xyz"},
+		{"realtime.enabled", "yes"},
+		{"realtime.read-view-ttl", "banana"},
+	} {
+		opts := map[string]string{"bucket": "1", kv[0]: kv[1]}
+		_, err := NewTableSchema(Schema{Fields: fields, PrimaryKeys: []string{"id"}, Options: opts}, 0)
+		if !errors.Is(err, ErrInvalidSchema) || !errors.Is(err, schema.ErrInvalidOption) {
+			t.Errorf("%s = %s: err = %v, want ErrInvalidSchema and schema.ErrInvalidOption", kv[0], kv[1], err)
+		}
+	}
+	opts := map[string]string{"bucket": "1", "snapshot.num-retained.min": "20", "snapshot.num-retained.max": "5"}
+	if _, err := NewTableSchema(Schema{Fields: fields, PrimaryKeys: []string{"id"}, Options: opts}, 0); !errors.Is(err, schema.ErrInvalidOption) {
+		t.Errorf("min > max: err = %v, want schema.ErrInvalidOption", err)
 	}
 }

@@ -125,7 +125,85 @@ func validateTable(ts *schema.TableSchema) error {
 	if err := validateFirstRowDV(ts); err != nil {
 		return err
 	}
+	if err := validateOptions(ts); err != nil {
+		return err
+	}
 	return validateSequenceField(ts)
+}
+
+// validateOptions parses the table options that writers, compaction,
+// expiration and the real-time layer read, so that a malformed value is
+// rejected when the table is created or altered (Java's
+// SchemaValidation), not at the first write. Errors wrap ErrInvalidSchema
+// and schema.ErrInvalidOption.
+func validateOptions(ts *schema.TableSchema) error {
+	o := ts.Options
+	bad := func(err error) error { return fmt.Errorf("%w: %w", ErrInvalidSchema, err) }
+	positive := func(key string, n int, err error) error {
+		if err != nil {
+			return bad(err)
+		}
+		if n < 1 {
+			return bad(fmt.Errorf("%w: %s = %d must be at least 1", schema.ErrInvalidOption, key, n))
+		}
+		return nil
+	}
+	n, err := o.NumSortedRunCompactionTrigger()
+	if err := positive(schema.KeyNumSortedRunCompactionTrigger, n, err); err != nil {
+		return err
+	}
+	if n, err = o.NumSortedRunStopTrigger(); err != nil {
+		return bad(err)
+	}
+	if n, err = o.NumLevels(); err != nil {
+		return bad(err)
+	} else if n < 2 {
+		return bad(fmt.Errorf("%w: num-levels = %d must be at least 2", schema.ErrInvalidOption, n))
+	}
+	if n, err = o.CompactionMaxSizeAmplificationPercent(); err != nil {
+		return bad(err)
+	} else if n < 0 {
+		return bad(fmt.Errorf("%w: %s = %d must not be negative", schema.ErrInvalidOption, schema.KeyCompactionMaxSizeAmplification, n))
+	}
+	if _, err = o.CompactionSizeRatio(); err != nil {
+		return bad(err)
+	}
+	if d, set, err := o.FullCompactionDeltaCommits(); err != nil {
+		return bad(err)
+	} else if set {
+		if err := positive(schema.KeyFullCompactionDeltaCommits, d, nil); err != nil {
+			return err
+		}
+	}
+	if _, err = o.MergeEngine(); err != nil {
+		return bad(err)
+	}
+	for _, f := range []func() (bool, error){o.DeletionVectorsEnabled, o.RealtimeEnabled, o.WriteOnly} {
+		if _, err := f(); err != nil {
+			return bad(err)
+		}
+	}
+	if _, err = o.RealtimeReadViewTTL(); err != nil {
+		return bad(err)
+	}
+	if _, err = o.RealtimeStoreStatsMode(); err != nil {
+		return bad(err)
+	}
+	lo, err := o.SnapshotNumRetainedMin()
+	if err := positive("snapshot.num-retained.min", lo, err); err != nil {
+		return err
+	}
+	hi, err := o.SnapshotNumRetainedMax()
+	if err := positive("snapshot.num-retained.max", hi, err); err != nil {
+		return err
+	}
+	if lo > hi {
+		return bad(fmt.Errorf("%w: snapshot.num-retained.min = %d is above snapshot.num-retained.max = %d", schema.ErrInvalidOption, lo, hi))
+	}
+	if _, err = o.SnapshotTimeRetained(); err != nil {
+		return bad(err)
+	}
+	return nil
 }
 
 // validateFirstRowDV rejects the first-row merge engine together with
