@@ -9,7 +9,9 @@
 // full-compaction.delta-commits for some seeds, none for write-only writers),
 // dedicated compactions (compaction.Compact, minor and full), snapshot
 // expiration (expire.Expire with retain counts of 1 to 6 and time
-// thresholds), tag creation and deletion (package tag) and rollbacks to a
+// thresholds), on-demand manifest compactions (commit.CompactManifests;
+// each seed also merges manifests by threshold at every commit never, from
+// two manifests on, or fully), tag creation and deletion (package tag) and rollbacks to a
 // snapshot or a tag (expire.Rollback). After every step it checks the table
 // against an in-memory model: the snapshots, EARLIEST, LATEST and tags are
 // the model's; every retained snapshot and every tag reads exactly the rows

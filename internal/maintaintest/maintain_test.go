@@ -132,6 +132,14 @@ func newRun(t *testing.T, v variant, seed uint64) *run {
 	if n := r.IntN(3); n > 0 {
 		opts[schema.KeyFullCompactionDeltaCommits] = strconv.Itoa(2 * n)
 	}
+	// Manifest merging by threshold at every commit: never (the defaults),
+	// minor merges from two manifests on, or a full compaction every time.
+	switch r.IntN(3) {
+	case 1:
+		opts["manifest.merge-min-count"] = "2"
+	case 2:
+		opts["manifest.full-compaction-threshold-size"] = "1 b"
+	}
 	s := catalog.Schema{Fields: tableFields(), PartitionKeys: []string{"part"}, PrimaryKeys: []string{"part", "id"}, Options: opts}
 	tbl := tabletest.NewTable(t, "", s)
 	ru := &run{
@@ -176,8 +184,10 @@ func (ru *run) steps(n int) {
 			ru.compact(true)
 		case ru.latest == 0 || x < 50:
 			ru.writeCommit()
-		case x < 60:
+		case x < 58:
 			ru.compact(false)
+		case x < 62:
+			ru.compactManifests()
 		case x < 72 || len(ru.snaps) > 6:
 			ru.expire()
 		case x < 80:
@@ -338,6 +348,30 @@ func (ru *run) compact(forced bool) {
 		ru.cur.committed = dropDeleted(ru.cur.committed)
 	}
 	ru.cur.visible, ru.cur.dirty = ru.cur.committed, false
+	ru.latest = id
+	ru.snaps[id] = ru.cur
+}
+
+// compactManifests runs an on-demand manifest compaction: a COMPACT
+// snapshot that changes no row and no file, or nothing.
+func (ru *run) compactManifests() {
+	cm, err := commit.New(ru.fio, ru.ts, compactUser)
+	if err != nil {
+		ru.fatalf("commit.New: %v", err)
+	}
+	id, err := cm.CompactManifests(ru.ctx)
+	cm.Close()
+	ru.logf("compact manifests -> snapshot %d", id)
+	if err != nil {
+		ru.fatalf("CompactManifests: %v", err)
+	}
+	if id == 0 {
+		return
+	}
+	ru.stats["manifest compactions"]++
+	if kinds := ru.newSnapshots(id); !slices.Equal(kinds, []snapshot.CommitKind{snapshot.KindCompact}) {
+		ru.fatalf("CompactManifests created snapshots of kinds %v, want one COMPACT", kinds)
+	}
 	ru.latest = id
 	ru.snaps[id] = ru.cur
 }
