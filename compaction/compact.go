@@ -438,7 +438,7 @@ func Compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, co
 			errors.Is(err, commit.ErrUnsupported) || errors.Is(err, commit.ErrInvalidArgument) {
 			_ = res.Discard(context.WithoutCancel(ctx), fio)
 		}
-		return 0, fmt.Errorf("compaction: commit: %w", err)
+		return 0, fmt.Errorf("compaction: %w", err)
 	}
 	return snap, nil
 }

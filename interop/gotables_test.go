@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/memindexer"
@@ -46,7 +47,9 @@ type goTable struct {
 	// mode is how the rows reach the table: "" through writer and commit,
 	// "realtime" through a real-time context (each commit one
 	// PrepareCommitWithProgress and CommitWithProgress), "compact" through
-	// writer and commit followed by a full compaction.
+	// writer and commit followed by a full compaction, "manifests" through
+	// writer and commit with a full compaction before the last commit and an
+	// on-demand manifest compaction (commit.CompactManifests) after it.
 	mode string
 }
 
@@ -254,6 +257,9 @@ func goTables() []goTable {
 		{name: "go_pk_dedupe_compacted", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
+		{name: "go_pk_dedupe_manifests_compacted", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "manifest.merge-min-count": "100"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "manifests"},
 		{name: "go_pk_aggregation_compacted",
 			fields: []types.DataField{field("id", types.Int()), field("total", types.BigInt()),
 				field("mx", types.Int()), field("tag", types.String())},
@@ -408,8 +414,24 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		return catalog.TablePath(id), nil
 	}
 	for i, rows := range g.commits {
+		if g.mode == "manifests" && i == len(g.commits)-1 {
+			if sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{Full: true}); err != nil || sid == 0 {
+				return "", fmt.Errorf("%s full compaction: snapshot %d, %w", g.name, sid, err)
+			}
+		}
 		if err := commitRows(ctx, tbl, user, int64(i+1), rows, len(g.primaryKeys) > 0); err != nil {
 			return "", fmt.Errorf("%s commit %d: %w", g.name, i+1, err)
+		}
+	}
+	if g.mode == "manifests" {
+		c, err := commit.New(tbl.FileIO, tbl.Schema, user+"-manifests")
+		if err != nil {
+			return "", err
+		}
+		sid, err := c.CompactManifests(ctx)
+		c.Close()
+		if err != nil || sid == 0 {
+			return "", fmt.Errorf("%s manifest compaction: snapshot %d, %w", g.name, sid, err)
 		}
 	}
 	if g.mode == "compact" {

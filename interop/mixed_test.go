@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/types"
 )
@@ -97,7 +98,7 @@ func mixedHistory(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 	}
 	histories := [][]string{
 		{"go", "java", "pypaimon", "go"},
-		{"java", "go", "pypaimon", "java", "go"},
+		{"java", "go", "pypaimon", "java", "go+manifests"},
 	}
 	wh := workDir(t, "mixed")
 	for _, steps := range histories {
@@ -166,14 +167,28 @@ func mixedHistory(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 	}
 }
 
-// mixCommit makes one commit of rows by writer w ("go" or a peer name).
+// mixCommit makes one commit of rows by writer w ("go", "go+manifests": a
+// commit by us then an on-demand manifest compaction, or a peer name).
 func mixCommit(ctx context.Context, tbl *catalog.Table, peers map[string]peer, w, path string, k int, rows [][]any) error {
-	if w == "go" {
+	if w == "go" || w == "go+manifests" {
 		var in []goRow
 		for _, r := range rows {
 			in = append(in, goRow{values: r})
 		}
-		return commitRows(ctx, tbl, "interop-go-mixed", int64(k+1), in, false)
+		if err := commitRows(ctx, tbl, "interop-go-mixed", int64(k+1), in, false); err != nil || w == "go" {
+			return err
+		}
+		// Then an on-demand manifest compaction of the manifests every
+		// writer wrote before.
+		c, err := commit.New(tbl.FileIO, tbl.Schema, "interop-go-mixed-manifests")
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if sid, err := c.CompactManifests(ctx); err != nil || sid == 0 {
+			return fmt.Errorf("manifest compaction: snapshot %d, %w", sid, err)
+		}
+		return nil
 	}
 	p, ok := peers[w]
 	if !ok {
