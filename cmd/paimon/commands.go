@@ -1,33 +1,29 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/spf13/cobra"
 
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/rowfmt"
+	"github.com/paimon-go/paimon/snapshot"
 )
 
 func newSnapshotsCmd() *cobra.Command {
-	var branch string
 	cmd := &cobra.Command{
 		Use:   "snapshots URL",
 		Short: "List the snapshots of a table",
 		Args:  exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
+		RunE: onTable(nil, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
 			snaps, err := t.Snapshots().List(ctx)
 			if err != nil {
 				return err
@@ -40,9 +36,9 @@ func newSnapshotsCmd() *cobra.Command {
 					s.TotalRecordCount, s.DeltaRecordCount, s.CommitUser, s.CommitIdentifier)
 			}
 			return w.Flush()
-		},
+		}),
 	}
-	cmd.Flags().StringVar(&branch, "branch", "", "branch to read (default main)")
+	addBranchFlag(cmd, "read")
 	return cmd
 }
 
@@ -55,20 +51,14 @@ func optInt(p *int64) string {
 
 func newSchemaCmd() *cobra.Command {
 	var id int64 = -1
-	var branch string
 	cmd := &cobra.Command{
 		Use:   "schema URL",
 		Short: "Print a schema file of a table (the latest by default) as JSON",
 		Args:  exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
+		RunE: onTable(nil, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
 			ts := t.Schema()
 			if id >= 0 {
+				var err error
 				if ts, err = t.Schemas().Get(ctx, id); err != nil {
 					return err
 				}
@@ -79,10 +69,10 @@ func newSchemaCmd() *cobra.Command {
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(data))
 			return err
-		},
+		}),
 	}
 	cmd.Flags().Int64Var(&id, "id", -1, "schema id (default: latest)")
-	cmd.Flags().StringVar(&branch, "branch", "", "branch to read (default main)")
+	addBranchFlag(cmd, "read")
 	return cmd
 }
 
@@ -92,15 +82,8 @@ func newFilesCmd() *cobra.Command {
 		Use:   "files URL",
 		Short: "List the live data files of a snapshot, per partition and bucket",
 		Args:  exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(sf.branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			sf.snapshotSet = cmd.Flags().Changed("snapshot")
-			opts, err := sf.options()
+		RunE: onTable(sf.check, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
+			opts, err := sf.open(ctx, t)
 			if err != nil {
 				return err
 			}
@@ -121,32 +104,30 @@ func newFilesCmd() *cobra.Command {
 				}
 			}
 			return w.Flush()
-		},
+		}),
 	}
 	sf.register(cmd, false)
 	return cmd
 }
 
 func newCatCmd() *cobra.Command {
-	var sf scanFlags
-	var formatName string
+	var (
+		sf         scanFlags
+		formatName string
+		f          rowfmt.Format
+	)
 	cmd := &cobra.Command{
 		Use:   "cat URL",
 		Short: "Print the rows of a table",
 		Args:  exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			f, err := rowfmt.ParseFormat(formatName)
-			if err != nil {
+		RunE: onTable(func(cmd *cobra.Command, args []string) error {
+			var err error
+			if f, err = rowfmt.ParseFormat(formatName); err != nil {
 				return usageError{err}
 			}
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(sf.branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			sf.snapshotSet = cmd.Flags().Changed("snapshot")
-			opts, err := sf.options()
+			return sf.check(cmd, args)
+		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
+			opts, err := sf.open(ctx, t)
 			if err != nil {
 				return err
 			}
@@ -182,7 +163,7 @@ func newCatCmd() *cobra.Command {
 				}
 			}
 			return w.Close()
-		},
+		}),
 	}
 	sf.register(cmd, true)
 	cmd.Flags().StringVar(&formatName, "format", "table", "output format: jsonl, csv or table")
@@ -193,7 +174,6 @@ func newCatCmd() *cobra.Command {
 type scanFlags struct {
 	snapshot  int64
 	tag       string
-	branch    string
 	allLevels bool
 	where     string
 	columns   string
@@ -205,7 +185,7 @@ type scanFlags struct {
 func (f *scanFlags) register(cmd *cobra.Command, rows bool) {
 	cmd.Flags().Int64Var(&f.snapshot, "snapshot", 0, "snapshot id to read (default: latest)")
 	cmd.Flags().StringVar(&f.tag, "tag", "", "tag to read")
-	cmd.Flags().StringVar(&f.branch, "branch", "", "branch to read (default main)")
+	addBranchFlag(cmd, "read")
 	if rows {
 		cmd.Flags().BoolVar(&f.allLevels, "all-levels", false, "merge level-0 files too on deletion-vector and first-row tables")
 		cmd.Flags().StringVar(&f.columns, "columns", "", "comma-separated columns to print (default: all)")
@@ -214,14 +194,37 @@ func (f *scanFlags) register(cmd *cobra.Command, rows bool) {
 	cmd.Flags().StringVar(&f.where, "where", "", "filter, e.g. \"f1 = 10 AND f3 > 15\"")
 }
 
-func (f *scanFlags) options() ([]reader.Option, error) {
-	var opts []reader.Option
+// check validates the flags (usage errors).
+func (f *scanFlags) check(cmd *cobra.Command, _ []string) error {
+	f.snapshotSet = cmd.Flags().Changed("snapshot")
 	if f.snapshotSet && f.snapshot <= 0 {
-		return nil, usageError{fmt.Errorf("--snapshot must be a snapshot id >= 1, got %d", f.snapshot)}
+		return usageError{fmt.Errorf("--snapshot must be a snapshot id >= 1, got %d", f.snapshot)}
 	}
 	if f.snapshotSet && f.tag != "" {
-		return nil, usageError{fmt.Errorf("--snapshot and --tag both choose the snapshot; give one")}
+		return usageError{fmt.Errorf("--snapshot and --tag both choose the snapshot; give one")}
 	}
+	return nil
+}
+
+// open checks that the --snapshot id (checkSnapshotID) or the --tag
+// exists in t, and returns the scan options of the flags.
+func (f *scanFlags) open(ctx context.Context, t *paimon.Table) ([]reader.Option, error) {
+	if f.snapshotSet {
+		if err := checkSnapshotID(ctx, t.Snapshots(), f.snapshot); err != nil {
+			return nil, err
+		}
+	}
+	if f.tag != "" {
+		if _, err := t.Snapshots().Tag(ctx, f.tag); errors.Is(err, snapshot.ErrNotFound) {
+			return nil, cliError{fmt.Sprintf("tag %q does not exist", f.tag), err}
+		}
+	}
+	return f.options(), nil
+}
+
+// options returns the scan options of the checked flags.
+func (f *scanFlags) options() []reader.Option {
+	var opts []reader.Option
 	if f.snapshot != 0 {
 		opts = append(opts, reader.WithSnapshot(f.snapshot))
 	}
@@ -246,5 +249,5 @@ func (f *scanFlags) options() ([]reader.Option, error) {
 	if f.where != "" {
 		opts = append(opts, reader.WithWhere(f.where))
 	}
-	return opts, nil
+	return opts
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -23,9 +24,10 @@ func durationFlag(name, text string) (time.Duration, error) {
 
 func newExpireCmd() *cobra.Command {
 	var (
-		branch, olderThan        string
+		olderThan                string
 		retainMin, retainMax, mx int
 		dryRun                   bool
+		opts                     expire.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "expire URL",
@@ -34,24 +36,33 @@ func newExpireCmd() *cobra.Command {
 			"snapshot.expire.limit options (or the flags), deleting the data files, manifests and offsets files\n" +
 			"that no kept snapshot or tag uses. Prints one line per deleted file, then a summary.",
 		Args: exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			opts := expire.Options{Branch: branch, RetainMin: retainMin, RetainMax: retainMax, MaxDeletes: mx, DryRun: dryRun}
-			if retainMin < 0 || retainMax < 0 || mx < 0 {
-				return usageError{fmt.Errorf("--retain-min, --retain-max and --max-deletes must not be negative")}
+		RunE: onTable(func(cmd *cobra.Command, _ []string) error {
+			fl := cmd.Flags()
+			// Given values must be at least 1, as Java requires of
+			// snapshot.num-retained.min/max and snapshot.expire.limit
+			// (SchemaValidation, ExpireSnapshotsImpl); expire.Options reads
+			// 0 as "the table option".
+			for _, c := range []struct {
+				name string
+				v    int
+			}{{"retain-min", retainMin}, {"retain-max", retainMax}, {"max-deletes", mx}} {
+				if fl.Changed(c.name) && c.v < 1 {
+					return usageError{fmt.Errorf("--%s must be at least 1, got %d", c.name, c.v)}
+				}
 			}
-			if cmd.Flags().Changed("older-than") {
+			if fl.Changed("retain-min") && fl.Changed("retain-max") && retainMax < retainMin {
+				return usageError{fmt.Errorf("--retain-max (%d) must not be less than --retain-min (%d)", retainMax, retainMin)}
+			}
+			opts = expire.Options{Branch: branchOf(cmd), RetainMin: retainMin, RetainMax: retainMax, MaxDeletes: mx, DryRun: dryRun}
+			if fl.Changed("older-than") {
 				d, err := durationFlag("older-than", olderThan)
 				if err != nil {
 					return err
 				}
 				opts.OlderThan = time.Now().Add(-d)
 			}
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
+			return nil
+		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
 			res, err := expire.Expire(ctx, t.FileIO(), t.Schema(), opts)
 			out := cmd.OutOrStdout()
 			verb := "deleted"
@@ -73,13 +84,13 @@ func newExpireCmd() *cobra.Command {
 				fmt.Fprintf(out, "expired %d snapshots (%d to %d); earliest snapshot is %d\n", n, res.Expired[0], res.Expired[n-1], res.Earliest)
 			}
 			return nil
-		},
+		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&branch, "branch", "", "branch to expire (default main)")
-	f.IntVar(&retainMin, "retain-min", 0, "minimum number of snapshots to keep (default: snapshot.num-retained.min)")
-	f.IntVar(&retainMax, "retain-max", 0, "maximum number of snapshots to keep (default: snapshot.num-retained.max)")
-	f.IntVar(&mx, "max-deletes", 0, "maximum number of snapshots to expire (default: snapshot.expire.limit)")
+	addBranchFlag(cmd, "expire")
+	f.IntVar(&retainMin, "retain-min", 0, "minimum number of snapshots to keep, at least 1 (default: snapshot.num-retained.min)")
+	f.IntVar(&retainMax, "retain-max", 0, "maximum number of snapshots to keep, at least 1 (default: snapshot.num-retained.max)")
+	f.IntVar(&mx, "max-deletes", 0, "maximum number of snapshots to expire, at least 1 (default: snapshot.expire.limit)")
 	f.StringVar(&olderThan, "older-than", "", "expire snapshots replaced longer ago than this, e.g. 1h (default: snapshot.time-retained)")
 	f.BoolVar(&dryRun, "dry-run", false, "print what would be deleted without deleting")
 	return cmd

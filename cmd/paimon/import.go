@@ -21,6 +21,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/parquet"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -129,7 +130,7 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 	}
 	defer in.Close()
 
-	t, err := paimon.OpenTable(ctx, tableURL)
+	t, err := openTable(ctx, cmd, tableURL)
 	if errors.Is(err, paimon.ErrTableNotExist) && f.create {
 		var derived []types.DataField
 		if kind == "parquet" && f.table.schemaFile == "" && len(f.table.columns) == 0 {
@@ -144,7 +145,7 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 		if _, err := createTable(ctx, tableURL, s); err != nil {
 			return err
 		}
-		t, err = paimon.OpenTable(ctx, tableURL)
+		t, err = openTable(ctx, cmd, tableURL)
 		if err != nil {
 			return err
 		}
@@ -179,9 +180,11 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 	defer cm.Close()
 	var (
 		rows, pending int64
-		commits       []int64
+		commits       int
+		snaps         []int64 // the snapshots this import created, ascending
 		identifier    int64
 	)
+	sm := t.Snapshots()
 	publish := func() error {
 		msgs, err := w.PrepareCommit(ctx)
 		if err != nil {
@@ -192,12 +195,25 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 		if f.commitEvery == 0 {
 			id = commit.BatchIdentifier
 		}
-		snap, err := cm.Commit(ctx, id, msgs)
+		base, err := sm.LatestID(ctx)
+		if errors.Is(err, snapshot.ErrNotFound) {
+			base = 0
+		} else if err != nil {
+			return err
+		}
+		last, err := cm.Commit(ctx, id, msgs)
 		if err != nil {
 			return err
 		}
-		if len(msgs) > 0 {
-			commits = append(commits, snap)
+		if last > 0 {
+			// One commit creates an APPEND snapshot and, when the writer
+			// compacted, a COMPACT one; Commit returns the last id.
+			ids, err := snapshotsOf(ctx, sm, user, base, last)
+			if err != nil {
+				return err
+			}
+			snaps = append(snaps, ids...)
+			commits++
 		}
 		pending = 0
 		return nil
@@ -229,20 +245,34 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 			}
 		}
 	}
-	if pending > 0 || len(commits) == 0 {
+	if pending > 0 || commits == 0 {
 		if err := publish(); err != nil {
 			return err
 		}
 	}
-	snaps := "no snapshot"
-	if len(commits) > 0 {
-		snaps = "snapshot " + strconv.FormatInt(commits[0], 10)
-		if len(commits) > 1 {
-			snaps = fmt.Sprintf("snapshots %d..%d", commits[0], commits[len(commits)-1])
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "imported %d rows in %d commits (%s)\n", rows, commits, snapshotRange(snaps))
+	return err
+}
+
+// snapshotsOf returns the ids in (base, last] of the snapshots committed by
+// user, ascending: those of one commit, when base was the latest id before
+// it and last is the id the commit returned. Snapshots expired meanwhile
+// are skipped.
+func snapshotsOf(ctx context.Context, sm *snapshot.Manager, user string, base, last int64) ([]int64, error) {
+	var ids []int64
+	for id := base + 1; id <= last; id++ {
+		s, err := sm.Get(ctx, id)
+		if errors.Is(err, snapshot.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.CommitUser == user {
+			ids = append(ids, id)
 		}
 	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "imported %d rows in %d commits (%s)\n", rows, len(commits), snaps)
-	return err
+	return ids, nil
 }
 
 // parquetColumns returns the columns of a Parquet file as Paimon fields

@@ -463,3 +463,31 @@ func TestParseHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCompactingCommits: on a table that fully compacts on every
+// commit, each commit of an import publishes an APPEND and a COMPACT
+// snapshot, and the import prints the range from the first APPEND to the
+// last COMPACT (Commit returns only the last id of each commit).
+func TestImportCompactingCommits(t *testing.T) {
+	dir := t.TempDir()
+	tbl := filepath.Join(dir, "t")
+	mustRun(t, "create", tbl, "--column", "a:INT", "--column", "b:STRING", "--primary-key", "a",
+		"--bucket", "1", "--option", "full-compaction.delta-commits=1")
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"a":1,"b":"x"}`+"\n"+`{"a":2,"b":"y"}`+"\n"+`{"a":1,"b":"z"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustRun(t, "import", tbl, in), "imported 3 rows in 1 commits (snapshots 1..2)\n"; got != want {
+		t.Errorf("import printed %q, want %q", got, want)
+	}
+	if got, want := mustRun(t, "import", "--commit-every", "1", tbl, in), "imported 3 rows in 3 commits (snapshots 3..8)\n"; got != want {
+		t.Errorf("import --commit-every 1 printed %q, want %q", got, want)
+	}
+	var kinds []string
+	for _, l := range strings.Split(strings.TrimSpace(mustRun(t, "snapshots", tbl)), "\n")[1:] {
+		kinds = append(kinds, strings.Fields(l)[2])
+	}
+	if got, want := strings.Join(kinds, ","), "APPEND,COMPACT,APPEND,COMPACT,APPEND,COMPACT,APPEND,COMPACT"; got != want {
+		t.Errorf("snapshot kinds %s, want %s", got, want)
+	}
+}

@@ -1,8 +1,8 @@
 // Command paimon inspects and reads Apache Paimon tables on any store that
 // package fileio opens (local paths, file://, mem://, s3://, gs://).
 //
-//	paimon snapshots URL
-//	paimon schema [--id N] URL
+//	paimon snapshots [--branch B] URL
+//	paimon schema [--id N] [--branch B] URL
 //	paimon files [--snapshot N] [--branch B] URL
 //	paimon cat [--snapshot N] [--tag T] [--branch B] [--all-levels]
 //	           [--format jsonl|csv|table] [--where EXPR] [--columns a,b] URL
@@ -11,7 +11,8 @@
 //	paimon import [--create [create flags]] [--format parquet|jsonl] [--batch-rows N]
 //	              [--commit-every N] [--limit N] URL FILE
 //	paimon compact [--full] [--partition k=v[,k2=v2]]... [--parallelism N] URL
-//	paimon expire [--retain-min N] [--retain-max N] [--older-than D] [--dry-run] URL
+//	paimon compact --manifests URL
+//	paimon expire [--retain-min N] [--retain-max N] [--max-deletes N] [--older-than D] [--dry-run] URL
 //	paimon clean-orphans [--older-than D] [--dry-run] URL
 //	paimon tag create [--snapshot N] URL NAME | tag delete URL NAME | tag list URL
 //	paimon rollback (--to N | --tag NAME) [--keep-files] URL
@@ -48,6 +49,8 @@ func main() {
 
 // usageError marks bad command-line usage (exit status 2).
 type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
 

@@ -143,6 +143,11 @@ func TestMaintenanceUsageErrors(t *testing.T) {
 		{"expire"},
 		{"expire", "--older-than", "soon", dir},
 		{"expire", "--retain-min", "-1", dir},
+		{"expire", "--retain-min", "0", dir},
+		{"expire", "--retain-max", "0", dir},
+		{"expire", "--max-deletes", "0", dir},
+		{"expire", "--retain-min", "3", "--retain-max", "2", dir},
+		{"expire", "--retain-min", "0", filepath.Join(t.TempDir(), "missing")},
 		{"clean-orphans", "--older-than", "x", dir},
 		{"rollback", dir},
 		{"rollback", "--to", "2", "--tag", "t", dir},
@@ -157,5 +162,34 @@ func TestMaintenanceUsageErrors(t *testing.T) {
 		if !errors.As(err, &u) {
 			t.Errorf("paimon %v: err = %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestExpireRetainFlags: a given --retain-min overrides the table option
+// (default 10, which would keep all six snapshots), also at 1, its
+// smallest value; 0 is a usage error (Java: snapshot.num-retained.min
+// should be at least 1), not the default.
+func TestExpireRetainFlags(t *testing.T) {
+	dir := fixture.Copy(t, dvTable)
+	if got := mustRun(t, "expire", "--dry-run", dir); got != "no snapshot expired; earliest snapshot is 1\n" {
+		t.Errorf("expire with the table options printed:\n%s", got)
+	}
+	for flag, want := range map[string]string{
+		"--retain-min":  "--retain-min must be at least 1, got 0",
+		"--retain-max":  "--retain-max must be at least 1, got 0",
+		"--max-deletes": "--max-deletes must be at least 1, got 0",
+	} {
+		var u usageError
+		if _, err := run(t, "expire", flag, "0", dir); !errors.As(err, &u) || err.Error() != want {
+			t.Errorf("expire %s 0: err = %v, want usage error %q", flag, err, want)
+		}
+	}
+	got := strings.Split(strings.TrimSpace(mustRun(t, "expire", "--retain-min", "1", "--max-deletes", "4", dir)), "\n")
+	if l := got[len(got)-1]; l != "expired 4 snapshots (1 to 4); earliest snapshot is 5" {
+		t.Errorf("expire --retain-min 1 --max-deletes 4: last line %q", l)
+	}
+	got = strings.Split(strings.TrimSpace(mustRun(t, "expire", "--retain-min", "1", dir)), "\n")
+	if l := got[len(got)-1]; l != "expired 1 snapshots (5 to 5); earliest snapshot is 6" {
+		t.Errorf("expire --retain-min 1: last line %q", l)
 	}
 }

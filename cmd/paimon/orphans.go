@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +15,7 @@ func newCleanOrphansCmd() *cobra.Command {
 	var (
 		olderThan string
 		dryRun    bool
+		age       time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "clean-orphans URL",
@@ -21,18 +24,12 @@ func newCleanOrphansCmd() *cobra.Command {
 			"than --older-than (default 1 day, as Java's remove_orphan_files). Unreadable metadata aborts the run\n" +
 			"before anything is deleted. Prints one line per deleted file, then a summary.",
 		Args: exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			d, err := durationFlag("older-than", olderThan)
-			if err != nil {
-				return err
-			}
-			t, err := paimon.OpenTable(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			res, err := orphan.Clean(ctx, t.FileIO(), d, orphan.Options{DryRun: dryRun})
+		RunE: onTable(func(*cobra.Command, []string) error {
+			var err error
+			age, err = durationFlag("older-than", olderThan)
+			return err
+		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
+			res, err := orphan.Clean(ctx, t.FileIO(), age, orphan.Options{DryRun: dryRun})
 			out := cmd.OutOrStdout()
 			verb := "deleted"
 			if dryRun {
@@ -46,7 +43,7 @@ func newCleanOrphansCmd() *cobra.Command {
 			}
 			fmt.Fprintf(out, "%s %d orphan files (%d bytes)\n", verb, len(res.Deleted), res.Bytes)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&olderThan, "older-than", "1d", "only delete files last modified longer ago than this, e.g. 1h")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the orphan files without deleting them")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,6 @@ func newRollbackCmd() *cobra.Command {
 	var (
 		to        int64
 		tagName   string
-		branch    string
 		keepFiles bool
 	)
 	cmd := &cobra.Command{
@@ -22,8 +22,7 @@ func newRollbackCmd() *cobra.Command {
 		Long: "Roll a table back to snapshot --to or to tag --tag: newer snapshots and the tags of newer snapshots\n" +
 			"are removed, with the files only they use (unless --keep-files). Prints what was removed.",
 		Args: exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
+		RunE: onTable(func(cmd *cobra.Command, _ []string) error {
 			toSet := cmd.Flags().Changed("to")
 			if toSet == (tagName != "") {
 				return usageError{fmt.Errorf("give exactly one of --to and --tag")}
@@ -31,13 +30,10 @@ func newRollbackCmd() *cobra.Command {
 			if toSet && to <= 0 {
 				return usageError{fmt.Errorf("--to must be a snapshot id >= 1, got %d", to)}
 			}
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
+			return nil
+		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
 			res, err := expire.Rollback(ctx, t.FileIO(), t.Schema(), expire.Target{Snapshot: to, Tag: tagName},
-				expire.RollbackOptions{Branch: branch, KeepFiles: keepFiles})
+				expire.RollbackOptions{Branch: branchOf(cmd), KeepFiles: keepFiles})
 			out := cmd.OutOrStdout()
 			if res.Created {
 				fmt.Fprintf(out, "recreated snapshot %d from tag %s\n", res.Snapshot, tagName)
@@ -56,12 +52,12 @@ func newRollbackCmd() *cobra.Command {
 			}
 			fmt.Fprintf(out, "rolled back to snapshot %d\n", res.Snapshot)
 			return nil
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.Int64Var(&to, "to", 0, "snapshot id to roll back to")
 	f.StringVar(&tagName, "tag", "", "tag to roll back to")
-	f.StringVar(&branch, "branch", "", "branch to roll back (default main)")
+	addBranchFlag(cmd, "roll back")
 	f.BoolVar(&keepFiles, "keep-files", false, "leave the files of removed snapshots to clean-orphans (Java 1.2+ behaviour)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -31,19 +32,18 @@ func urlAndName(_ *cobra.Command, args []string) error {
 func newTagCreateCmd() *cobra.Command {
 	var (
 		id       int64
-		branch   string
 		retained string
+		opts     tag.CreateOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "create URL NAME",
 		Short: "Tag a snapshot (the latest by default)",
 		Args:  urlAndName,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
+		RunE: onTable(func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("snapshot") && id <= 0 {
 				return usageError{fmt.Errorf("--snapshot must be a snapshot id >= 1, got %d", id)}
 			}
-			opts := tag.CreateOptions{Branch: branch}
+			opts = tag.CreateOptions{Branch: branchOf(cmd)}
 			if retained != "" {
 				d, err := durationFlag("time-retained", retained)
 				if err != nil {
@@ -51,39 +51,29 @@ func newTagCreateCmd() *cobra.Command {
 				}
 				opts.TimeRetained = d
 			}
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
+			return nil
+		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, args []string) error {
 			tg, err := tag.Create(ctx, t.FileIO(), t.Schema(), args[1], id, opts)
 			if err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "created tag %s of snapshot %d\n", tg.Name, tg.ID)
 			return err
-		},
+		}),
 	}
 	cmd.Flags().Int64Var(&id, "snapshot", 0, "snapshot id to tag (default: latest)")
-	cmd.Flags().StringVar(&branch, "branch", "", "branch (default main)")
+	addBranchFlag(cmd, "tag")
 	cmd.Flags().StringVar(&retained, "time-retained", "", "retention time recorded with the tag, e.g. 7d (default: tag.default-time-retained)")
 	return cmd
 }
 
 func newTagDeleteCmd() *cobra.Command {
-	var branch string
 	cmd := &cobra.Command{
 		Use:   "delete URL NAME",
 		Short: "Delete a tag, and the files only it kept when its snapshot has expired",
 		Args:  urlAndName,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			res, err := tag.Delete(ctx, t.FileIO(), t.Schema(), args[1], tag.DeleteOptions{Branch: branch})
+		RunE: onTable(nil, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, args []string) error {
+			res, err := tag.Delete(ctx, t.FileIO(), t.Schema(), args[1], tag.DeleteOptions{Branch: branchOf(cmd)})
 			out := cmd.OutOrStdout()
 			if res.Tag != nil {
 				fmt.Fprintf(out, "deleted tag %s of snapshot %d\n", res.Tag.Name, res.Tag.ID)
@@ -92,26 +82,19 @@ func newTagDeleteCmd() *cobra.Command {
 				fmt.Fprintln(out, "deleted", p)
 			}
 			return err
-		},
+		}),
 	}
-	cmd.Flags().StringVar(&branch, "branch", "", "branch (default main)")
+	addBranchFlag(cmd, "delete the tag of")
 	return cmd
 }
 
 func newTagListCmd() *cobra.Command {
-	var branch string
 	cmd := &cobra.Command{
 		Use:   "list URL",
 		Short: "List the tags of a table",
 		Args:  exactlyOneURL,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			t, err := paimon.OpenTable(ctx, args[0], paimon.WithBranch(branch))
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			tags, err := tag.List(ctx, t.FileIO(), branch)
+		RunE: onTable(nil, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
+			tags, err := tag.List(ctx, t.FileIO(), branchOf(cmd))
 			if err != nil {
 				return err
 			}
@@ -129,8 +112,8 @@ func newTagListCmd() *cobra.Command {
 					time.UnixMilli(tg.TimeMillis).UTC().Format("2006-01-02T15:04:05.000Z"), created, retained, tg.TotalRecordCount)
 			}
 			return w.Flush()
-		},
+		}),
 	}
-	cmd.Flags().StringVar(&branch, "branch", "", "branch (default main)")
+	addBranchFlag(cmd, "list the tags of")
 	return cmd
 }
