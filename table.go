@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/reader"
@@ -52,8 +53,17 @@ func WithBranch(name string) TableOption { return func(t *Table) { t.branch = na
 // snapshot/) is at url: file:// (or a plain local path), mem://, s3:// or
 // gs://, as fileio.Open accepts. It reads the latest schema of the branch.
 //
-// Errors wrap ErrTableNotExist when there is no schema file, or the errors
-// of fileio.Open and schema decoding.
+// The schema's option values are checked as catalog.ValidateOptions does:
+// a malformed value (an unparseable number, duration, memory size, boolean
+// or enum, or a count out of Java's range such as
+// snapshot.num-retained.min = 0) is refused here, with an error naming the
+// option and the value. Unknown options and well-formed values of features
+// paimon-go does not implement are accepted, so tables Java wrote open and
+// read; writers and compaction refuse what they cannot do when asked.
+//
+// Errors wrap ErrTableNotExist when there is no schema file;
+// catalog.ErrInvalidSchema together with schema.ErrInvalidOption for a
+// malformed option value; or the errors of fileio.Open and schema decoding.
 func OpenTable(ctx context.Context, url string, opts ...TableOption) (*Table, error) {
 	fio, err := fileio.Open(ctx, url)
 	if err != nil {
@@ -73,7 +83,15 @@ func OpenTable(ctx context.Context, url string, opts ...TableOption) (*Table, er
 			}
 			return nil, fmt.Errorf("%w: %s: %w", ErrTableNotExist, url, err)
 		}
+		if errors.Is(err, schema.ErrInvalidOption) {
+			// Decoding already refused an option (the bucket count).
+			return nil, fmt.Errorf("%w: %s: %w", catalog.ErrInvalidSchema, url, err)
+		}
 		return nil, err
+	}
+	if err := catalog.ValidateOptions(ts); err != nil {
+		_ = fio.Close()
+		return nil, fmt.Errorf("paimon: open %s (schema %d): %w", url, ts.ID, err)
 	}
 	t.schema = ts
 	return t, nil

@@ -362,7 +362,9 @@ func (c *Catalog) TableExists(ctx context.Context, id Identifier) (bool, error) 
 }
 
 // GetTable returns the table with its latest schema (loadTableSchema). A
-// missing table wraps ErrTableNotExist.
+// missing table wraps ErrTableNotExist; a schema with a malformed option
+// value (see ValidateOptions) wraps ErrInvalidSchema and
+// schema.ErrInvalidOption, naming the table, the option and the value.
 func (c *Catalog) GetTable(ctx context.Context, id Identifier) (*Table, error) {
 	if err := checkIdentifier(id); err != nil {
 		return nil, err
@@ -373,7 +375,14 @@ func (c *Catalog) GetTable(ctx context.Context, id Identifier) (*Table, error) {
 		if errors.Is(err, fileio.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", ErrTableNotExist, id)
 		}
+		if errors.Is(err, schema.ErrInvalidOption) {
+			// Decoding already refused an option (the bucket count).
+			return nil, fmt.Errorf("%w: table %s: %w", ErrInvalidSchema, id, err)
+		}
 		return nil, fmt.Errorf("catalog: table %s: %w", id, err)
+	}
+	if err := ValidateOptions(ts); err != nil {
+		return nil, fmt.Errorf("catalog: table %s (schema %d): %w", id, ts.ID, err)
 	}
 	return &Table{Identifier: id, FileIO: fio, Schema: ts}, nil
 }

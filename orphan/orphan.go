@@ -20,7 +20,24 @@
 //   - metadata/*.offsets of the main branch and of every branch
 //     (branch/branch-<name>/metadata/, paimon-cpp's orphan cleaner);
 //   - snapshot/ and changelog/ of every branch, except snapshot-<id>,
-//     changelog-<id>, EARLIEST and LATEST (OrphanFilesClean.cleanSnapshotDir).
+//     changelog-<id>, EARLIEST and LATEST (OrphanFilesClean.cleanSnapshotDir);
+//   - temporary files of interrupted writes, ".<name>.<random>.tmp", in all
+//     of the above and in schema/, tag/ and consumer/ of every branch.
+//
+// # Temporary files
+//
+// A crash during a write leaves a hidden temporary file next to its target:
+// fileio's local driver writes ".<name>.<16 hex digits>.tmp" and publishes it
+// by rename or link (for example bucket-0/.data-<uuid>-0.parquet.<hex>.tmp,
+// snapshot/.LATEST.<hex>.tmp), and Java's FileIO.tryToWriteAtomic writes
+// ".<name>.<UUID>.tmp" (Path.createTempPath). No snapshot names such a file,
+// so it is an orphan once older than the threshold. Java's cleaner lists
+// hidden files like any other (LocalFileIO.listStatus), so it removes them in
+// the directories it scans; this package does the same and also removes them
+// from schema/, tag/ and consumer/, where Java leaves them (only temporary
+// files are candidates there). fileio hides them from listings on local
+// disk, so they are read from the directory itself there; other stores list
+// them as ordinary objects.
 //
 // # Used files
 //
@@ -44,7 +61,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -166,45 +186,106 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 }
 
 // candidates lists the files that may be orphans: old enough, in the
-// directories Paimon writes to, sorted by path.
+// directories Paimon writes to, sorted by path. Besides the files the
+// listing shows, every directory contributes the temporary files of
+// interrupted writes (isTemp), which fileio hides on local disk
+// (localTemps); the metadata directories that are not scanned otherwise
+// (schema/, tag/, consumer/ of each branch) contribute only those.
 func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, partKeys int, branches []string, threshold time.Time) ([]fileio.FileInfo, error) {
-	var dirs []string
-	dirs = append(dirs, snapfiles.ManifestDir, snapfiles.IndexDir, snapfiles.StatisticsDir)
-	dataDirs, err := bucketDirs(ctx, fio, strings.TrimSuffix(t.DataDir(), "/"), partKeys)
-	if err != nil {
-		return nil, err
-	}
-	dirs = append(dirs, dataDirs...)
 	type filtered struct {
 		dir  string
 		keep func(name string) bool
 	}
+	all := func(string) bool { return true }
 	var fdirs []filtered
+	for _, d := range []string{snapfiles.ManifestDir, snapfiles.IndexDir, snapfiles.StatisticsDir} {
+		fdirs = append(fdirs, filtered{d, all})
+	}
+	dataDirs, err := bucketDirs(ctx, fio, strings.TrimSuffix(t.DataDir(), "/"), partKeys)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dataDirs {
+		fdirs = append(fdirs, filtered{d, all})
+	}
 	for _, b := range branches {
 		root := snapfiles.BranchRoot(b)
 		fdirs = append(fdirs,
-			filtered{progress.Dir(b), func(n string) bool { return strings.HasSuffix(n, ".offsets") }},
+			filtered{progress.Dir(b), func(n string) bool { return strings.HasSuffix(n, ".offsets") || isTemp(n) }},
 			filtered{root + snapshot.SnapshotDir, func(n string) bool { return !versioned(n, snapshot.SnapshotPrefix) }},
 			filtered{root + snapfiles.ChangelogDir, func(n string) bool { return !versioned(n, snapfiles.ChangelogPrefix) }},
+			filtered{root + schemaDir, isTemp},
+			filtered{root + snapshot.TagDir, isTemp},
+			filtered{root + snapfiles.ConsumerDir, isTemp},
 		)
 	}
-	for _, d := range dirs {
-		fdirs = append(fdirs, filtered{d, func(string) bool { return true }})
-	}
 	var out []fileio.FileInfo
+	seen := map[string]bool{}
 	for _, fd := range fdirs {
 		infos, err := fio.List(ctx, fd.dir)
 		if err != nil {
 			return nil, fmt.Errorf("orphan: list %s: %w", fd.dir, err)
 		}
-		for _, fi := range infos {
-			if fi.IsDir || !fi.ModTime.Before(threshold) || !fd.keep(path.Base(fi.Path)) {
+		temps, err := localTemps(fio, fd.dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, fi := range append(infos, temps...) {
+			if fi.IsDir || seen[fi.Path] || !fi.ModTime.Before(threshold) || !fd.keep(path.Base(fi.Path)) {
 				continue
 			}
+			seen[fi.Path] = true
 			out = append(out, fi)
 		}
 	}
 	slices.SortFunc(out, func(a, b fileio.FileInfo) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// schemaDir holds a branch's schema files (Java SchemaManager).
+const schemaDir = "schema"
+
+// isTemp reports whether name is a temporary file of an interrupted write:
+// ".<name>.<random>.tmp", as fileio's local driver names them
+// (".<name>.<16 hex digits>.tmp") and Java's Path.createTempPath
+// (".<name>.<UUID>.tmp", used by FileIO.tryToWriteAtomic and the
+// rename-based writes of HadoopFileIO). No table file is named like that, so
+// such a file is never in use; like any candidate it is removed only once
+// older than the threshold, which protects writes in progress.
+func isTemp(name string) bool {
+	return len(name) > len(".x.tmp") && name[0] == '.' && strings.HasSuffix(name, ".tmp")
+}
+
+// localTemps returns the temporary files (isTemp) directly in directory dir
+// of a local FileIO: fileio's local driver hides them from listings, so
+// they are read from the directory itself. Other stores list them like any
+// file (and fileio writes none there), so nothing is returned for them.
+func localTemps(fio *fileio.FileIO, dir string) ([]fileio.FileInfo, error) {
+	root, ok := strings.CutPrefix(fio.URL(), "file://") // fileio's local URLs: file://<absolute path>
+	if !ok {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(dir)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("orphan: list %s: %w", dir, err)
+	}
+	var out []fileio.FileInfo
+	for _, e := range ents {
+		if !isTemp(e.Name()) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // published or removed meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("orphan: stat %s/%s: %w", dir, e.Name(), err)
+		}
+		out = append(out, fileio.FileInfo{Path: dir + "/" + e.Name(), Size: info.Size(), ModTime: info.ModTime()})
+	}
 	return out, nil
 }
 

@@ -162,8 +162,8 @@ type compactRun struct {
 // files (AbstractFileStoreWrite.createWriterContainer with the restored
 // files; MergeTreeCompactManagerFactory.create) and, for deletion-vector
 // tables, its Maintainer from the restored snapshot's index files
-// (BucketedDvMaintainer.Factory.create).
-func (w *Write) newBucketCompaction(ctx context.Context, partition []byte, bucket int32, files []manifest.DataFileMeta) (*bucketCompaction, error) {
+// (BucketedDvMaintainer.Factory.create). bucketDir names the bucket in errors.
+func (w *Write) newBucketCompaction(ctx context.Context, bucketDir string, partition []byte, bucket int32, files []manifest.DataFileMeta) (*bucketCompaction, error) {
 	c := w.comp
 	bc := &bucketCompaction{}
 	if w.pk == nil {
@@ -179,7 +179,7 @@ func (w *Write) newBucketCompaction(ctx context.Context, partition []byte, bucke
 	if c.dv {
 		idx := deletionvector.BucketFiles(w.indexEntries, partition, bucket)
 		if bc.dvs, err = deletionvector.RestoreMaintainer(ctx, w.fio, idx, c.bitmap64); err != nil {
-			return nil, err
+			return nil, w.staleCheck(ctx, bucketDir, nil, idx, err)
 		}
 	}
 	bc.strategy = c.strategy
@@ -361,7 +361,8 @@ func (bw *bucketWriter) syncCompaction(ctx context.Context, blocking bool) error
 	}
 	bc.running = nil
 	if run.err != nil {
-		return fmt.Errorf("writer: compaction of bucket %s: %w", bw.dir, run.err)
+		return bw.w.staleCheck(ctx, bw.dir, taskFiles(&run.task), nil,
+			fmt.Errorf("writer: compaction of bucket %s: %w", bw.dir, run.err))
 	}
 	inc := run.inc
 	if bc.levels != nil {

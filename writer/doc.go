@@ -136,7 +136,10 @@
 // manifest, in which compaction marks the rows newer records replace, and
 // the changed vectors go into a new index file of the commit message.
 // After a commit of its messages failed for good, Write.Restore makes the
-// writers restore levels and vectors from the latest snapshot again.
+// writers restore levels and vectors from the latest snapshot again; so it
+// does after ErrStale, which Write and PrepareCommit return when files the
+// writers carry were deleted under them (a rollback with expire.Rollback,
+// or another job's compaction followed by expiration).
 //
 // Bucket-unaware append tables are never compacted by the writer (Java
 // leaves them to a dedicated compaction, package compaction's Compact), nor
@@ -153,6 +156,9 @@
 // the wrapped errors of package row (partition values without a path form).
 // Route reports the same errors as Write. ErrUnsupported and
 // ErrUnsupportedBucketMode name the table option that is not supported.
+// ErrStale (wrapping fileio.ErrNotExist) reports that a compaction or a
+// bucket's deletion-vector restore needed a file of the Write's state that
+// the table no longer has (see Write.Restore).
 // ErrBucketCountChanged reports a partition whose existing files were written
 // with another bucket count. A failed compaction returns its error (wrapped,
 // naming the bucket) from the Write or PrepareCommit that collects it. After

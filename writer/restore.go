@@ -112,6 +112,9 @@ func (w *Write) NextSequenceNumber(ctx context.Context, partition []byte, bucket
 // PrepareCommit will not be committed, e.g. after commit.ErrConflict: the
 // writers' levels and deletion vectors then describe files and index files
 // that no snapshot holds, and every later compaction would conflict again.
+// Call it too after ErrStale (the table was rolled back, or the files the
+// writers carry were compacted and expired by another job), then write the
+// rows of the failed PrepareCommit again.
 //
 // Rows written since the last PrepareCommit, and files and compaction
 // outputs not yet handed out, are discarded as Close discards them (a

@@ -384,7 +384,9 @@ func TestSpillDirUnusable(t *testing.T) {
 }
 
 // TestSpillOptionErrors: malformed spill options are schema.ErrInvalidOption
-// errors from New.
+// errors from New. The catalog refuses the unparseable ones at create and
+// open (catalog.ValidateOptions), so they are set on a copy of the schema, as
+// a caller that builds schemas itself could.
 func TestSpillOptionErrors(t *testing.T) {
 	for key, val := range map[string]string{
 		"write-buffer-spillable":           "maybe",
@@ -393,8 +395,11 @@ func TestSpillOptionErrors(t *testing.T) {
 		"spill-compression":                "snappy",
 		"spill-compression.zstd-level":     "high",
 	} {
-		tbl := kvTable(t, map[string]string{key: val})
-		_, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+		tbl := kvTable(t, nil)
+		ts := *tbl.Schema
+		ts.Options = ts.Options.Clone()
+		ts.Options[key] = val
+		_, err := writer.New(tbl.FileIO, &ts, "u")
 		if !errors.Is(err, schema.ErrInvalidOption) || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s = %s: New = %v, want ErrInvalidOption naming the key", key, val, err)
 		}

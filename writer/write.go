@@ -514,7 +514,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 		}
 	}
 	if w.comp != nil {
-		bc, err := w.newBucketCompaction(ctx, g.partition, g.bucket, restored)
+		bc, err := w.newBucketCompaction(ctx, bw.dir, g.partition, g.bucket, restored)
 		if err != nil {
 			return nil, fmt.Errorf("writer: restore bucket %s: %w", bw.dir, err)
 		}
@@ -569,8 +569,10 @@ func (w *Write) checkBucketCount(ctx context.Context, g *group) error {
 // levels), After the new files and the upgraded ones (same name, new
 // level); the committer publishes it as a COMPACT snapshot after the APPEND
 // one, and its conflict check rejects a compaction whose input files a
-// concurrent commit removed (commit.ErrConflict), so a Write whose restored
-// files went stale fails cleanly (see Restore).
+// concurrent commit removed (commit.ErrConflict), and a compaction that
+// needs a file deleted under the Write (expire.Rollback) fails with
+// ErrStale, so a Write whose restored files went stale fails cleanly (see
+// Restore).
 //
 // Deletion-vector and first-row tables are compacted with lookup (Java's
 // needLookup): level 0 is forced up, and PrepareCommit compacts each
