@@ -593,6 +593,29 @@ func (f *FileIO) List(ctx context.Context, dir string) ([]FileInfo, error) {
 	return f.list(ctx, prefix, "/")
 }
 
+// ListTemp returns the temporary files of in-progress or interrupted writes
+// directly inside directory dir, sorted by path: on local disk every write
+// goes to a hidden ".<name>.<random>.tmp" file next to its target that is
+// renamed or linked into place, and List never shows those; a crash leaves
+// them behind for orphan cleaning (Java's LocalFileIO lists hidden files
+// like any other; its own temporaries are ".<name>.<UUID>.tmp"). Other
+// stores write objects in one request and have no temporary files; ListTemp
+// returns none there (objects named like temporaries are listed by List).
+// Errors are those of List.
+func (f *FileIO) ListTemp(ctx context.Context, dir string) ([]FileInfo, error) {
+	prefix, err := f.dirKey("list", dir)
+	if err != nil || !strings.HasPrefix(f.s.urlRoot, "file://") {
+		return nil, err
+	}
+	return f.listWith(ctx, prefix, "/", func(as func(any) bool) error {
+		var lo *localblob.ListOptions
+		if as(&lo) {
+			lo.Temps = true
+		}
+		return nil
+	})
+}
+
 // ListRecursive returns every file below directory dir ("" for the root), at
 // any depth, sorted by path; directories themselves are not listed.
 func (f *FileIO) ListRecursive(ctx context.Context, dir string) ([]FileInfo, error) {
@@ -607,8 +630,13 @@ func (f *FileIO) ListRecursive(ctx context.Context, dir string) ([]FileInfo, err
 const listPageSize = 1000
 
 func (f *FileIO) list(ctx context.Context, prefix, delim string) ([]FileInfo, error) {
+	return f.listWith(ctx, prefix, delim, nil)
+}
+
+// listWith lists with a driver-specific BeforeList (nil: none).
+func (f *FileIO) listWith(ctx context.Context, prefix, delim string, before func(func(any) bool) error) ([]FileInfo, error) {
 	var out []FileInfo
-	opts := &blob.ListOptions{Prefix: prefix, Delimiter: delim}
+	opts := &blob.ListOptions{Prefix: prefix, Delimiter: delim, BeforeList: before}
 	token := blob.FirstPageToken
 	for len(token) > 0 {
 		var page []*blob.ListObject

@@ -93,6 +93,36 @@ func TestLocalListingHidesOnlyTempFiles(t *testing.T) {
 	if want := []string{".hidden", "snapshot-1", "x.tmp"}; !slices.Equal(got, want) {
 		t.Errorf("List = %q, want %q", got, want)
 	}
+	// ListTemp shows exactly the temporary files, in the directory given
+	// only (not those of subdirectories).
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sub/.data-0.parquet.0123456789abcdef.tmp", ".LATEST.fedcba9876543210.tmp"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("zz"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for d, want := range map[string][]string{
+		"":    {".LATEST.fedcba9876543210.tmp", ".snapshot-3.0123456789abcdef.tmp"},
+		"sub": {"sub/.data-0.parquet.0123456789abcdef.tmp"},
+		"nil": nil,
+	} {
+		l, err := fio.ListTemp(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, fi := range l {
+			got = append(got, fi.Path)
+			if fi.IsDir || fi.Size == 0 || fi.ModTime.IsZero() {
+				t.Errorf("ListTemp(%q): %+v", d, fi)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("ListTemp(%q) = %q, want %q", d, got, want)
+		}
+	}
 }
 
 func TestOpenURLs(t *testing.T) {

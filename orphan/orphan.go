@@ -35,9 +35,9 @@
 // hidden files like any other (LocalFileIO.listStatus), so it removes them in
 // the directories it scans; this package does the same and also removes them
 // from schema/, tag/ and consumer/, where Java leaves them (only temporary
-// files are candidates there). fileio hides them from listings on local
-// disk, so they are read from the directory itself there; other stores list
-// them as ordinary objects.
+// files are candidates there). fileio hides them from List on local disk
+// and shows them through ListTemp; other stores list them as ordinary
+// objects.
 //
 // # Used files
 //
@@ -61,10 +61,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -189,7 +186,7 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 // directories Paimon writes to, sorted by path. Besides the files the
 // listing shows, every directory contributes the temporary files of
 // interrupted writes (isTemp), which fileio hides on local disk
-// (localTemps); the metadata directories that are not scanned otherwise
+// (FileIO.ListTemp); the metadata directories that are not scanned otherwise
 // (schema/, tag/, consumer/ of each branch) contribute only those.
 func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, partKeys int, branches []string, threshold time.Time) ([]fileio.FileInfo, error) {
 	type filtered struct {
@@ -226,7 +223,7 @@ func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, par
 		if err != nil {
 			return nil, fmt.Errorf("orphan: list %s: %w", fd.dir, err)
 		}
-		temps, err := localTemps(fio, fd.dir)
+		temps, err := fio.ListTemp(ctx, fd.dir)
 		if err != nil {
 			return nil, err
 		}
@@ -256,38 +253,6 @@ func isTemp(name string) bool {
 	return len(name) > len(".x.tmp") && name[0] == '.' && strings.HasSuffix(name, ".tmp")
 }
 
-// localTemps returns the temporary files (isTemp) directly in directory dir
-// of a local FileIO: fileio's local driver hides them from listings, so
-// they are read from the directory itself. Other stores list them like any
-// file (and fileio writes none there), so nothing is returned for them.
-func localTemps(fio *fileio.FileIO, dir string) ([]fileio.FileInfo, error) {
-	root, ok := strings.CutPrefix(fio.URL(), "file://") // fileio's local URLs: file://<absolute path>
-	if !ok {
-		return nil, nil
-	}
-	ents, err := os.ReadDir(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(dir)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("orphan: list %s: %w", dir, err)
-	}
-	var out []fileio.FileInfo
-	for _, e := range ents {
-		if !isTemp(e.Name()) || !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // published or removed meanwhile
-		}
-		if err != nil {
-			return nil, fmt.Errorf("orphan: stat %s/%s: %w", dir, e.Name(), err)
-		}
-		out = append(out, fileio.FileInfo{Path: dir + "/" + e.Name(), Size: info.Size(), ModTime: info.ModTime()})
-	}
-	return out, nil
-}
 
 // versioned reports whether name is prefix<digits>, EARLIEST or LATEST.
 func versioned(name, prefix string) bool {

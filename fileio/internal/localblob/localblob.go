@@ -72,6 +72,14 @@ func IsTempName(name string) bool {
 	return len(name) > len(".x.tmp") && name[0] == '.' && strings.HasSuffix(name, ".tmp")
 }
 
+// ListOptions are the driver-specific options of a listing, reached from
+// blob.ListOptions.BeforeList: asFunc(&p) with p a *ListOptions sets p.
+type ListOptions struct {
+	// Temps lists the temporary files of in-progress or interrupted writes
+	// (IsTempName) instead of the other files.
+	Temps bool
+}
+
 type bucket struct {
 	root string
 }
@@ -167,8 +175,16 @@ func (b *bucket) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driv
 	if opts.Delimiter != "" && opts.Delimiter != "/" {
 		return nil, fmt.Errorf("%w: delimiter %q", errUnimplemented, opts.Delimiter)
 	}
+	lo := &ListOptions{}
 	if opts.BeforeList != nil {
-		if err := opts.BeforeList(func(any) bool { return false }); err != nil {
+		err := opts.BeforeList(func(i any) bool {
+			p, ok := i.(**ListOptions)
+			if ok {
+				*p = lo
+			}
+			return ok
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -179,7 +195,7 @@ func (b *bucket) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driv
 		dirKey, namePrefix = opts.Prefix[:i+1], opts.Prefix[i+1:]
 	}
 	var objs []*driver.ListObject
-	if err := b.list(ctx, dirKey, namePrefix, opts.Delimiter == "", &objs); err != nil {
+	if err := b.list(ctx, dirKey, namePrefix, opts.Delimiter == "", lo.Temps, &objs); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(objs, func(x, y *driver.ListObject) int { return strings.Compare(x.Key, y.Key) })
@@ -203,8 +219,9 @@ func (b *bucket) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driv
 
 // list appends the entries of directory dirKey ("" or ending in "/") whose
 // names start with namePrefix; with recursive it descends into directories
-// and lists files only.
-func (b *bucket) list(ctx context.Context, dirKey, namePrefix string, recursive bool, out *[]*driver.ListObject) error {
+// and lists files only; with temps it lists temporary files only, and no
+// directories.
+func (b *bucket) list(ctx context.Context, dirKey, namePrefix string, recursive, temps bool, out *[]*driver.ListObject) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -222,7 +239,7 @@ func (b *bucket) list(ctx context.Context, dirKey, namePrefix string, recursive 
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, namePrefix) || IsTempName(name) {
+		if !strings.HasPrefix(name, namePrefix) || IsTempName(name) != temps {
 			continue
 		}
 		key := dirKey + name
@@ -235,10 +252,10 @@ func (b *bucket) list(ctx context.Context, dirKey, namePrefix string, recursive 
 		}
 		switch {
 		case fi.IsDir() && recursive:
-			if err := b.list(ctx, key+"/", "", true, out); err != nil {
+			if err := b.list(ctx, key+"/", "", true, temps, out); err != nil {
 				return err
 			}
-		case fi.IsDir():
+		case fi.IsDir() && !temps:
 			*out = append(*out, &driver.ListObject{Key: key + "/", IsDir: true})
 		case fi.Mode().IsRegular():
 			*out = append(*out, &driver.ListObject{Key: key, ModTime: fi.ModTime(), Size: fi.Size()})
