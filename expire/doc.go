@@ -59,10 +59,10 @@
 //
 // Rollback makes an earlier snapshot (or the snapshot of a tag) the latest:
 // it writes the LATEST hint, deletes the newer snapshot files, newest first,
-// and the tags of newer snapshots, then (unless RollbackOptions.KeepFiles) the
-// files only those snapshots and tags named. Java Paimon 1.2 and later leave
-// those files to orphan cleaning; earlier versions deleted them as Rollback
-// does. A tag whose snapshot has expired is rolled back to by recreating the
+// and the tags of newer snapshots. The files only those snapshots and tags
+// named are left to orphan cleaning, as Java Paimon 1.2 and later do
+// (RollbackHelper.cleanLargerThan); RollbackOptions.DeleteFiles deletes them
+// too, as earlier versions did. A tag whose snapshot has expired is rolled back to by recreating the
 // snapshot file from the tag first, as Java does. The real-time progress of
 // the table is then that of the target snapshot, which keeps its
 // realtime.offsets property, and the next commit gets the target's id + 1.

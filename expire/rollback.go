@@ -27,11 +27,12 @@ type Target struct {
 type RollbackOptions struct {
 	// Branch is the branch to roll back ("" or "main" for the main branch).
 	Branch string
-	// KeepFiles leaves the data files, manifests, index and offsets files of
-	// the removed snapshots and tags in place for orphan cleaning, as Java
-	// Paimon 1.2 and later do; by default Rollback deletes those no remaining
-	// snapshot or tag names, as earlier Java versions did.
-	KeepFiles bool
+	// DeleteFiles also deletes the data files, manifests, index and offsets
+	// files that only the removed snapshots and tags named, as Java Paimon
+	// before 1.2 did. By default they are left to orphan cleaning, as Java's
+	// RollbackHelper does today: a reader still reading a removed snapshot
+	// keeps its files.
+	DeleteFiles bool
 	// Parallelism is the number of concurrent reads and deletions
 	// (default 8).
 	Parallelism int
@@ -58,8 +59,8 @@ type RollbackResult struct {
 // Rollback makes the snapshot to names the latest snapshot of the table
 // rooted at fio (schema ts) (Java FileStoreTable.rollbackTo with
 // RollbackHelper): it writes the LATEST hint, deletes every newer snapshot
-// file, newest first, and the tags of newer snapshots, and then, unless
-// opts.KeepFiles is set, the files that only the removed snapshots and tags
+// file, newest first, and the tags of newer snapshots, and then, with
+// opts.DeleteFiles, the files that only the removed snapshots and tags
 // named (data and changelog files they added, their index files, manifests,
 // manifest lists and offsets files) in the order Expire uses. A tag target
 // whose snapshot has expired is rolled back to by writing the snapshot file
@@ -159,7 +160,7 @@ func Rollback(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, t
 		}
 	}
 	p := &snapfiles.Plan{}
-	if !opts.KeepFiles {
+	if opts.DeleteFiles {
 		if p, err = planRollback(ctx, t, target, newer, goneTags, keptTags, par); err != nil {
 			return RollbackResult{}, err
 		}

@@ -36,7 +36,7 @@ func TestRollbackToSnapshot(t *testing.T) {
 	m3, m4 := manifests(t, fio, s3.DeltaManifestList), manifests(t, fio, s4.DeltaManifestList)
 	before := files(t, fio)
 
-	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Snapshot: 2}, expire.RollbackOptions{})
+	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Snapshot: 2}, expire.RollbackOptions{DeleteFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +57,41 @@ func TestRollbackToSnapshot(t *testing.T) {
 		t.Errorf("next commit created snapshot %d, want 3", id)
 	}
 	equal(t, "after the next commit", read(t, fio), []string{"1|a", "2|b", "5|e"})
+}
+
+// TestRollbackKeepsFiles: by default (Java 1.2+) a rollback removes only the
+// newer snapshot and tag files; orphan cleaning then deletes exactly the
+// files a rollback with DeleteFiles deletes.
+func TestRollbackKeepsFiles(t *testing.T) {
+	ctx := context.Background()
+	tbl := history(t)
+	fio := tbl.FileIO
+	if _, err := tag.Create(ctx, fio, tbl.Schema, "t3", 3, tag.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := localDir(t, fio)
+	refFIO, refTS := copyDir(t, dir)
+	ref, err := expire.Rollback(ctx, refFIO, refTS, expire.Target{Snapshot: 2}, expire.RollbackOptions{DeleteFiles: true})
+	if err != nil || len(ref.Deleted) == 0 {
+		t.Fatalf("rollback deleting files: %+v, %v", ref, err)
+	}
+	before := files(t, fio)
+	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Snapshot: 2}, expire.RollbackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "snapshots removed", res.Snapshots, []int64{4, 3})
+	equal(t, "tags removed", res.Tags, []string{"t3"})
+	equal(t, "deleted", res.Deleted, nil)
+	equal(t, "files after", files(t, fio), without(t, before, "snapshot/snapshot-3", "snapshot/snapshot-4", "tag/tag-t3"))
+	equal(t, "latest", read(t, fio), []string{"1|a", "2|b"})
+	cleaned, err := orphan.Clean(ctx, fio, 0, orphan.Options{Now: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "orphans cleaned", sorted(cleaned.Deleted), sorted(ref.Deleted))
+	equal(t, "files after cleaning", files(t, fio), files(t, refFIO))
+	equal(t, "latest after cleaning", read(t, fio), []string{"1|a", "2|b"})
 }
 
 // TestRollbackToExpiredTag: snapshots 1-3 expired, tag t1 kept snapshot 1's
@@ -82,7 +117,7 @@ func TestRollbackToExpiredTag(t *testing.T) {
 	d4 := dataFiles(t, fio, 4)
 	before := files(t, fio)
 
-	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Tag: "t1"}, expire.RollbackOptions{})
+	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Tag: "t1"}, expire.RollbackOptions{DeleteFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +168,7 @@ func TestRollbackRealtime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Snapshot: 1}, expire.RollbackOptions{})
+	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Snapshot: 1}, expire.RollbackOptions{DeleteFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +210,7 @@ func TestRollbackErrors(t *testing.T) {
 		{expire.Target{Snapshot: 9}, snapshot.ErrNotFound},
 		{expire.Target{Tag: "nope"}, snapshot.ErrNotFound},
 	} {
-		if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, c.to, expire.RollbackOptions{}); !errors.Is(err, c.want) {
+		if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, c.to, expire.RollbackOptions{DeleteFiles: true}); !errors.Is(err, c.want) {
 			t.Errorf("%+v: %v, want %v", c.to, err, c.want)
 		}
 	}
@@ -192,7 +227,7 @@ func TestRollbackInterrupted(t *testing.T) {
 	dir := localDir(t, tbl.FileIO)
 	to := expire.Target{Snapshot: 3}
 	refFIO, refTS := copyDir(t, dir)
-	ref, err := expire.Rollback(ctx, refFIO, refTS, to, expire.RollbackOptions{Parallelism: 1})
+	ref, err := expire.Rollback(ctx, refFIO, refTS, to, expire.RollbackOptions{Parallelism: 1, DeleteFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +239,7 @@ func TestRollbackInterrupted(t *testing.T) {
 	for k := 0; k < total; k++ {
 		t.Run(fmt.Sprint("after ", k), func(t *testing.T) {
 			fio, ts := copyDir(t, dir)
-			o := expire.RollbackOptions{Parallelism: 1}
+			o := expire.RollbackOptions{Parallelism: 1, DeleteFiles: true}
 			n := 0
 			expire.SetRollbackBeforeDelete(&o, func(string) error {
 				if n == k {
@@ -216,7 +251,7 @@ func TestRollbackInterrupted(t *testing.T) {
 			if _, err := expire.Rollback(ctx, fio, ts, to, o); !errors.Is(err, errCrash) {
 				t.Fatalf("interrupted rollback: %v", err)
 			}
-			if _, err := expire.Rollback(ctx, fio, ts, to, expire.RollbackOptions{}); err != nil {
+			if _, err := expire.Rollback(ctx, fio, ts, to, expire.RollbackOptions{DeleteFiles: true}); err != nil {
 				t.Fatal(err)
 			}
 			ids, err := snapshot.NewManager(fio).IDs(ctx)

@@ -77,7 +77,7 @@ func TestStaleAfterRollback(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, expire.Target{Snapshot: 1}, expire.RollbackOptions{}); err != nil {
+			if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, expire.Target{Snapshot: 1}, expire.RollbackOptions{DeleteFiles: true}); err != nil {
 				t.Fatal(err)
 			}
 			again := insRange(0, 3, 4)
@@ -192,7 +192,7 @@ func TestStaleDeletionVectorRestore(t *testing.T) {
 	if _, err := c.Commit(ctx, 1, must(w.PrepareCommit(ctx))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, expire.Target{Snapshot: 2}, expire.RollbackOptions{}); err != nil {
+	if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, expire.Target{Snapshot: 2}, expire.RollbackOptions{DeleteFiles: true}); err != nil {
 		t.Fatal(err)
 	}
 	err := write(batch(4, map[string][]int32{"b": {7}}))

@@ -15,7 +15,7 @@
 //	paimon expire [--retain-min N] [--retain-max N] [--max-deletes N] [--older-than D] [--dry-run] URL
 //	paimon clean-orphans [--older-than D] [--dry-run] URL
 //	paimon tag create [--snapshot N] URL NAME | tag delete URL NAME | tag list URL
-//	paimon rollback (--to N | --tag NAME) [--keep-files] URL
+//	paimon rollback (--to N | --tag NAME) [--delete-files] URL
 //
 // Exit status 0 on success; 1 with one line on stderr for a missing table, a
 // corrupt file or an unsupported feature; 2 for bad usage.

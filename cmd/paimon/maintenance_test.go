@@ -127,12 +127,12 @@ func TestRollbackCommand(t *testing.T) {
 		"deleted manifest/manifest-list-c4d273a1-00ed-4ca0-928a-bb0c59ada7b4-1",
 		"rolled back to snapshot 4",
 	)
-	if got := mustRun(t, "rollback", "--to", "4", dir); got != want {
+	if got := mustRun(t, "rollback", "--to", "4", "--delete-files", dir); got != want {
 		t.Errorf("output:\n%s\nwant\n%s", got, want)
 	}
 	c := fixture.Lookup(t, dvTable, "snapshot4_all_levels")
 	fixture.AssertJSONL(t, c, []byte(mustRun(t, "cat", "--format", "jsonl", "--all-levels", dir)))
-	if got := mustRun(t, "rollback", "--tag", "one", "--keep-files", dir); got != lines("removed snapshot 4", "removed snapshot 3", "removed snapshot 2", "rolled back to snapshot 1") {
+	if got := mustRun(t, "rollback", "--tag", "one", dir); got != lines("removed snapshot 4", "removed snapshot 3", "removed snapshot 2", "rolled back to snapshot 1") {
 		t.Errorf("rollback to tag output:\n%s", got)
 	}
 }

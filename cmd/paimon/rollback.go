@@ -12,15 +12,16 @@ import (
 
 func newRollbackCmd() *cobra.Command {
 	var (
-		to        int64
-		tagName   string
-		keepFiles bool
+		to          int64
+		tagName     string
+		deleteFiles bool
 	)
 	cmd := &cobra.Command{
 		Use:   "rollback URL (--to N | --tag NAME)",
 		Short: "Make an earlier snapshot or a tag the latest snapshot",
 		Long: "Roll a table back to snapshot --to or to tag --tag: newer snapshots and the tags of newer snapshots\n" +
-			"are removed, with the files only they use (unless --keep-files). Prints what was removed.",
+			"are removed; the files only they used are left to clean-orphans, as Java Paimon 1.2+ does, or\n" +
+			"deleted too with --delete-files. Prints what was removed.",
 		Args: exactlyOneURL,
 		RunE: onTable(func(cmd *cobra.Command, _ []string) error {
 			toSet := cmd.Flags().Changed("to")
@@ -33,7 +34,7 @@ func newRollbackCmd() *cobra.Command {
 			return nil
 		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
 			res, err := expire.Rollback(ctx, t.FileIO(), t.Schema(), expire.Target{Snapshot: to, Tag: tagName},
-				expire.RollbackOptions{Branch: branchOf(cmd), KeepFiles: keepFiles})
+				expire.RollbackOptions{Branch: branchOf(cmd), DeleteFiles: deleteFiles})
 			out := cmd.OutOrStdout()
 			if res.Created {
 				fmt.Fprintf(out, "recreated snapshot %d from tag %s\n", res.Snapshot, tagName)
@@ -58,6 +59,6 @@ func newRollbackCmd() *cobra.Command {
 	f.Int64Var(&to, "to", 0, "snapshot id to roll back to")
 	f.StringVar(&tagName, "tag", "", "tag to roll back to")
 	addBranchFlag(cmd, "roll back")
-	f.BoolVar(&keepFiles, "keep-files", false, "leave the files of removed snapshots to clean-orphans (Java 1.2+ behaviour)")
+	f.BoolVar(&deleteFiles, "delete-files", false, "also delete the files only the removed snapshots and tags used (Java before 1.2)")
 	return cmd
 }

@@ -507,7 +507,7 @@ func (ru *run) rollback() {
 	}
 	keep := ru.r.IntN(3) == 0
 	ru.closeWriter()
-	res, err := expire.Rollback(ru.ctx, ru.fio, ru.ts, target, expire.RollbackOptions{KeepFiles: keep})
+	res, err := expire.Rollback(ru.ctx, ru.fio, ru.ts, target, expire.RollbackOptions{DeleteFiles: !keep})
 	ru.logf("rollback to %+v (snapshot %d, keep files %v) -> removed snapshots %v, tags %v", target, to, keep, res.Snapshots, res.Tags)
 	if err != nil {
 		ru.fatalf("expire.Rollback: %v", err)

@@ -43,7 +43,7 @@ func TestCommitterAfterRollback(t *testing.T) {
 	commitRows([]any{int32(1), "one"})
 	commitRows([]any{int32(2), "two"})
 	commitRows([]any{int32(3), "three"})
-	if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, expire.Target{Snapshot: 1}, expire.RollbackOptions{}); err != nil {
+	if _, err := expire.Rollback(ctx, tbl.FileIO, tbl.Schema, expire.Target{Snapshot: 1}, expire.RollbackOptions{DeleteFiles: true}); err != nil {
 		t.Fatal(err)
 	}
 	id := commitRows([]any{int32(4), "four"})
