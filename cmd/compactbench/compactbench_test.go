@@ -160,6 +160,22 @@ func TestSmallRun(t *testing.T) {
 		return out
 	}
 	live := liveAt(a.Snapshots)
+	// The write-only tail commits (not part of the measured run) added
+	// level-0 files: those live at the read before that were not live at the
+	// end of the run.
+	liveBefore := liveAt(rd.Before.Layout.Snapshot)
+	var tailFiles int
+	var tailBytes int64
+	for name, size := range liveBefore {
+		if _, ok := live[name]; !ok {
+			tailFiles++
+			tailBytes += size
+		}
+	}
+	if rd.TailCommits != 3 || rd.Before.Layout.Snapshot != a.Snapshots+3 || tailFiles == 0 || rd.Before.Layout.FilesPerLevel["0"] != a.Live.FilesPerLevel["0"]+tailFiles {
+		t.Errorf("tail: %d commits, read before at snapshot %d (run ended at %d), %d new files, levels %v",
+			rd.TailCommits, rd.Before.Layout.Snapshot, a.Snapshots, tailFiles, rd.Before.Layout.FilesPerLevel)
+	}
 	// The full compaction of the read phase wrote more files afterwards:
 	// those live after it that were not live before.
 	var fullFiles int
@@ -172,25 +188,26 @@ func TestSmallRun(t *testing.T) {
 			}
 		}
 	}
-	if files-fullFiles != a.Level0Files+a.CompactionFiles || size-fullBytes != a.TotalBytesWritten {
-		t.Errorf("bucket dirs hold %d files of %d bytes (%d of %d by the full compaction); messages: %d level-0 + %d compaction files, %d bytes",
-			files, size, fullFiles, fullBytes, a.Level0Files, a.CompactionFiles, a.TotalBytesWritten)
+	if files-fullFiles-tailFiles != a.Level0Files+a.CompactionFiles || size-fullBytes-tailBytes != a.TotalBytesWritten {
+		t.Errorf("bucket dirs hold %d files of %d bytes (%d of %d by the full compaction, %d of %d by the tail); messages: %d level-0 + %d compaction files, %d bytes",
+			files, size, fullFiles, fullBytes, tailFiles, tailBytes, a.Level0Files, a.CompactionFiles, a.TotalBytesWritten)
 	}
 	if a.WriterPuts != int64(a.Level0Files+a.CompactionFiles) {
 		t.Errorf("writer Put requests %d, files %d", a.WriterPuts, a.Level0Files+a.CompactionFiles)
 	}
-	// Snapshots: one file per snapshot id; the read phase's compaction adds one.
+	// Snapshots: one file per snapshot id; the tail adds one per commit, the
+	// read phase's compaction one.
 	snaps, _, names := dirFiles(t, tableDir, "snapshot")
 	for _, n := range names {
 		if !strings.HasPrefix(n, "snapshot/snapshot-") {
 			snaps--
 		}
 	}
-	wantSnaps := a.Snapshots
+	wantSnaps := a.Snapshots + int64(rd.TailCommits)
 	if rd.CompactSnapshot > 0 {
 		wantSnaps++
-		if rd.CompactSnapshot != a.Snapshots+1 {
-			t.Errorf("full compaction committed snapshot %d, want %d", rd.CompactSnapshot, a.Snapshots+1)
+		if rd.CompactSnapshot != wantSnaps {
+			t.Errorf("full compaction committed snapshot %d, want %d", rd.CompactSnapshot, wantSnaps)
 		}
 	}
 	if int64(snaps) != wantSnaps || a.Snapshots != int64(a.AppendSnapshots+a.CompactSnapshots) {
@@ -203,7 +220,7 @@ func TestSmallRun(t *testing.T) {
 		liveFiles++
 		liveBytes += size
 	}
-	if liveFiles != a.Live.Files || liveBytes != a.Live.Bytes || rd.Before.Layout.Files != liveFiles || rd.Before.Layout.Bytes != liveBytes {
+	if liveFiles != a.Live.Files || liveBytes != a.Live.Bytes || rd.Before.Layout.Files != liveFiles+tailFiles || rd.Before.Layout.Bytes != liveBytes+tailBytes {
 		t.Errorf("live files %d of %d bytes; report %+v, read before %+v", liveFiles, liveBytes, a.Live, rd.Before.Layout)
 	}
 	if l := rd.After.Layout; l.MaxSortedRunsPerBucket != 1 || l.SortedRuns != l.Buckets || l.FilesPerLevel["5"] != l.Files {

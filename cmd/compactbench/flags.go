@@ -51,6 +51,10 @@ type config struct {
 	batchRows int
 	// commitRows triggers a commit after this many rows.
 	commitRows int64
+	// tailCommits is the number of write-only commits after the timed
+	// upsert run, so that the read before the full compaction finds sorted
+	// runs above the last compaction's.
+	tailCommits int
 	// buckets is the bucket count of the upsert table.
 	buckets int
 	// async runs the writer's compactions in the background
@@ -94,6 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Int64Var(&c.rows, "rows", 0, "flight rows the upsert phase loops over (0 = all 3,000,000)")
 	fs.IntVar(&c.batchRows, "batch-rows", 10000, "rows per Write call in the upsert phase")
 	fs.Int64Var(&c.commitRows, "commit-rows", 100000, "commit after every N rows in the upsert phase")
+	fs.IntVar(&c.tailCommits, "tail-commits", 3, "write-only commits (of --commit-rows rows) after the upsert run, before the read-compact-read")
 	fs.IntVar(&c.buckets, "buckets", 4, "bucket count of the upsert table")
 	fs.BoolVar(&c.async, "async-compaction", false, "run the writer's compactions in the background (stream write, writer.WithAsyncCompaction(1)) instead of in PrepareCommit")
 	fs.IntVar(&c.reads, "reads", 3, "full reads timed before and after the full compaction (median reported)")
@@ -141,6 +146,8 @@ Flags:
 		return nil, fmt.Errorf("%w: --rows must not be negative", errUsage)
 	case c.batchRows <= 0:
 		return nil, fmt.Errorf("%w: --batch-rows must be positive", errUsage)
+	case c.tailCommits < 0:
+		return nil, fmt.Errorf("%w: --tail-commits must not be negative", errUsage)
 	case c.commitRows <= 0:
 		return nil, fmt.Errorf("%w: --commit-rows must be positive", errUsage)
 	case c.buckets <= 0:

@@ -67,7 +67,12 @@
 //
 // # Phase "upsert": reads before and after a full compaction
 //
-// The table is then read completely with paimon.OpenTable, Table.NewScan,
+// The timed run may end just after a compaction that left one sorted run
+// per bucket, so --tail-commits (default 3) more commits of --commit-rows
+// rows are made first by a write-only writer (not counted in the write
+// amplification), leaving level-0 sorted runs on top, as a stream stopped
+// between two compactions does. The table is then read completely with
+// paimon.OpenTable, Table.NewScan,
 // Plan and Records (planning included in the time), --reads times (default
 // 3; median reported), fully compacted with compaction.Compact(Full: true,
 // Parallelism: --parallelism), as `paimon compact --full` does, and read

@@ -131,7 +131,7 @@ func printReport(w io.Writer, r *report) {
 			a.Live.Files, thousands(a.Live.Bytes), a.Live.SortedRuns, a.Live.MaxSortedRunsPerBucket, a.Live.FilesPerLevel)
 	}
 	if rd := r.Read; rd != nil {
-		fmt.Fprintf(w, "\nFull read before/after full compaction (compaction.Compact Full, parallelism %d)\n", rd.Parallelism)
+		fmt.Fprintf(w, "\nFull read before/after full compaction (compaction.Compact Full, parallelism %d), after %d write-only commits\n", rd.Parallelism, rd.TailCommits)
 		printRead(w, "before", rd.Before)
 		if rd.Before != nil {
 			fmt.Fprintf(w, "  full compaction     %.1f ms, snapshot %d\n", rd.FullCompactionMS, rd.CompactSnapshot)

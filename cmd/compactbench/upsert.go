@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/flights"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/writer"
 )
@@ -108,7 +110,11 @@ type ampResult struct {
 
 // readResult is the read part of the upsert phase.
 type readResult struct {
-	Before *readStats `json:"before"`
+	// TailCommits is the number of write-only commits made after the
+	// upsert run (not counted in its write amplification), which leave
+	// level-0 sorted runs for the full compaction.
+	TailCommits int        `json:"tail_commits"`
+	Before      *readStats `json:"before"`
 	// FullCompactionMS is the wall time of compaction.Compact(Full);
 	// CompactSnapshot the snapshot it committed (0: nothing to compact).
 	FullCompactionMS float64    `json:"full_compaction_ms"`
@@ -229,7 +235,10 @@ func runUpsert(ctx context.Context, e *env) (*ampResult, *readResult, error) {
 	e.logf("upsert: %d rows, %d commits, %d compactions, write amplification %.3f (of level 0), %.3f (of input)",
 		amp.InputRows, amp.Commits, amp.Compactions, amp.WriteAmpLevel0, amp.WriteAmpInput)
 
-	rd := &readResult{DistinctKeys: amp.DistinctKeys, Parallelism: cfg.parallelism}
+	rd := &readResult{DistinctKeys: amp.DistinctKeys, Parallelism: cfg.parallelism, TailCommits: cfg.tailCommits}
+	if err := writeTail(ctx, tbl, batches, cfg.tailCommits, cfg.commitRows); err != nil {
+		return amp, rd, err
+	}
 	if rd.Before, err = timeReads(ctx, url, cfg.reads); err != nil {
 		return amp, rd, fmt.Errorf("read before full compaction: %w", err)
 	}
@@ -248,6 +257,47 @@ func runUpsert(ctx context.Context, e *env) (*ampResult, *readResult, error) {
 	e.logf("upsert: read %d rows before (%.0f rows/s), %d after (%.0f rows/s) the full compaction",
 		rd.Before.Rows, rd.Before.RowsPerS, rd.After.Rows, rd.After.RowsPerS)
 	return amp, rd, nil
+}
+
+// writeTail makes n write-only commits of commitRows rows each (continuing
+// through batches from the start), without compaction: a stream stopped
+// between two compactions leaves the table this way, and the read before
+// the full compaction then has sorted runs to merge.
+func writeTail(ctx context.Context, tbl *catalog.Table, batches []arrow.RecordBatch, n int, commitRows int64) (err error) {
+	if n == 0 {
+		return nil
+	}
+	ts := *tbl.Schema
+	ts.Options = maps.Clone(tbl.Schema.Options)
+	ts.Options[schema.KeyWriteOnly] = "true"
+	user := "compactbench-tail-" + uuid.NewString()
+	w, err := writer.New(tbl.FileIO, &ts, user)
+	if err != nil {
+		return fmt.Errorf("tail: new write: %w", err)
+	}
+	defer func() { err = errors.Join(err, w.Close()) }()
+	c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		return fmt.Errorf("tail: new commit: %w", err)
+	}
+	defer func() { err = errors.Join(err, c.Close()) }()
+	next := 0
+	for i := 1; i <= n; i++ {
+		for rows := int64(0); rows < commitRows; next = (next + 1) % len(batches) {
+			if err := w.Write(ctx, batches[next]); err != nil {
+				return fmt.Errorf("tail: write: %w", err)
+			}
+			rows += batches[next].NumRows()
+		}
+		msgs, err := w.PrepareCommit(ctx)
+		if err != nil {
+			return fmt.Errorf("tail: prepare commit %d: %w", i, err)
+		}
+		if _, err := c.Commit(ctx, int64(i), msgs); err != nil {
+			return fmt.Errorf("tail: commit %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // writeUpserts streams the batches into tbl, again and again, for the
