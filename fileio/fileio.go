@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	gcaws "gocloud.dev/aws"
 	"gocloud.dev/blob"
@@ -40,7 +42,12 @@ type FileIO struct {
 
 // store is the state shared by a FileIO and its Sub views.
 type store struct {
-	bucket  *blob.Bucket
+	bucket *blob.Bucket
+	// streams, when set, is the bucket that Create's streamed writes go to:
+	// on S3 the same bucket through a client whose SDK retryer retries each
+	// request (a single PUT, or each part of a multipart upload) with its
+	// buffered body, since fileio cannot replay a stream itself.
+	streams *blob.Bucket
 	urlRoot string // scheme://host[/local/dir], without a trailing '/'
 	query   string // raw URL query, kept for URL()
 	retry   retryPolicy
@@ -127,7 +134,7 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			return nil, bad("missing bucket name")
 		}
 		if u.Scheme == "s3" {
-			s.bucket, err = openS3(ctx, u.Host, u.Query())
+			s.bucket, s.streams, err = openS3(ctx, u.Host, u.Query(), s.retry)
 			s.deleteHeads = true
 		} else {
 			bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
@@ -148,14 +155,17 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 // gocloud.dev/aws.V2ConfigFromURLParams (region, endpoint, profile, ...);
 // others are an error. Unlike s3blob's own URL opener, the client does not
 // retry by itself (so fileio's retries are the only ones and Stats counts
-// every request), and does not log a debug line for each ranged GET.
-func openS3(ctx context.Context, bucket string, q url.Values) (*blob.Bucket, error) {
+// every request), and does not log a debug line for each ranged GET. The
+// second bucket returned is for streamed writes: its client retries each
+// request as policy says (the SDK's standard retryer, which replays the
+// buffered body of a PUT or of an upload part).
+func openS3(ctx context.Context, bucket string, q url.Values, policy retryPolicy) (*blob.Bucket, *blob.Bucket, error) {
 	var pathStyle, noHTTPS bool
 	for key, dst := range map[string]*bool{"use_path_style": &pathStyle, "disable_https": &noHTTPS} {
 		if v := q.Get(key); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s=%q", ErrInvalidURL, key, v)
+				return nil, nil, fmt.Errorf("%w: %s=%q", ErrInvalidURL, key, v)
 			}
 			*dst = b
 			q.Del(key)
@@ -163,17 +173,33 @@ func openS3(ctx context.Context, bucket string, q url.Values) (*blob.Bucket, err
 	}
 	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
-		o.UsePathStyle = pathStyle
-		o.EndpointOptions.DisableHTTPS = noHTTPS
-		o.Retryer = aws.NopRetryer{}
-		o.DisableLogOutputChecksumValidationSkipped = true
-	})
-	return s3blob.OpenBucket(ctx, client, bucket, &s3blob.Options{
-		RequestChecksumCalculation: cfg.RequestChecksumCalculation,
-	})
+	open := func(retryer aws.Retryer) (*blob.Bucket, error) {
+		client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+			o.UsePathStyle = pathStyle
+			o.EndpointOptions.DisableHTTPS = noHTTPS
+			o.Retryer = retryer
+			o.DisableLogOutputChecksumValidationSkipped = true
+		})
+		return s3blob.OpenBucket(ctx, client, bucket, &s3blob.Options{
+			RequestChecksumCalculation: cfg.RequestChecksumCalculation,
+		})
+	}
+	plain, err := open(aws.NopRetryer{})
+	if err != nil {
+		return nil, nil, err
+	}
+	streams, err := open(retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = policy.attempts
+		o.MaxBackoff = policy.max
+		o.RateLimiter = ratelimit.None // no retry token bucket: every request may be retried
+	}))
+	if err != nil {
+		plain.Close()
+		return nil, nil, err
+	}
+	return plain, streams, nil
 }
 
 // openLocal returns the FileIO of the local directory dir (absolute).
@@ -287,7 +313,11 @@ func (f *FileIO) Close() error {
 	if f.s.closed.Swap(true) {
 		return nil
 	}
-	if err := f.s.bucket.Close(); err != nil {
+	err := f.s.bucket.Close()
+	if f.s.streams != nil {
+		err = errors.Join(err, f.s.streams.Close())
+	}
+	if err != nil {
 		return fmt.Errorf("fileio: close %s: %w", f.s.urlRoot, err)
 	}
 	return nil
@@ -464,15 +494,23 @@ func (f *FileIO) holds(ctx context.Context, key string, data []byte) bool {
 // Create returns a writer for the file at path. The file appears, complete,
 // when Close returns nil, replacing any existing file; until then neither the
 // data nor a partial file is visible. To abandon the write, cancel ctx (or call
-// the writer's Abort method, see [Aborter]) and then Close. Create is not
-// retried: its data cannot be replayed.
+// the writer's Abort method, see [Aborter]) and then Close. fileio cannot
+// replay a stream, so Create is not retried as a whole; on S3 each request
+// of the upload (one PUT for a small file, otherwise each part and the
+// completion of a multipart upload) is retried with its buffered body by the
+// SDK, with the attempts and backoff limit of the other requests. Other
+// stores do not retry streamed writes.
 func (f *FileIO) Create(ctx context.Context, path string) (io.WriteCloser, error) {
 	key, err := f.key("write", path)
 	if err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	w, err := f.s.bucket.NewWriter(wctx, key, writerOptions(false))
+	b := f.s.bucket
+	if f.s.streams != nil {
+		b = f.s.streams
+	}
+	w, err := b.NewWriter(wctx, key, writerOptions(false))
 	if err != nil {
 		cancel()
 		f.s.stats.add(opPut)

@@ -36,6 +36,15 @@
 // TestIsNullUnknownNullCount and TestIsNullAddedColumn (e), and
 // TestCommitterAfterRollback (a Committer kept open across a rollback).
 //
+// faults_test.go puts compaction.Compact (full and minor; primary-key,
+// deletion-vector and bucket-unaware append tables), Committer.CompactManifests
+// and orphan.Clean behind a MinIO fault proxy: named faults (denied, 500
+// once or always, lost answers, failed GETs, LISTs and DELETEs) and every
+// PUT of a reference run failed or crashed in turn. Each run either fails
+// with the error naming the request or succeeds; the table keeps every
+// snapshot's rows, a rerun finishes the job with the layout of an
+// uninterrupted run, and orphan cleaning leaves exactly the referenced files.
+//
 // The package has no non-test code; run it with
 //
 //	go test ./internal/maintaintest

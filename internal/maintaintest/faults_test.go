@@ -834,9 +834,10 @@ func rewriteFaults() []namedFault {
 	return []namedFault{
 		{name: "first data PUT denied", faults: fixed(http.MethodPut, "/bucket-", 403, 1), want: failed},
 		{name: "every data PUT denied", faults: fixed(http.MethodPut, "/bucket-", 403, 0), want: failed},
-		// Data files are streamed (fileio.Create), which fileio does not
-		// retry: one 500 fails the compaction.
-		{name: "data PUT 500 once", faults: fixed(http.MethodPut, "/bucket-", 500, 1), want: failed},
+		// Data files are streamed (fileio.Create): the S3 client retries
+		// each request of the upload with its buffered body.
+		{name: "data PUT 500 once, retried", faults: fixed(http.MethodPut, "/bucket-", 500, 1), want: succeeded},
+		{name: "data PUT 500 on every retry", faults: fixed(http.MethodPut, "/bucket-", 500, 0), want: failed},
 		{name: "data GET denied", faults: fixed(http.MethodGet, "/bucket-", 403, 0), want: failed},
 		{name: "data GET 500 once, retried", faults: fixed(http.MethodGet, "/bucket-", 500, 1), want: succeeded},
 		{name: "index PUT denied", faults: fixed(http.MethodPut, "index/", 403, 0), want: failed, only: "dv"},
