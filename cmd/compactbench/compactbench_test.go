@@ -262,6 +262,8 @@ func TestUsage(t *testing.T) {
 		{"--duration", "0s"},
 		{"--mem-key", "x"},
 		{"--minio", "--dir", "/tmp/x"},
+		{"--minio", "--store", "s3://bucket"},
+		{"--store", "mem://"},
 		{"extra"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 {

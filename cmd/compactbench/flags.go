@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paimon-go/paimon/internal/benchstore"
 	"github.com/paimon-go/paimon/internal/flights"
 )
 
@@ -32,13 +33,9 @@ const (
 type config struct {
 	// upsert and memory select the phases.
 	upsert, memory bool
-	// dir is the local warehouse directory ("" = a fresh temporary one,
-	// removed at the end unless keep).
-	dir string
-	// minio starts a MinIO server on loopback and uses a fresh bucket.
-	minio bool
-	// keep keeps the temporary warehouse (or MinIO's data is lost anyway).
-	keep bool
+	// warehouse selects the warehouse: --store (alias --dir), --minio and
+	// --keep.
+	warehouse benchstore.Flags
 	// data is the flights Parquet file.
 	data string
 
@@ -90,9 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	c := &config{}
 	phase := fs.String("phase", "all", "phases to run: upsert (write amplification, reads before/after full compaction), memory (peak memory of a full compaction), or all")
-	fs.StringVar(&c.dir, "dir", "", "local warehouse directory (default: a fresh temporary directory, removed at the end unless --keep)")
-	fs.BoolVar(&c.minio, "minio", false, "start a MinIO server on 127.0.0.1 (package testenv) and use a fresh bucket on it")
-	fs.BoolVar(&c.keep, "keep", false, "keep the temporary warehouse and print its location")
+	c.warehouse.Register(fs)
 	fs.StringVar(&c.data, "data", "", "flights Parquet file (default: testdata/flights/flights-3m.parquet of the repository)")
 	fs.DurationVar(&c.duration, "duration", 10*time.Minute, "how long the upsert phase writes")
 	fs.Int64Var(&c.rows, "rows", 0, "flight rows the upsert phase loops over (0 = all 3,000,000)")
@@ -102,7 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.buckets, "buckets", 4, "bucket count of the upsert table")
 	fs.BoolVar(&c.async, "async-compaction", false, "run the writer's compactions in the background (stream write, writer.WithAsyncCompaction(1)) instead of in PrepareCommit")
 	fs.IntVar(&c.reads, "reads", 3, "full reads timed before and after the full compaction (median reported)")
-	fs.IntVar(&c.parallelism, "parallelism", 2, "buckets rewritten at once by the full compactions (compaction.Options.Parallelism; `paimon compact` defaults to 2)")
+	fs.IntVar(&c.parallelism, "parallelism", 2, "buckets rewritten at once by the full compactions (compaction.Options.Parallelism; paimon compact defaults to 2)")
 	fs.IntVar(&c.memBuckets, "mem-buckets", 64, "bucket count of the memory phase's table")
 	fs.Int64Var(&c.memRows, "mem-rows", 0, "flight rows written into the memory phase's table (0 = all 3,000,000)")
 	fs.IntVar(&c.memCommits, "mem-commits", 5, "commits the memory phase's rows are split into (level-0 sorted runs per bucket)")
@@ -166,8 +161,14 @@ Flags:
 		return nil, fmt.Errorf("%w: --mem-key %q: want %s or %s", errUsage, c.memKey, memKeyRouteDate, memKeyDateRoute)
 	case c.sample <= 0:
 		return nil, fmt.Errorf("%w: --sample must be positive", errUsage)
-	case c.minio && c.dir != "":
-		return nil, fmt.Errorf("%w: --minio and --dir exclude each other", errUsage)
+	}
+	if err := c.warehouse.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	// The upsert phase opens a second FileIO on the table for the writer,
+	// and every FileIO of mem:// is a store of its own.
+	if strings.HasPrefix(c.warehouse.Store, "mem://") {
+		return nil, fmt.Errorf("%w: --store %s: compactbench opens the warehouse more than once, and each mem:// FileIO is a separate store", errUsage, c.warehouse.Store)
 	}
 	if c.jsonPath != "" {
 		if fi, err := os.Stat(filepath.Dir(c.jsonPath)); err != nil || !fi.IsDir() {

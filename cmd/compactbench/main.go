@@ -9,7 +9,8 @@
 //	go run ./cmd/compactbench --duration 1m --phase upsert
 //	go run ./cmd/compactbench --phase memory --mem-rows 3000000 --parallelism 2
 //	go run ./cmd/compactbench --minio                  # on a MinIO server started for the run
-//	go run ./cmd/compactbench --dir /tmp/wh --keep     # keep the warehouse for inspection
+//	go run ./cmd/compactbench --keep                   # keep the temporary warehouse for inspection
+//	go run ./cmd/compactbench --store /tmp/wh          # a given warehouse, directory or URL (--dir is an alias)
 //
 // The data are the 3,000,000 flights of testdata/flights/flights-3m.parquet
 // (package internal/flights), found from the working directory as cmd/rtbench

@@ -10,7 +10,8 @@ import (
 
 // report is everything a run measured; --json writes it as it is.
 type report struct {
-	// Store is "local" or "minio", Warehouse its URL without the query,
+	// Store is the warehouse's benchstore kind ("local", "minio", or the
+	// scheme of a --store URL such as "s3"), Warehouse its URL without the query,
 	// Data the flights file; the rest describes the machine and the start
 	// time (UTC, RFC 3339).
 	Store      string `json:"store"`

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paimon-go/paimon/internal/benchstore"
 	"github.com/paimon-go/paimon/internal/flights"
 )
 
@@ -40,10 +41,9 @@ type config struct {
 	// realtime routes writes through the real-time layer and runs the
 	// freshness querier.
 	realtime bool
-	// store is the warehouse URL ("" = a fresh temporary local directory).
-	store string
-	// minio starts a MinIO server on loopback and uses a fresh bucket on it.
-	minio bool
+	// warehouse selects the warehouse: --store (alias --dir), --minio and
+	// --keep.
+	warehouse benchstore.Flags
 	// buckets is the bucket count of the primary-key tables.
 	buckets int
 	// snapshots, when > 0, commits every batch until this snapshot id.
@@ -59,8 +59,6 @@ type config struct {
 	jsonPath, detailPath, plotPath string
 	// cpuProfile is the optional CPU profile file of the runs.
 	cpuProfile string
-	// keep keeps the temporary warehouse.
-	keep bool
 	// progress shows the progress bar (when stderr is a terminal).
 	progress bool
 	// appOffsets supplies application offsets (each row's position in the
@@ -88,9 +86,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.commitInterval, "commit-interval", 100*time.Millisecond, "commit every interval, from a goroutine of its own while writes go on (runs of at most 500,000 rows commit about 20 times, every few batches, unless a cadence is given)")
 	fs.IntVar(&c.commitEvery, "commit-every", 0, "commit after every N batches, in the writer's goroutine, instead of every --commit-interval")
 	fs.BoolVar(&c.realtime, "realtime", realtimeAvailable, "write through the real-time layer and measure freshness with a concurrent querier")
-	fs.StringVar(&c.store, "store", "", "warehouse URL: file:///dir, mem://, s3://bucket/prefix?..., gs://bucket/prefix (default: a fresh temporary directory)")
+	c.warehouse.Register(fs)
 	fs.BoolVar(&c.appOffsets, "app-offsets", false, "with --realtime: give every row its position in the stream as its offset (the exactly-once replay pattern) instead of framework-assigned offsets")
-	fs.BoolVar(&c.minio, "minio", false, "start a MinIO server on 127.0.0.1 (testenv) and use a fresh bucket on it")
 	fs.IntVar(&c.buckets, "buckets", 2, "bucket count of the primary-key tables")
 	fs.Int64Var(&c.snapshots, "snapshots", 0, "scaling run: commit every batch until snapshot N; reports commit p50 at the start and at the end")
 	fs.IntVar(&c.floorSamples, "floor-samples", 0, "requests of each kind for the store floor (default 200 local, 100 remote)")
@@ -100,7 +97,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.detailPath, "detail", "", "write every measure of the summary as JSON to this file (keys may grow; --json's are fixed)")
 	fs.StringVar(&c.plotPath, "plot", "", "draw latency CDFs and commit latency over time to this .svg or .png file")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the workload runs to this file (go tool pprof)")
-	fs.BoolVar(&c.keep, "keep", false, "keep the temporary warehouse and print its location")
 	fs.BoolVar(&c.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `rtbench: commit latency, freshness, ingest and read speed of paimon-go on real flight data.
@@ -162,12 +158,13 @@ Flags:
 		return nil, fmt.Errorf("%w: --floor-samples must not be negative", errUsage)
 	case c.queryInterval <= 0:
 		return nil, fmt.Errorf("%w: --query-interval must be positive", errUsage)
-	case c.minio && c.store != "":
-		return nil, fmt.Errorf("%w: --minio and --store exclude each other", errUsage)
 	case c.appOffsets && !c.realtime:
 		return nil, fmt.Errorf("%w: --app-offsets needs --realtime", errUsage)
 	case c.realtime && !realtimeAvailable:
 		return nil, fmt.Errorf("%w: --realtime: this build has no real-time layer yet", errUsage)
+	}
+	if err := c.warehouse.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if set["commit-every"] && set["commit-interval"] {
 		return nil, fmt.Errorf("%w: --commit-every and --commit-interval exclude each other", errUsage)

@@ -34,14 +34,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/paimon-go/paimon/catalog"
-	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/internal/benchstore"
 )
 
 func main() {
@@ -87,35 +85,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // bench opens the store, measures its floor, runs the workloads and writes
 // the outputs.
 func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) ([]*result, error) {
-	st, err := openStore(ctx, cfg)
+	wh, err := benchstore.Open(ctx, "rtbench", cfg.warehouse, database)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rtbench: %w", err)
 	}
-	defer func() {
-		st.close(cfg.keep)
-		if cfg.keep && st.temp != "" {
-			fmt.Fprintf(stderr, "rtbench: warehouse kept at %s\n", st.temp)
-		}
-	}()
-	wh, err := fileio.Open(ctx, st.url)
-	if err != nil {
-		return nil, fmt.Errorf("rtbench: open store: %w", err)
-	}
-	defer wh.Close()
-	cat := catalog.New(wh)
-	if err := cat.CreateDatabase(ctx, database, true); err != nil {
-		return nil, fmt.Errorf("rtbench: create database: %w", err)
-	}
+	defer wh.Close(stderr)
 
 	samples := cfg.floorSamples
 	if samples == 0 {
 		samples = 200
-		if st.temp == "" && !isLocalURL(st.url) {
+		if !wh.Local() {
 			samples = 100
 		}
 	}
-	fmt.Fprintf(stderr, "rtbench: store %s: measuring the floor (%d PUT, GET, LIST)\n", redactURL(st.url), samples)
-	fl, err := measureFloor(ctx, wh, samples)
+	fmt.Fprintf(stderr, "rtbench: store %s: measuring the floor (%d PUT, GET, LIST)\n", wh.Redacted(), samples)
+	fl, err := measureFloor(ctx, wh.FileIO, samples)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +117,7 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) ([]*resul
 	defer data.Release()
 	fmt.Fprintf(stderr, "rtbench: loaded %s flights from %s in %v\n", thousands(data.rows), cfg.data, time.Since(t0).Round(time.Millisecond))
 
-	e := &env{cfg: cfg, whURL: st.url, cat: cat, fl: data, floor: fl, progress: progressFactory(cfg, stderr)}
+	e := &env{cfg: cfg, store: wh.Redacted(), cat: wh.Catalog, fl: data, floor: fl, progress: progressFactory(cfg, stderr)}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {
@@ -182,11 +166,6 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// isLocalURL reports whether the warehouse is in memory or on local disk.
-func isLocalURL(u string) bool {
-	return strings.HasPrefix(u, "mem://") || strings.HasPrefix(u, "file://") || !strings.Contains(u, "://")
 }
 
 // progressFactory returns the progress bar constructor: a bar on stderr

@@ -298,6 +298,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"--rows", "0"}, "--rows must be positive"},
 		{[]string{"--commit-every", "2", "--commit-interval", "1s"}, "exclude each other"},
 		{[]string{"--minio", "--store", "mem://"}, "exclude each other"},
+		{[]string{"--minio", "--dir", "/tmp/x"}, "--minio and --dir exclude each other"},
 		{[]string{"--plot", "x.jpg"}, ".svg or .png"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"--realtime=false", "--app-offsets"}, "--app-offsets needs --realtime"},

@@ -65,8 +65,9 @@ type result struct {
 
 // env is what the runs of one rtbench invocation share.
 type env struct {
-	cfg      *config
-	whURL    string
+	cfg *config
+	// store is the warehouse URL without its query, for display.
+	store    string
 	cat      *catalog.Catalog
 	fl       *dataset
 	floor    *floor
@@ -179,7 +180,7 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 	defer sk.Close()
 
 	res := &result{
-		workload: w.name, store: redactURL(e.whURL), realtime: e.cfg.realtime, mode: e.cfg.commitMode(),
+		workload: w.name, store: e.store, realtime: e.cfg.realtime, mode: e.cfg.commitMode(),
 		rows: st.rows, batches: len(st.batches), floor: e.floor,
 	}
 	r := &runner{cfg: e.cfg, sink: sk, st: st, res: res, writtenAt: make([]time.Duration, len(st.batches))}
@@ -551,13 +552,4 @@ func monthOf(micros int64) string {
 
 func addStats(a, b fileio.Stats) fileio.Stats {
 	return fileio.Stats{Get: a.Get + b.Get, Put: a.Put + b.Put, List: a.List + b.List, Delete: a.Delete + b.Delete, Head: a.Head + b.Head}
-}
-
-// redactURL drops the query of a store URL (endpoints, never credentials,
-// but long) for display.
-func redactURL(u string) string {
-	if i := strings.IndexByte(u, '?'); i >= 0 {
-		return u[:i]
-	}
-	return u
 }
