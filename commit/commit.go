@@ -399,6 +399,11 @@ func (c *Committer) Close() error {
 // Idempotency (TableCommitImpl.filterCommitted): unless identifier is
 // BatchIdentifier, if a snapshot of this commit user with an identifier >=
 // identifier already exists, nothing is committed and its id is returned.
+// Snapshots committed with BatchIdentifier (batch jobs, dedicated
+// compactions such as compaction.Compact with its default identifier) are
+// never taken as progress of their user: a dedicated compaction run under a
+// streaming writer's commit user does not make that writer's later commits
+// look committed already.
 // Empty messages create no snapshot, and Commit returns 0, unless empty
 // commits are kept (commit.force-create-snapshot = true,
 // snapshot.ignore-empty-commit = false or WithIgnoreEmptyCommit(false)):
@@ -527,7 +532,7 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 			if id == latest {
 				c.seen = s
 			}
-			if s.CommitUser == c.commitUser {
+			if s.CommitUser == c.commitUser && s.CommitIdentifier != BatchIdentifier {
 				if s.CommitIdentifier > c.userLatest {
 					c.userLatest, c.userSnap = s.CommitIdentifier, s.ID
 				}
@@ -680,7 +685,7 @@ func (c *Committer) writeDelta(ctx context.Context, entries []manifest.Entry, ke
 func (c *Committer) noteOwn(id, identifier int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if identifier > c.userLatest {
+	if identifier > c.userLatest && identifier != BatchIdentifier {
 		c.userLatest, c.userSnap = identifier, id
 	}
 	c.scanned = max(c.scanned, id)

@@ -150,6 +150,30 @@ func TestIdempotentRetry(t *testing.T) {
 			t.Errorf("batch commit %d = %d, %v", i, id, err)
 		}
 	}
+	// ... and are not progress of their user: after the batch snapshots 4
+	// and 5 of "job", its next identifier commits, through this committer
+	// and through a fresh one (which scans the snapshots), and a retry of
+	// an identifier already committed is still a no-op.
+	if id, err := c3.Commit(ctx, 9, prepare(t, tbl, "job", []int64{20}, "g")); err != nil || id != 6 {
+		t.Errorf("identifier 9 after batch commits = %d, %v; want 6", id, err)
+	}
+	if _, err := c3.Commit(ctx, commit.BatchIdentifier, prepare(t, tbl, "job", []int64{21}, "h")); err != nil {
+		t.Fatal(err)
+	}
+	c4, _ := commit.New(tbl.FileIO, tbl.Schema, "job")
+	if id, err := c4.Commit(ctx, 9, prepare(t, tbl, "job", []int64{22}, "x")); err != nil || id != 6 {
+		t.Errorf("retry of identifier 9 by a new committer = %d, %v; want 6 (no-op)", id, err)
+	}
+	if id, err := c4.Commit(ctx, 10, prepare(t, tbl, "job", []int64{23}, "i")); err != nil || id != 8 {
+		t.Errorf("identifier 10 by a new committer after a batch commit = %d, %v; want 8", id, err)
+	}
+	want = []string{"1|a", "10|f", "11|f", "2|a", "20|g", "21|h", "23|i", "4|c", "6|e"}
+	got := tabletest.ReadRows(t, tbl.FileIO.URL())
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
 }
 
 func TestEmptyCommit(t *testing.T) {
