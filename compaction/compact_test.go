@@ -771,7 +771,9 @@ func TestAppendBucketed(t *testing.T) {
 // Outputs roll at target-file-size into files of disjoint key ranges on the
 // output level (the committer's LSM check would refuse overlaps).
 func TestRollingOutput(t *testing.T) {
-	tbl := newPKTable(t, map[string]string{"target-file-size": "8 kb"})
+	// 1,000 of these rows (the writer's smallest step between size checks)
+	// take about 7.8 KB of Parquet: every step passes the target.
+	tbl := newPKTable(t, map[string]string{"target-file-size": "4 kb"})
 	commitRows(t, tbl, nil, baseRows(3000)...)
 	commitRows(t, tbl, nil, upd(10, "x", nil), del(2999))
 	compact(t, tbl, true)

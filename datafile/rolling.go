@@ -117,8 +117,10 @@ func abortOut(out io.WriteCloser) {
 // opening one first if needed. While the rest of the batch fits below
 // target-file-size by the estimate it is written at once, otherwise in steps
 // of about the rows that still fit (at least 1000), checking the file size
-// after each and rolling to a new file once it reaches the target. rec is
-// not retained.
+// after each and rolling to a new file once it reaches the target. The
+// caller may Release rec once Write returns; the Parquet writer may keep a
+// reference to its (immutable) buffers until the file's first rows are
+// encoded.
 //
 // Errors: ErrSchema for key-value batches whose system columns have other
 // types; errors of creating or writing the file, naming it.
@@ -133,9 +135,13 @@ func (w *RollingWriter) Write(ctx context.Context, rec arrow.RecordBatch) error 
 			}
 		}
 		step := n - off
-		if est := w.cur.fw.EstimatedSize(); size > 0 && est+size*step/n > target {
-			// Write about as many rows as still fit, then check again.
-			step = max(min((target-est)*n/size, step), min(rollCheckRows, step))
+		// MaxEstimatedSize bounds EstimatedSize from above at no cost; only
+		// files that may reach the target pay for the exact estimate.
+		if size > 0 && w.cur.fw.MaxEstimatedSize()+size*step/n > target {
+			if est := w.cur.fw.EstimatedSize(); est+size*step/n > target {
+				// Write about as many rows as still fit, then check again.
+				step = max(min((target-est)*n/size, step), min(rollCheckRows, step))
+			}
 		}
 		end := off + step
 		part := rec
@@ -153,7 +159,7 @@ func (w *RollingWriter) Write(ctx context.Context, rec arrow.RecordBatch) error 
 			return fmt.Errorf("datafile: write %s: %w", w.cur.path, err)
 		}
 		off = end
-		if w.cur.fw.EstimatedSize() >= target {
+		if w.cur.fw.MaxEstimatedSize() >= target && w.cur.fw.EstimatedSize() >= target {
 			if err := w.closeFile(ctx); err != nil {
 				return err
 			}
@@ -304,6 +310,7 @@ func (w *RollingWriter) Flush(ctx context.Context) ([]manifest.DataFileMeta, err
 // error.
 func (w *RollingWriter) Abort(ctx context.Context) error {
 	if w.cur != nil {
+		w.cur.fw.Abort()
 		abortOut(w.cur.out)
 		w.cur = nil
 	}

@@ -45,6 +45,19 @@
 // returns row count, file size and per-column statistics as Go values
 // (format.ColumnStats) for SimpleStats.
 //
+// Dictionary encoding is decided per column as parquet-mr decides it for
+// Java Paimon (dictionary.go): the Writer holds back the file's first 20,000
+// rows (page.row.count.limit, the extent of parquet-mr's first page) and
+// writes a top-level primitive column PLAIN when its dictionary would not
+// be smaller than the plain values together with the encoded indices
+// (FallbackValuesWriter's isCompressionSatisfying) — columns of distinct
+// values such as _SEQUENCE_NUMBER — and never dictionary-encodes
+// FIXED_LEN_BYTE_ARRAY decimals under the default v1 writer version. The
+// decision reproduces which columns of the Java-written files in testdata
+// have a dictionary page. Row groups roll at parquet.block.size by an
+// estimate that learns the compression ratio from a probe encoding of up to
+// 32,768 rows, run only once a file may reach a size limit.
+//
 // # Errors
 //
 // All errors name the file and wrap the format package's sentinels

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/types"
@@ -42,6 +43,9 @@ const (
 	// default 1 MiB): past it a column falls back to plain encoding.
 	OptionDictionaryPageSize = "parquet.dictionary.page.size"
 	// OptionEnableDictionary ("parquet.enable.dictionary", default true).
+	// "parquet.enable.dictionary#<column path>" (path of dot-separated
+	// names, e.g. "_SEQUENCE_NUMBER" or "tags.list.element") sets it for one
+	// column, as Java's RowDataParquetBuilder reads it (ColumnConfigParser).
 	OptionEnableDictionary = "parquet.enable.dictionary"
 	// OptionWriterVersion ("parquet.writer.version"): PARQUET_1_0 (default,
 	// v1 data pages) or PARQUET_2_0 (v2 data pages).
@@ -63,6 +67,18 @@ type writerConfig struct {
 	dictSize  int64
 	dict      bool
 	pageV2    bool
+	// colDict holds the per-column dictionary settings
+	// (parquet.enable.dictionary#<path>), by column path.
+	colDict map[string]bool
+}
+
+// columnProps returns the per-column writer properties of cfg.
+func (cfg writerConfig) columnProps() []parquet.WriterProperty {
+	var out []parquet.WriterProperty
+	for path, on := range cfg.colDict {
+		out = append(out, parquet.WithDictionaryFor(path, on))
+	}
+	return out
 }
 
 func parseWriterOptions(opts map[string]string) (writerConfig, error) {
@@ -135,6 +151,20 @@ func parseWriterOptions(opts map[string]string) (writerConfig, error) {
 		}
 		cfg.dict = b
 	}
+	for k, v := range opts {
+		path, ok := strings.CutPrefix(k, OptionEnableDictionary+"#")
+		if !ok {
+			continue
+		}
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil || path == "" {
+			return cfg, bad(k, v)
+		}
+		if cfg.colDict == nil {
+			cfg.colDict = map[string]bool{}
+		}
+		cfg.colDict[path] = b
+	}
 	if v, ok := opts[OptionWriterVersion]; ok {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "parquet_1_0", "v1":
@@ -172,12 +202,24 @@ type Writer struct {
 	leaves    []int // leaf count per field
 	numLeaves int64
 
-	rows        int64
-	rgRaw       int64   // raw (plain-encoded) bytes written into the open row group
-	fieldRaw    []int64 // rgRaw per top-level field
-	ratio       float64 // file bytes per raw byte, from the probe; 0 before the first Write
-	probeN      int64   // rows the probe encoded
-	props       *parquet.WriterProperties
+	rows     int64
+	rgRaw    int64   // raw (plain-encoded) bytes written into the open row group
+	fieldRaw []int64 // rgRaw per top-level field
+	ratio    float64 // file bytes per raw byte, from the probe; 0 before it ran
+	// probeRec is the batch the probe will encode once the ratio is needed
+	// (retained; nil when none is pending) and probeN its rows: the largest
+	// batch written so far, cut at probeRows rows.
+	probeRec arrow.RecordBatch
+	probeN   int64
+	// head holds the file's first batches (retained, of the write schema)
+	// until firstPageRows rows decide the dictionary encodings (start);
+	// headRows counts their rows. fw is nil until then.
+	head        []arrow.RecordBatch
+	headRows    int64
+	deciding    bool             // start makes the first-page dictionary decision
+	sc          *pqschema.Schema // Parquet schema of out
+	mem         memory.Allocator
+	props       *parquet.WriterProperties // nil until start
 	arrProps    pqarrow.ArrowWriterProperties
 	rollPending bool
 	cols        []colCollector
@@ -217,12 +259,43 @@ func NewWriter(ctx context.Context, w io.Writer, fileName string, fields []types
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
+	arrProps := pqarrow.NewArrowWriterProperties(
+		pqarrow.WithAllocator(mem),
+		pqarrow.WithDeprecatedInt96Timestamps(true), // only nanosecond columns, i.e. TIMESTAMP(p > 6)
+	)
+	wr := &Writer{name: fileName, fields: fields, in: types.SchemaToArrow(fields), out: out, cw: &countingWriter{w: w},
+		cfg: cfg, cols: make([]colCollector, len(fields)), leaves: make([]int, len(fields)),
+		fieldRaw: make([]int64, len(fields)), mem: mem, arrProps: arrProps}
+	for i, f := range out.Fields() {
+		wr.leaves[i] = leafCount(f.Type)
+		wr.numLeaves += int64(wr.leaves[i])
+	}
+	wr.sc, err = pqarrow.ToParquet(out, wr.properties(nil), arrProps)
+	if err != nil {
+		return nil, fmt.Errorf("%w: parquet: %s: %v", format.ErrUnsupportedFormat, fileName, err)
+	}
+	wr.deciding = cfg.dict
+	for _, on := range cfg.colDict {
+		wr.deciding = wr.deciding || on
+	}
+	if !wr.deciding {
+		if err := wr.start(); err != nil {
+			return nil, fmt.Errorf("parquet: %s: %w", fileName, err)
+		}
+	}
+	return wr, nil
+}
+
+// properties returns the writer properties of the options, with the
+// per-column dictionary settings dict on top of the options' own.
+func (w *Writer) properties(dict map[string]bool) *parquet.WriterProperties {
+	cfg := w.cfg
 	pageVersion := parquet.DataPageV1
 	if cfg.pageV2 {
 		pageVersion = parquet.DataPageV2
 	}
-	props := parquet.NewWriterProperties(
-		parquet.WithAllocator(mem),
+	props := []parquet.WriterProperty{
+		parquet.WithAllocator(w.mem),
 		parquet.WithRootName("paimon_schema"),
 		parquet.WithCompression(cfg.codec),
 		parquet.WithCompressionLevel(cfg.level),
@@ -232,24 +305,61 @@ func NewWriter(ctx context.Context, w io.Writer, fileName string, fields []types
 		parquet.WithDataPageVersion(pageVersion),
 		parquet.WithStoreDecimalAsInteger(true),
 		parquet.WithStats(true),
-	)
-	arrProps := pqarrow.NewArrowWriterProperties(
-		pqarrow.WithAllocator(mem),
-		pqarrow.WithDeprecatedInt96Timestamps(true), // only nanosecond columns, i.e. TIMESTAMP(p > 6)
-	)
-	cw := &countingWriter{w: w}
-	fw, err := pqarrow.NewFileWriter(out, cw, props, arrProps)
+	}
+	props = append(props, cfg.columnProps()...)
+	for path, keep := range dict {
+		// The decision is parquet-mr's, made once: arrow-go's own cost
+		// check (on for uncompressed columns) must not undo a kept one.
+		props = append(props, parquet.WithDictionaryFor(path, keep), parquet.WithDictionaryCostFallbackFor(path, false))
+	}
+	return parquet.NewWriterProperties(props...)
+}
+
+// dictEnabled reports whether the options enable dictionary encoding for
+// the leaf column at path.
+func (w *Writer) dictEnabled(path string) bool {
+	if on, ok := w.cfg.colDict[path]; ok {
+		return on
+	}
+	return w.cfg.dict
+}
+
+// start opens arrow-go's file writer: with dictionary encoding decided from
+// the held-back first rows as parquet-mr decides it at the first page
+// (see dictionary.go), then writes those rows.
+func (w *Writer) start() error {
+	head := w.head
+	w.head, w.headRows = nil, 0
+	defer func() {
+		for _, r := range head {
+			r.Release()
+		}
+	}()
+	var dict map[string]bool
+	if w.deciding && len(head) > 0 {
+		dict = decideDictionary(w.sc, w.out, w.leaves, head, w.dictEnabled, w.cfg.dictSize, w.cfg.pageV2)
+	}
+	props := w.properties(dict)
+	fw, err := pqarrow.NewFileWriter(w.out, w.cw, props, w.arrProps)
 	if err != nil {
-		return nil, fmt.Errorf("%w: parquet: %s: %v", format.ErrUnsupportedFormat, fileName, err)
+		return fmt.Errorf("%w: %v", format.ErrUnsupportedFormat, err)
 	}
-	wr := &Writer{name: fileName, fields: fields, in: types.SchemaToArrow(fields), out: out, cw: cw, fw: fw,
-		cfg: cfg, cols: make([]colCollector, len(fields)), leaves: make([]int, len(fields)),
-		fieldRaw: make([]int64, len(fields)), props: props, arrProps: arrProps}
-	for i, f := range out.Fields() {
-		wr.leaves[i] = leafCount(f.Type)
-		wr.numLeaves += int64(wr.leaves[i])
+	w.fw, w.props = fw, props
+	for _, rec := range head {
+		if err := fw.WriteBuffered(rec); err != nil {
+			return err
+		}
 	}
-	return wr, nil
+	return nil
+}
+
+// written returns the bytes written to the file: before start, the 4-byte
+// magic arrow-go writes first.
+func (w *Writer) written() int64 {
+	if w.fw == nil && !w.closed {
+		return int64(len("PAR1"))
+	}
+	return w.cw.n
 }
 
 func leafCount(t arrow.DataType) int {
@@ -270,9 +380,11 @@ func leafCount(t arrow.DataType) int {
 
 // Write appends the rows of rec. rec's schema must equal
 // types.SchemaToArrow(fields) in names, types and nullability (metadata is
-// not compared); a NOT NULL field must have no nulls. Errors:
-// format.ErrSchemaMismatch for such mismatches; after any other error the
-// file is unusable.
+// not compared); a NOT NULL field must have no nulls. The Writer may keep
+// a reference to rec's buffers (Retain) until the file's first 20,000 rows
+// are encoded or it is closed; Arrow arrays are immutable, so the caller may
+// Release rec at once. Errors: format.ErrSchemaMismatch for such
+// mismatches; after any other error the file is unusable.
 func (w *Writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if w.closed {
 		return fmt.Errorf("parquet: %s: Write after Close", w.name)
@@ -311,11 +423,14 @@ func (w *Writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if w.probeN < probeRows && out.NumRows() > w.probeN {
 		// A larger batch than the last probe's gives a better prior (a
 		// tiny sample is dominated by its footer and dictionary pages).
-		if err := w.probe(out); err != nil {
-			return w.fail(err)
-		}
+		// It is encoded only when an estimate needs the ratio.
+		w.setProbe(out)
 	}
-	if err := w.fw.WriteBuffered(out); err != nil {
+	if w.fw == nil {
+		out.Retain()
+		w.head = append(w.head, out)
+		w.headRows += out.NumRows()
+	} else if err := w.fw.WriteBuffered(out); err != nil {
 		return w.fail(err)
 	}
 	w.rows += rec.NumRows()
@@ -324,8 +439,18 @@ func (w *Writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		w.fieldRaw[i] += n
 		w.rgRaw += n
 	}
-	if w.rowGroupEstimate() >= w.cfg.blockSize {
+	if w.fw == nil && w.headRows >= firstPageRows {
+		if err := w.start(); err != nil {
+			return w.fail(err)
+		}
+	}
+	// The bound is cheap and never below the estimate: the probe runs only
+	// for row groups that may be full.
+	if w.rowGroupBound() >= w.cfg.blockSize && w.rowGroupEstimate() >= w.cfg.blockSize {
 		w.rollPending = true
+	}
+	if w.failed != nil {
+		return w.failed
 	}
 	return nil
 }
@@ -420,19 +545,65 @@ func retype(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
 	return out
 }
 
-// probeRows is the most rows of the first batch encoded by probe.
+// probeRows is the most rows of a batch encoded by probe.
 const probeRows = 32768
 
-// probe encodes up to probeRows rows of rec (of the write schema) into a
+// setProbe makes rec (of the write schema; at most its first probeRows
+// rows) the batch the probe encodes, replacing the pending one. Arrow
+// arrays are immutable, so holding a reference is safe; it keeps at most
+// one batch of up to probeRows rows alive.
+func (w *Writer) setProbe(rec arrow.RecordBatch) {
+	w.releaseProbe()
+	n := min(rec.NumRows(), probeRows)
+	if n == rec.NumRows() {
+		rec.Retain()
+	} else {
+		rec = rec.NewSlice(0, n)
+	}
+	w.probeRec, w.probeN = rec, n
+}
+
+func (w *Writer) releaseProbe() {
+	if w.probeRec != nil {
+		w.probeRec.Release()
+		w.probeRec = nil
+	}
+}
+
+// resolveProbe runs the pending probe, if any, so that w.ratio is the ratio
+// of the largest batch written so far, exactly as if every larger batch had
+// been probed as it arrived. A failing probe fails the file (the next Write
+// or Close returns the error); the estimate then keeps the previous ratio.
+func (w *Writer) resolveProbe() {
+	if w.failed != nil {
+		return
+	}
+	if w.fw == nil {
+		// The probe encodes with the file's properties: decide them on
+		// the rows held back so far.
+		if err := w.start(); err != nil {
+			w.fail(err)
+			return
+		}
+	}
+	if w.probeRec == nil {
+		return
+	}
+	rec := w.probeRec
+	w.probeRec = nil
+	defer rec.Release()
+	if err := w.probe(rec); err != nil {
+		w.fail(err)
+	}
+}
+
+// probe encodes rec (of the write schema, at most probeRows rows) into a
 // scratch Parquet file with the file's properties and sets w.ratio to its
 // size per raw byte: the prior for the bytes still buffered in encoders
 // (the encoded buffered size pqarrow.FileWriter does not expose). It costs
-// encoding up to probeRows rows again, a few times per file at most.
+// encoding up to probeRows rows again, a few times per file at most, and
+// only for files whose estimate may reach a limit (see rowGroupBound).
 func (w *Writer) probe(rec arrow.RecordBatch) error {
-	if rec.NumRows() > probeRows {
-		rec = rec.NewSlice(0, probeRows)
-		defer rec.Release()
-	}
 	var raw int64
 	for _, c := range rec.Columns() {
 		raw += rawSize(c.Data())
@@ -451,7 +622,6 @@ func (w *Writer) probe(rec arrow.RecordBatch) error {
 	}
 	w.ratio = float64(cw.n) / float64(max(raw, 1))
 	w.ratio = min(max(w.ratio, 1e-3), 1)
-	w.probeN = rec.NumRows()
 	return nil
 }
 
@@ -542,7 +712,22 @@ func wholeSize(d arrow.ArrayData) int64 {
 // count as cut; the ratio is learned from them (cut compressed bytes over
 // their raw bytes) once any exist, from the probe of the first batch before.
 func (w *Writer) rowGroupEstimate() int64 {
-	cut := w.fw.RowGroupTotalCompressedBytes()
+	w.resolveProbe()
+	return w.rowGroupEstimateWith(w.ratio)
+}
+
+// rowGroupBound is an upper bound of rowGroupEstimate that needs no probe:
+// the estimate with the ratio's largest value, 1 (the probe's ratio is
+// clamped to at most 1, and the estimate grows with the ratio).
+func (w *Writer) rowGroupBound() int64 { return w.rowGroupEstimateWith(1) }
+
+// rowGroupEstimateWith is rowGroupEstimate with the given prior ratio
+// (0: none yet).
+func (w *Writer) rowGroupEstimateWith(prior float64) int64 {
+	var cut int64
+	if w.fw != nil {
+		cut = w.fw.RowGroupTotalCompressedBytes()
+	}
 	var flushed int64
 	for i, raw := range w.fieldRaw {
 		l := int64(w.leaves[i])
@@ -550,7 +735,7 @@ func (w *Writer) rowGroupEstimate() int64 {
 		flushed += per / w.cfg.pageSize * w.cfg.pageSize * l
 	}
 	flushed = min(flushed, w.rgRaw)
-	ratio := w.ratio
+	ratio := prior
 	if ratio == 0 {
 		ratio = 1
 	}
@@ -565,6 +750,10 @@ func (w *Writer) rowGroupEstimate() int64 {
 // group's estimate (compressed pages cut, encoder contents scaled to file
 // bytes; see rowGroupEstimate). Like Java's ParquetWriter.getDataSize it is
 // what the rolling writer compares with target-file-size.
+//
+// The first call after a larger batch than any before encodes up to 32,768
+// rows of it into a scratch file to learn the compression ratio; callers
+// that only compare with a limit should compare MaxEstimatedSize first.
 func (w *Writer) EstimatedSize() int64 {
 	if w.closed {
 		return w.cw.n
@@ -572,7 +761,39 @@ func (w *Writer) EstimatedSize() int64 {
 	if w.rollPending {
 		return w.cw.n + w.fw.RowGroupTotalCompressedBytes()
 	}
-	return w.cw.n + w.rowGroupEstimate()
+	est := w.rowGroupEstimate() // may start the file: written() after it
+	return w.written() + est
+}
+
+// MaxEstimatedSize returns an upper bound of EstimatedSize that costs
+// no encoding: the same estimate with every raw byte still held in the
+// encoders counted as one file byte (plain-encoded size; Parquet's
+// compression ratio is at most 1 by the estimate's definition). When it is
+// below a limit, so is EstimatedSize, which then need not be computed.
+func (w *Writer) MaxEstimatedSize() int64 {
+	if w.closed {
+		return w.cw.n
+	}
+	if w.rollPending {
+		return w.cw.n + w.fw.RowGroupTotalCompressedBytes()
+	}
+	return w.written() + w.rowGroupBound()
+}
+
+// Abort gives up the file: it releases the batches the Writer still
+// references (the rows held back for the dictionary decision, the probe's
+// batch) without writing anything more. The Writer is unusable afterwards;
+// the caller discards what was written to the underlying io.Writer.
+func (w *Writer) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.releaseProbe()
+	for _, r := range w.head {
+		r.Release()
+	}
+	w.head = nil
 }
 
 // RowCount returns the number of rows written so far.
@@ -588,7 +809,17 @@ func (w *Writer) Close(ctx context.Context) (format.WriteResult, error) {
 	if w.closed {
 		return format.WriteResult{}, fmt.Errorf("parquet: %s: Close called twice", w.name)
 	}
+	w.releaseProbe()
+	if w.failed == nil && w.fw == nil {
+		if err := w.start(); err != nil {
+			w.fail(err)
+		}
+	}
 	w.closed = true
+	for _, r := range w.head {
+		r.Release()
+	}
+	w.head = nil
 	if w.failed != nil {
 		return format.WriteResult{}, w.failed
 	}
