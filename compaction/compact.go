@@ -335,8 +335,13 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 	par := max(p.opts.Parallelism, 1)
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The first bucket that fails cancels the others; their cancellations
+	// are not reported, only the failure that caused them.
+	var firstMu sync.Mutex
+	var first error
 	names := deletionvector.NewNamer(uuid.NewString())
 	for i := range p.Tasks {
 		sem <- struct{}{}
@@ -360,6 +365,11 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 				}
 			}
 			if errs[i] != nil {
+				firstMu.Lock()
+				if first == nil {
+					first = errs[i]
+				}
+				firstMu.Unlock()
 				cancel()
 			}
 		}()
@@ -371,8 +381,13 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 			res.Written = append(res.Written, deletionvector.Path(f.FileName))
 		}
 	}
-	err := errors.Join(errs...)
-	if err == nil {
+	var err error
+	switch {
+	case parent.Err() != nil:
+		err = fmt.Errorf("compaction: interrupted: %w", parent.Err())
+	case first != nil:
+		err = first
+	default:
 		err = ctx.Err()
 	}
 	if err != nil {

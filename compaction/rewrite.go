@@ -319,7 +319,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, lk 
 		}
 		for b, merr := range m.Merge(ctx, runs) {
 			if merr != nil {
-				return nil, fmt.Errorf("compaction: merge bucket %s: %w", j.dir, merr)
+				return nil, merr
 			}
 			out := b
 			if !out.Schema().Equal(t.kvSchema) {
