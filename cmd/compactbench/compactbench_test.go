@@ -244,13 +244,19 @@ func TestSmallRun(t *testing.T) {
 		t.Errorf("memory table after compaction: %+v, want one level-5 file per bucket", la)
 	}
 	b := m.Bound
-	if b.Parallelism != 2 || b.MaxSortedRuns != 3 || b.NominalBytes != 2*(3*32<<20+32<<20) {
-		t.Errorf("bound %+v, want P 2, R 3, 256 MiB", b)
+	// C = 3 key copies + 2 system columns + 5 value columns; B and H from
+	// the Arrow width of the rows written.
+	const mi = int64(1 << 20)
+	rb := m.InputArrowBytes / m.Rows
+	wantBytes := 2 * (3*(32*mi+10*mi+4096*rb) + 32*mi + 10*mi + 10*12*mi + 20000*rb + 19*mi/2)
+	if b.Parallelism != 2 || b.MaxSortedRuns != 3 || b.Columns != 10 || b.RowBytes != rb || rb <= 0 ||
+		b.DataBytes != 2*(3*32*mi+32*mi) || b.Bytes != wantBytes {
+		t.Errorf("bound %+v, want P 2, R 3, C 10, data 256 MiB, total %d", b, wantBytes)
 	}
 	if m.Samples < 1 || m.Peak.HeapObjects <= 0 || m.Peak.GoTotal <= 0 {
 		t.Errorf("memory samples %d, peak %+v", m.Samples, m.Peak)
 	}
-	if !strings.Contains(stdout, "write amplification") || !strings.Contains(stdout, "P·(R·G + W)") {
+	if !strings.Contains(stdout, "write amplification") || !strings.Contains(stdout, "P·(R·(G + C·p + B) + W + C·p + D + H + Z)") {
 		t.Errorf("summary lacks the write amplification or the bound:\n%s", stdout)
 	}
 }

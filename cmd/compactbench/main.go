@@ -107,12 +107,16 @@
 // baseline, and the bound of the compaction package documentation (section
 // Memory) with this table's numbers (see type bound):
 //
-//	P · (R · G + W)
+//	P · (R · (G + C·p + B) + W + C·p + D + H + Z)
 //
 // with P the buckets rewritten at once (min(--parallelism, buckets with
 // files)), R the most sorted runs in one bucket (all merged at once), G =
-// 32 MiB the row group of level-0 files a run's reader holds and W = 32 MiB
-// the output row group the compaction's writer holds open. "Within bound"
+// 32 MiB the row group of level-0 files a run's reader holds, C·p a 1 MiB
+// page per column of the KeyValue layout per reader and for the writer, B a
+// run's decoded batch (4,096 rows), W = 32 MiB the output row group, D 12 MiB
+// of dictionary hash table per output column, H the 20,000 rows held for
+// the dictionary decision and Z the writer's zstd encoder; P · (R · G + W)
+// is reported too, as the part that holds data. "Within bound"
 // means the Go heap and VmHWM above the baseline both stayed below it. The
 // table is read once more after the compaction; the rows before and after
 // must equal the distinct keys written (exit status 1 otherwise).

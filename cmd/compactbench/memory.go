@@ -23,6 +23,7 @@ import (
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/internal/flights"
 	"github.com/paimon-go/paimon/writer"
 )
@@ -229,6 +230,9 @@ type memResult struct {
 	VmHWM              int64 `json:"vm_hwm"`
 	VmHWMAboveBaseline int64 `json:"vm_hwm_above_baseline"`
 	HWMReset           bool  `json:"hwm_reset"`
+	// InputArrowBytes are the Arrow buffer bytes of the rows written (for
+	// the row width in the bound).
+	InputArrowBytes int64 `json:"input_arrow_bytes"`
 	// AllocBytes is what the compaction allocated on the Go heap in total.
 	AllocBytes int64 `json:"alloc_bytes"`
 	// Bound is the bound derived from the code; WithinBound reports that
@@ -265,7 +269,7 @@ func runMemory(ctx context.Context, e *env) (*memResult, error) {
 	}
 	e.logf("memory: read %d rows before the compaction in %.0f ms; %d files, at most %d sorted runs per bucket",
 		r.ReadBefore.Rows, r.ReadBefore.MedianMS, r.ReadBefore.Layout.Files, r.ReadBefore.Layout.MaxSortedRunsPerBucket)
-	if r.Bound, err = boundOf(tbl, r.ReadBefore.Layout, cfg.parallelism); err != nil {
+	if r.Bound, err = boundOf(tbl, r.ReadBefore.Layout, cfg.parallelism, r.InputArrowBytes/max(r.Rows, 1)); err != nil {
 		return r, err
 	}
 
@@ -307,9 +311,9 @@ func runMemory(ctx context.Context, e *env) (*memResult, error) {
 		RSS:         r.Peak.RSS - r.Baseline.RSS,
 	}
 	r.VmHWMAboveBaseline = r.VmHWM - r.Baseline.RSS
-	r.WithinBound = r.PeakAboveBaseline.HeapObjects <= r.Bound.NominalBytes && r.VmHWMAboveBaseline <= r.Bound.NominalBytes
+	r.WithinBound = r.PeakAboveBaseline.HeapObjects <= r.Bound.Bytes && r.VmHWMAboveBaseline <= r.Bound.Bytes
 	e.logf("memory: full compaction in %.0f ms, peak heap %s (%s above baseline), peak RSS %s, bound %s",
-		r.FullCompactionMS, mib(r.Peak.HeapObjects), mib(r.PeakAboveBaseline.HeapObjects), mib(r.VmHWM), mib(r.Bound.NominalBytes))
+		r.FullCompactionMS, mib(r.Peak.HeapObjects), mib(r.PeakAboveBaseline.HeapObjects), mib(r.VmHWM), mib(r.Bound.Bytes))
 
 	if r.ReadAfter, err = timeReads(ctx, url, 1); err != nil {
 		return r, fmt.Errorf("read after full compaction: %w", err)
@@ -336,6 +340,9 @@ func writeMemoryTable(ctx context.Context, e *env, tbl *catalog.Table, r *memRes
 		return fmt.Errorf("flights data %s holds no rows", cfg.data)
 	}
 	r.Rows = rows
+	for _, b := range batches {
+		r.InputArrowBytes += datafile.RecordSize(b)
+	}
 	if r.DistinctKeys, err = distinctFlightKeys(batches); err != nil {
 		return err
 	}

@@ -164,17 +164,19 @@ func printReport(w io.Writer, r *report) {
 		b := m.Bound
 		fmt.Fprintf(w, "  bound: P = %d buckets at once (of %d with files), R = %d sorted runs per bucket at most\n",
 			b.Parallelism, b.BucketsWithFiles, b.MaxSortedRuns)
-		fmt.Fprintf(w, "    bound    P·(R·G + W) = %d·(%d·%s + %s) = %s   (G, W: level-0 and output row groups)\n",
-			b.Parallelism, b.MaxSortedRuns, mib(b.RowGroupBytes), mib(b.OutputRowGroupBytes), mib(b.NominalBytes))
+		fmt.Fprintf(w, "    bound    P·(R·(G + C·p + B) + W + C·p + D + H + Z) = %d·(%d·(%s + %d·%s + %s) + %s + %d·%s + %s + %s + %s) = %s\n",
+			b.Parallelism, b.MaxSortedRuns, mib(b.RowGroupBytes), b.Columns, mib(b.PageBytes), mib(b.BatchBytes),
+			mib(b.OutputRowGroupBytes), b.Columns, mib(b.PageBytes), mib(b.DictBytes), mib(b.HeldBytes), mib(b.ZstdBytes), mib(b.Bytes))
+		fmt.Fprintf(w, "             (compaction/doc.go, Memory; of it data P·(R·G + W) = %s, G and W the level-0 and output row groups)\n", mib(b.DataBytes))
 		fmt.Fprintf(w, "    inputs   largest file %s, largest bucket %s (row groups read are at most file-sized)\n",
 			mib(b.MaxFileBytes), mib(b.MaxBucketBytes))
 		fmt.Fprintf(w, "    measured above baseline: Go heap %s (%.2f× bound), live heap %s (%.2f×), VmHWM %s (%.2f×); within bound %v\n",
-			mib(m.PeakAboveBaseline.HeapObjects), ratio(m.PeakAboveBaseline.HeapObjects, b.NominalBytes),
-			mib(m.PeakAboveBaseline.HeapLive), ratio(m.PeakAboveBaseline.HeapLive, b.NominalBytes),
-			mib(m.VmHWMAboveBaseline), ratio(m.VmHWMAboveBaseline, b.NominalBytes), m.WithinBound)
-		fmt.Fprintf(w, "    per bucket slot (÷P): Go heap %s, live heap %s, vs R·G + W = %s\n",
+			mib(m.PeakAboveBaseline.HeapObjects), ratio(m.PeakAboveBaseline.HeapObjects, b.Bytes),
+			mib(m.PeakAboveBaseline.HeapLive), ratio(m.PeakAboveBaseline.HeapLive, b.Bytes),
+			mib(m.VmHWMAboveBaseline), ratio(m.VmHWMAboveBaseline, b.Bytes), m.WithinBound)
+		fmt.Fprintf(w, "    per bucket slot (÷P): Go heap %s, live heap %s, vs bound ÷ P = %s\n",
 			mib(m.PeakAboveBaseline.HeapObjects/int64(b.Parallelism)), mib(m.PeakAboveBaseline.HeapLive/int64(b.Parallelism)),
-			mib(b.NominalBytes/int64(b.Parallelism)))
+			mib(b.Bytes/int64(b.Parallelism)))
 		printRead(w, "read after", m.ReadAfter)
 		if m.ReadAfter != nil {
 			fmt.Fprintf(w, "  rows match          %v\n", m.RowsMatch)
