@@ -222,14 +222,14 @@ func (c *Catalog) AlterTable(ctx context.Context, id Identifier, changes ...Sche
 	checkedSnapshots := false
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("catalog: alter table %s: %w", id, err)
+			return nil, wrapOp("alter table "+id.String(), err)
 		}
 		old, err := sm.Latest(ctx)
 		if err != nil {
 			if errors.Is(err, fileio.ErrNotExist) {
 				return nil, fmt.Errorf("%w: %s", ErrTableNotExist, id)
 			}
-			return nil, fmt.Errorf("catalog: alter table %s: %w", id, err)
+			return nil, wrapOp("alter table "+id.String(), err)
 		}
 		if !checkedSnapshots {
 			// Java evaluates hasSnapshots lazily, once per commitChanges.
@@ -238,20 +238,20 @@ func (c *Catalog) AlterTable(ctx context.Context, id Identifier, changes ...Sche
 			case err == nil:
 				hasSnapshots = true
 			case !errors.Is(err, snapshot.ErrNotFound):
-				return nil, fmt.Errorf("catalog: alter table %s: %w", id, err)
+				return nil, wrapOp("alter table "+id.String(), err)
 			}
 			checkedSnapshots = true
 		}
 		ns, err := ApplyChanges(old, hasSnapshots, c.now().UnixMilli(), changes...)
 		if err != nil {
-			return nil, fmt.Errorf("catalog: alter table %s: %w", id, err)
+			return nil, wrapOp("alter table "+id.String(), err)
 		}
 		err = sm.Commit(ctx, ns)
 		if errors.Is(err, fileio.ErrExist) {
 			continue // lost the race for schema-(N+1): rebase on the new latest
 		}
 		if err != nil {
-			return nil, fmt.Errorf("catalog: alter table %s: %w", id, err)
+			return nil, wrapOp("alter table "+id.String(), err)
 		}
 		return ns, nil
 	}
@@ -276,7 +276,7 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 	boolOpt := func(key string, def bool) (bool, error) {
 		v, err := oldOpts.Bool(key, def)
 		if err != nil {
-			return false, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+			return false, invalidSchema("", err)
 		}
 		return v, nil
 	}
@@ -418,7 +418,7 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 					ErrUnsupportedChange, ch.Name, KeyDisableNullToNotNull)
 			}
 			if err := target.Validate(); err != nil {
-				return nil, fmt.Errorf("%w: column %q: %w", ErrInvalidSchema, ch.Name, err)
+				return nil, invalidSchema(fmt.Sprintf("column %q", ch.Name), err)
 			}
 			if f.Type.Kind == types.KindBlob || target.Kind == types.KindBlob {
 				return nil, fmt.Errorf("%w: cannot change column type involving BLOB: %q %s -> %s", ErrUnsupportedChange, ch.Name, f.Type, target)
@@ -470,7 +470,7 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 	ns.Comment = n.Comment
 	ns.TimeMillis = timeMillis
 	if err := ns.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+		return nil, invalidSchema("", err)
 	}
 	if err := validateTable(&ns); err != nil {
 		return nil, err
@@ -532,13 +532,13 @@ func checkAlterOption(opts schema.Options, key, oldValue string, had bool, newVa
 		if had {
 			b, err := opts.Bucket()
 			if err != nil {
-				return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+				return invalidSchema("", err)
 			}
 			oldBucket = b
 		}
 		newBucket, err := schema.Options{key: newValue}.Bucket()
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+			return invalidSchema("", err)
 		}
 		if oldBucket == -1 {
 			return fmt.Errorf("%w: cannot change bucket when it is -1", ErrUnsupportedChange)

@@ -377,12 +377,12 @@ func (c *Catalog) GetTable(ctx context.Context, id Identifier) (*Table, error) {
 		}
 		if errors.Is(err, schema.ErrInvalidOption) {
 			// Decoding already refused an option (the bucket count).
-			return nil, fmt.Errorf("%w: table %s: %w", ErrInvalidSchema, id, err)
+			return nil, invalidSchema("table "+id.String(), err)
 		}
 		return nil, fmt.Errorf("catalog: table %s: %w", id, err)
 	}
 	if err := ValidateOptions(ts); err != nil {
-		return nil, fmt.Errorf("catalog: table %s (schema %d): %w", id, ts.ID, err)
+		return nil, invalidSchema(fmt.Sprintf("table %s (schema %d)", id, ts.ID), err)
 	}
 	return &Table{Identifier: id, FileIO: fio, Schema: ts}, nil
 }
@@ -439,7 +439,7 @@ func (c *Catalog) CreateTable(ctx context.Context, id Identifier, s Schema, igno
 	}
 	ts, err := NewTableSchema(s, c.now().UnixMilli())
 	if err != nil {
-		return fmt.Errorf("catalog: create table %s: %w", id, err)
+		return wrapOp("create table "+id.String(), err)
 	}
 	err = schema.NewManager(c.wh, TablePath(id)).Commit(ctx, ts)
 	if errors.Is(err, fileio.ErrExist) {
@@ -449,7 +449,7 @@ func (c *Catalog) CreateTable(ctx context.Context, id Identifier, s Schema, igno
 		return fmt.Errorf("%w: %s: %w", ErrTableExist, id, err)
 	}
 	if err != nil {
-		return fmt.Errorf("catalog: create table %s: %w", id, err)
+		return wrapOp("create table "+id.String(), err)
 	}
 	return nil
 }

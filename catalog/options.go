@@ -18,7 +18,9 @@ import (
 // target-file-row-num at least 1) or that the reading code needs
 // (num-sorted-run.compaction-trigger and full-compaction.delta-commits at
 // least 1, num-levels at least 2, compaction.max-size-amplification-percent
-// not negative, realtime.read-view-ttl positive).
+// not negative, realtime.read-view-ttl positive). snapshot.expire.limit has
+// no range, as in Java: below 1 it makes expiration expire nothing
+// (ExpireSnapshotsImpl.expire stops at earliest + limit).
 //
 // Option keys it does not know and well-formed values of features paimon-go
 // does not implement (changelog-producer = lookup, lookup-compact = gentle,
@@ -32,7 +34,7 @@ import (
 // option and its value.
 func ValidateOptions(ts *schema.TableSchema) error {
 	if err := checkOptions(ts); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+		return invalidSchema("", err)
 	}
 	return nil
 }

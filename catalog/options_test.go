@@ -167,3 +167,47 @@ func setOptions(opts map[string]string) []SchemaChange {
 	}
 	return out
 }
+
+// TestInvalidSchemaErrorText: the errors of NewTableSchema, CreateTable,
+// GetTable and AlterTable for a malformed option name each sentinel once
+// ("catalog: invalid table schema", "invalid table option") and still match
+// ErrInvalidSchema and schema.ErrInvalidOption.
+func TestInvalidSchemaErrorText(t *testing.T) {
+	ctx := context.Background()
+	c, f := memCatalog(t)
+	if err := c.CreateDatabase(ctx, "db", false); err != nil {
+		t.Fatal(err)
+	}
+	fields := []types.DataField{{Name: "id", Type: types.BigInt()}}
+	bad := Schema{Fields: fields, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "abc"}}
+	id := NewIdentifier("db", "o2")
+	_, errNew := NewTableSchema(bad, 0)
+	errCreate := c.CreateTable(ctx, id, bad, false)
+	if err := c.CreateTable(ctx, id, Schema{Fields: fields, PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": "1"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	writeSchemaWithOptions(t, f, TablePath(id), 1, map[string]string{"write-buffer-size": "lots"})
+	_, errGet := c.GetTable(ctx, id)
+	_, errAlter := c.AlterTable(ctx, id, SetOption{Key: "write-buffer-size", Value: "64 mb"}, SetOption{Key: "target-file-row-num", Value: "0"})
+	for _, tc := range []struct {
+		what string
+		err  error
+		want string
+	}{
+		{"NewTableSchema", errNew, `catalog: invalid table schema: invalid table option: bucket="abc": not a 32-bit integer`},
+		{"CreateTable", errCreate, `catalog: create table db.o2: invalid table schema: invalid table option: bucket="abc": not a 32-bit integer`},
+		{"GetTable", errGet, `catalog: invalid table schema: table db.o2 (schema 1): invalid table option: write-buffer-size="lots": memory size "lots" does not start with a number`},
+		{"AlterTable", errAlter, `catalog: alter table db.o2: invalid table schema: invalid table option: target-file-row-num=0 must be at least 1`},
+	} {
+		if tc.err == nil || tc.err.Error() != tc.want || !errors.Is(tc.err, ErrInvalidSchema) || !errors.Is(tc.err, schema.ErrInvalidOption) {
+			t.Errorf("%s: %v\nwant %s (matching ErrInvalidSchema and schema.ErrInvalidOption)", tc.what, tc.err, tc.want)
+		}
+	}
+	// Fixing the malformed option makes the table open again.
+	if _, err := c.AlterTable(ctx, id, SetOption{Key: "write-buffer-size", Value: "64 mb"}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err := c.GetTable(ctx, id); err != nil || tbl.Schema.ID != 2 || tbl.Schema.Options["write-buffer-size"] != "64 mb" {
+		t.Errorf("GetTable after the fix: %v", err)
+	}
+}

@@ -54,7 +54,7 @@ func NewTableSchema(s Schema, timeMillis int64) (*schema.TableSchema, error) {
 	}
 	ts, err := schema.New(n.Fields, false, n.PartitionKeys, n.PrimaryKeys, n.Options, n.Comment, timeMillis)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+		return nil, invalidSchema("", err)
 	}
 	if err := validateTable(ts); err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func normalize(s Schema) (Schema, error) {
 	}
 	pkNullable, err := schema.Options(opts).Bool(KeyPrimaryKeyNullable, false)
 	if err != nil {
-		return Schema{}, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+		return Schema{}, invalidSchema("", err)
 	}
 	fields := slices.Clone(s.Fields)
 	for i, f := range fields {
@@ -193,7 +193,7 @@ func validateCrossPartition(ts *schema.TableSchema) error {
 	}
 	n, err := ts.NumBuckets()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+		return invalidSchema("", err)
 	}
 	if n != -1 {
 		return fmt.Errorf("%w: primary key %v does not include all partition fields %v; that needs dynamic buckets (bucket = -1), not bucket = %d",
@@ -265,7 +265,7 @@ func duplicates(names []string) []string {
 func validateBucket(ts *schema.TableSchema) error {
 	bucket, err := ts.NumBuckets()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidSchema, err)
+		return invalidSchema("", err)
 	}
 	switch {
 	case bucket == -1:

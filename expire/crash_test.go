@@ -119,7 +119,7 @@ func TestExpireInterrupted(t *testing.T) {
 	ctx := context.Background()
 	tbl, rows := crashHistory(t)
 	dir := localDir(t, tbl.FileIO)
-	opts := expire.Options{RetainMin: 2, OlderThan: time.Now(), Parallelism: 1}
+	opts := expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second), Parallelism: 1}
 
 	refFIO, refTS := copyDir(t, dir)
 	ref, err := expire.Expire(ctx, refFIO, refTS, opts)
@@ -285,7 +285,7 @@ func TestExpireNeverListsBrokenSnapshot(t *testing.T) {
 			delete(model, "tag "+name)
 		default:
 			minR := 1 + rng.IntN(3)
-			if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: minR, RetainMax: minR + rng.IntN(3), OlderThan: time.Now()}); err != nil {
+			if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: minR, RetainMax: minR + rng.IntN(3), OlderThan: time.Now().Add(time.Second)}); err != nil {
 				t.Fatal(err)
 			}
 			expirations++
@@ -375,7 +375,7 @@ func TestExpireDuringCommits(t *testing.T) {
 			running = false
 		default:
 		}
-		if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now()}); err != nil {
+		if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -47,7 +47,9 @@ type Options struct {
 	// its successor was committed before it. Zero means now −
 	// snapshot.time-retained.
 	OlderThan time.Time
-	// MaxDeletes overrides snapshot.expire.limit when > 0.
+	// MaxDeletes overrides snapshot.expire.limit when > 0. A table limit
+	// below 1 expires nothing, as in Java (ExpireSnapshotsImpl.expire stops
+	// at earliest + limit).
 	MaxDeletes int
 	// DryRun computes the result without deleting or writing anything.
 	DryRun bool
@@ -142,8 +144,6 @@ func resolve(ts *schema.TableSchema, o Options) (config, error) {
 		return c, fmt.Errorf("%w: snapshot.num-retained.min %d, must be at least 1", ErrInvalidArgument, c.retainMin)
 	case c.retainMax < c.retainMin:
 		return c, fmt.Errorf("%w: retainMax (%d) must not be less than retainMin (%d)", ErrInvalidArgument, c.retainMax, c.retainMin)
-	case c.maxDeletes < 1:
-		return c, fmt.Errorf("%w: snapshot.expire.limit %d, must be at least 1", ErrInvalidArgument, c.maxDeletes)
 	}
 	return c, nil
 }

@@ -75,7 +75,7 @@ func TestExpireDeletesOnlyUnreferencedFiles(t *testing.T) {
 	h := layout(t, fio)
 	before := files(t, fio)
 
-	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now()})
+	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestExpireDeletesOnlyUnreferencedFiles(t *testing.T) {
 	equal(t, "latest", read(t, fio), []string{"3|c", "4|d"})
 
 	// Nothing more to do: a second run changes nothing.
-	res, err = expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now()})
+	res, err = expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second)})
 	if err != nil || len(res.Expired) != 0 || len(res.Deleted) != 0 || res.Earliest != 3 {
 		t.Errorf("second run: %+v, %v", res, err)
 	}
@@ -106,7 +106,7 @@ func TestExpireDryRun(t *testing.T) {
 	ctx := context.Background()
 	tbl := history(t)
 	before := files(t, tbl.FileIO)
-	opts := expire.Options{RetainMin: 2, OlderThan: time.Now(), DryRun: true}
+	opts := expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second), DryRun: true}
 	dry, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +246,7 @@ func TestExpireTagProtectsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := files(t, fio)
-	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now()})
+	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestExpireJavaFixture(t *testing.T) {
 	ctx := context.Background()
 	fio, ts := open(t, fixture.Copy(t, "pk_table_scan_and_read_dv_parquet"))
 	before := files(t, fio)
-	res, err := expire.Expire(ctx, fio, ts, expire.Options{RetainMin: 3, OlderThan: time.Now()})
+	res, err := expire.Expire(ctx, fio, ts, expire.Options{RetainMin: 3, OlderThan: time.Now().Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestExpireJavaFixtureWithTag(t *testing.T) {
 	const table = "pk_table_scan_and_read_dv_orc"
 	fio, ts := open(t, fixture.Copy(t, table))
 	before := files(t, fio)
-	res, err := expire.Expire(ctx, fio, ts, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now()})
+	res, err := expire.Expire(ctx, fio, ts, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestReaderOfExpiredSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now()}); err != nil {
+	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	rows := 0
@@ -400,7 +400,7 @@ func TestExpireAbortsOnUnreadableMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := files(t, fio)
-	_, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now()})
+	_, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second)})
 	if !errors.Is(err, manifest.ErrCorrupt) {
 		t.Fatalf("err %v, want manifest.ErrCorrupt", err)
 	}

@@ -27,7 +27,7 @@ func TestScenario09SharedOffsetFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now()})
+	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}

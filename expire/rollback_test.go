@@ -105,7 +105,7 @@ func TestRollbackToExpiredTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now()}); err != nil {
+	if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	s4 := getSnap(t, fio, 4)
@@ -195,7 +195,7 @@ func TestRollbackRealtime(t *testing.T) {
 func TestRollbackErrors(t *testing.T) {
 	ctx := context.Background()
 	tbl := history(t)
-	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now()}); err != nil {
+	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	before := files(t, tbl.FileIO)

@@ -423,7 +423,7 @@ func TestScenario08OffsetFileLifecycle(t *testing.T) {
 	equal(t, "cleaned", res.Deleted, []string{"metadata/orphan.offsets"})
 	equal(t, "files", files(t, fio), without(before, "metadata/orphan.offsets"))
 
-	eres, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now()})
+	eres, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestCleanAfterInterruptedExpiration(t *testing.T) {
 	wantLatest := tabletest.ReadRows(t, fio.URL())
 	// Play an interrupted run: the EARLIEST hint, then a prefix of the
 	// deletions the run plans, up to and including the first manifest list.
-	plan, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now(), DryRun: true})
+	plan, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second), DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +485,7 @@ func TestCleanAfterInterruptedExpiration(t *testing.T) {
 	equal(t, "latest", tabletest.ReadRows(t, fio.URL()), wantLatest)
 	equal(t, "tag t1", tabletest.ReadRows(t, fio.URL(), reader.WithTag("t1")), []string{"0|value-0|a", "1|value-1|a", "2|value-2|a"})
 	// Expiration finishes afterwards.
-	if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now()}); err != nil {
+	if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	equal(t, "latest after expiration", tabletest.ReadRows(t, fio.URL()), wantLatest)

@@ -146,8 +146,9 @@ func TestRecordReaderAndProjection(t *testing.T) {
 	if len(got) != len(want) || got["Lucy"] != want["Lucy"] || got["Paul"] != want["Paul"] {
 		t.Fatalf("rows %v, want %v", got, want)
 	}
-	if _, err := tbl.NewScan(reader.WithColumns("nope")).Plan(ctx); !errors.Is(err, reader.ErrInvalidScan) {
-		t.Fatalf("unknown column: err = %v, want ErrInvalidScan", err)
+	_, err = tbl.NewScan(reader.WithColumns("f0", "nope")).Plan(ctx)
+	if want := `reader: invalid scan: no column "nope" in the table (columns f0, f1, f2, f3)`; !errors.Is(err, reader.ErrInvalidScan) || err.Error() != want {
+		t.Fatalf("unknown column: err = %v, want ErrInvalidScan %q", err, want)
 	}
 }
 

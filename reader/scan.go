@@ -46,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -346,6 +347,11 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	pr := newPruner(t, ts, filter, s.cfg.bucket)
 	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg, sel: pr.sel}
 	if len(s.cfg.columns) > 0 {
+		for _, c := range s.cfg.columns {
+			if _, _, ok := types.FieldByName(ts.Fields, c); !ok {
+				return nil, fmt.Errorf("%w: no column %q in the table (columns %s)", ErrInvalidScan, c, strings.Join(ts.FieldNames(), ", "))
+			}
+		}
 		plan.Fields, err = ts.Project(s.cfg.columns)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidScan, err)

@@ -180,7 +180,7 @@ func TestCreateFromTagOfExpiredSnapshot(t *testing.T) {
 	if _, err := tag.Create(ctx, tbl.FileIO, tbl.Schema, "t1", 1, tag.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now()}); err != nil {
+	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	tg, err := tag.Create(ctx, tbl.FileIO, tbl.Schema, "again", 1, tag.CreateOptions{})
@@ -249,7 +249,7 @@ func TestDeleteTagOfExpiredRealtimeSnapshot(t *testing.T) {
 	if _, err := tag.Create(ctx, fio, tbl.Schema, "t1", 1, tag.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now()}); err != nil {
+	if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := fio.Exists(ctx, o1); !ok {

@@ -29,7 +29,7 @@ import (
 // last PrepareCommit and restores every writer from the latest snapshot,
 // then write those rows again. Messages returned by PrepareCommit before the
 // rollback that were not committed must not be committed any more.
-var ErrStale = errors.New("writer: write is stale (table changed under it); call Restore")
+var ErrStale = errors.New("writer: write is stale (the table changed under it): Restore drops the rows this Write has not committed, which must then be written again")
 
 // staleCheck returns cause, or ErrStale wrapping it when cause wraps
 // fileio.ErrNotExist and one of data (files of the bucket directory dir)

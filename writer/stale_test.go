@@ -90,6 +90,10 @@ func TestStaleAfterRollback(t *testing.T) {
 			if !errors.Is(err, writer.ErrStale) || !errors.Is(err, fileio.ErrNotExist) {
 				t.Fatalf("write after rollback: %v; want ErrStale wrapping fileio.ErrNotExist", err)
 			}
+			// The message tells what Restore costs: the uncommitted rows.
+			if want := "writer: write is stale (the table changed under it): Restore drops the rows this Write has not committed, which must then be written again: data file "; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("ErrStale text %q, want it to start with %q", err, want)
+			}
 			if err := w.Restore(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/rowfmt"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 )
 
@@ -23,8 +25,8 @@ func newSnapshotsCmd() *cobra.Command {
 		Use:   "snapshots URL",
 		Short: "List the snapshots of a table",
 		Args:  exactlyOneURL,
-		RunE: onTable(nil, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
-			snaps, err := t.Snapshots().List(ctx)
+		RunE: onMeta(func(ctx context.Context, cmd *cobra.Command, m *tableMeta, _ []string) error {
+			snaps, err := m.snapshots().List(ctx)
 			if err != nil {
 				return err
 			}
@@ -54,18 +56,35 @@ func newSchemaCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema URL",
 		Short: "Print a schema file of a table (the latest by default) as JSON",
-		Args:  exactlyOneURL,
-		RunE: onTable(nil, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
-			ts := t.Schema()
-			if id >= 0 {
-				var err error
-				if ts, err = t.Schemas().Get(ctx, id); err != nil {
+		Long: "Print a schema file of a table (the latest by default) as JSON. Its option values are not\n" +
+			"checked, so a schema whose options the other commands refuse can be inspected (and fixed with\n" +
+			"'paimon alter'); a file that does not decode at all (a malformed bucket count) is printed as stored.",
+		Args: exactlyOneURL,
+		RunE: onMeta(func(ctx context.Context, cmd *cobra.Command, m *tableMeta, _ []string) error {
+			sm := m.schemas()
+			if id < 0 {
+				ids, err := sm.List(ctx)
+				if err != nil {
 					return err
 				}
+				id = ids[len(ids)-1]
 			}
-			data, err := ts.Encode()
-			if err != nil {
+			var data []byte
+			ts, err := sm.Get(ctx, id)
+			switch {
+			case errors.Is(err, schema.ErrInvalidOption):
+				// Decoding refused an option (the bucket count): show
+				// the file as it is.
+				if data, err = m.branch.ReadFile(ctx, sm.Path(id)); err != nil {
+					return err
+				}
+				data = bytes.TrimRight(data, "\n")
+			case err != nil:
 				return err
+			default:
+				if data, err = ts.Encode(); err != nil {
+					return err
+				}
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(data))
 			return err
@@ -190,7 +209,7 @@ func (f *scanFlags) register(cmd *cobra.Command, rows bool) {
 		cmd.Flags().BoolVar(&f.allLevels, "all-levels", false, "merge level-0 files too on deletion-vector and first-row tables")
 		cmd.Flags().StringVar(&f.columns, "columns", "", "comma-separated columns to print (default: all)")
 	}
-	cmd.Flags().IntVar(&f.bucket, "bucket", -1, "read only this bucket of every partition")
+	cmd.Flags().IntVar(&f.bucket, "bucket", -1, "read only this bucket of every partition (0 to the table's bucket count - 1)")
 	cmd.Flags().StringVar(&f.where, "where", "", "filter, e.g. \"f1 = 10 AND f3 > 15\"")
 }
 
@@ -203,12 +222,40 @@ func (f *scanFlags) check(cmd *cobra.Command, _ []string) error {
 	if f.snapshotSet && f.tag != "" {
 		return usageError{fmt.Errorf("--snapshot and --tag both choose the snapshot; give one")}
 	}
+	if cmd.Flags().Changed("bucket") && f.bucket < 0 {
+		return usageError{fmt.Errorf("--bucket must be a bucket number >= 0, got %d", f.bucket)}
+	}
+	return nil
+}
+
+// checkBucket reports a --bucket that no file of the table can have, as a
+// usage error: on fixed-bucket tables 0 to bucket-1, on bucket-unaware
+// append tables (bucket = -1; every file is in bucket 0) only 0. Dynamic-
+// bucket (bucket = -1 with a primary key) and postpone-bucket (-2) tables
+// have no fixed range: any bucket number is accepted there.
+func checkBucket(ts *schema.TableSchema, bucket int) error {
+	n, err := ts.NumBuckets()
+	if err != nil {
+		return err
+	}
+	switch {
+	case n > 0 && bucket >= n:
+		return usageError{fmt.Errorf("--bucket %d: the table has %d buckets (0 to %d)", bucket, n, n-1)}
+	case n == -1 && len(ts.PrimaryKeys) == 0 && bucket != 0:
+		return usageError{fmt.Errorf("--bucket %d: the table is bucket-unaware (bucket = -1): all its files are in bucket 0", bucket)}
+	}
 	return nil
 }
 
 // open checks that the --snapshot id (checkSnapshotID) or the --tag
-// exists in t, and returns the scan options of the flags.
+// exists in t and that --bucket fits the table (checkBucket), and returns
+// the scan options of the flags.
 func (f *scanFlags) open(ctx context.Context, t *paimon.Table) ([]reader.Option, error) {
+	if f.bucket >= 0 {
+		if err := checkBucket(t.Schema(), f.bucket); err != nil {
+			return nil, err
+		}
+	}
 	if f.snapshotSet {
 		if err := checkSnapshotID(ctx, t.Snapshots(), f.snapshot); err != nil {
 			return nil, err

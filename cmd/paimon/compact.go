@@ -54,6 +54,9 @@ func newCompactCmd() *cobra.Command {
 					if !ok || k == "" {
 						return usageError{fmt.Errorf("--partition %q: want k=v[,k2=v2]", p)}
 					}
+					if _, dup := kv[k]; dup {
+						return usageError{fmt.Errorf("--partition %q: key %q given twice (repeat --partition to compact several partitions)", p, k)}
+					}
 					kv[k] = v
 				}
 				spec, err := commit.ParsePartitionSpec(t.Schema(), kv)

@@ -38,7 +38,7 @@ func (f *tableFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.columns, "column", nil, "column as name:TYPE, e.g. id:BIGINT or price:DECIMAL(10, 2) (repeatable)")
 	fl.StringVar(&f.primaryKey, "primary-key", "", "comma-separated primary key columns")
 	fl.StringVar(&f.partition, "partition", "", "comma-separated partition columns")
-	fl.StringVar(&f.bucket, "bucket", "", "number of buckets (option 'bucket'; -1 = unaware/dynamic)")
+	fl.StringVar(&f.bucket, "bucket", "", "number of buckets (option 'bucket'; -1 = unaware/dynamic); without --primary-key give --option bucket-key=COL too")
 	fl.StringArrayVar(&f.options, "option", nil, "table option as key=value (repeatable)")
 	fl.StringVar(&f.comment, "comment", "", "table comment")
 }
@@ -133,7 +133,21 @@ func (f *tableFlags) definition(derived []types.DataField) (catalog.Schema, erro
 	if f.comment != "" {
 		s.Comment = f.comment
 	}
-	return s, nil
+	return s, checkBucketKey(s)
+}
+
+// checkBucketKey reports, as a usage error wrapping catalog.ErrInvalidSchema,
+// a fixed bucket count without a primary key or a bucket key, which
+// catalog.CreateTable refuses (Java SchemaValidation.validateBucket: "You
+// should define a 'bucket-key' for bucketed append mode"), saying which
+// option to add. Malformed bucket values are left to the catalog.
+func checkBucketKey(s catalog.Schema) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s.Options[schema.KeyBucket]))
+	if err != nil || n <= 0 || len(s.PrimaryKeys) > 0 || s.Options[catalog.KeyPrimaryKey] != "" || s.Options[schema.KeyBucketKey] != "" {
+		return nil
+	}
+	return usageError{cliError{fmt.Sprintf("a table without a primary key needs a bucket key for bucket = %d: add --option bucket-key=COL[,COL2] "+
+		"(the columns whose hash picks a row's bucket), or give --primary-key", n), catalog.ErrInvalidSchema}}
 }
 
 func splitList(v string) []string {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,16 +12,59 @@ import (
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
 )
 
-// durationFlag parses a --older-than style value as Paimon durations are
-// written ("1 h", "30min", "2d"; package schema ParseDuration).
+// durationHelp is the syntax note of the duration flags' help.
+const durationHelp = "Paimon syntax (1d, 2 h, 30min, 500 ms) or Go syntax (1h30m, 1.5h)"
+
+// durationFlag parses the value of a duration flag (--older-than,
+// --time-retained): as Paimon writes durations first ("1 h", "30min", "2d";
+// schema.ParseDuration, Java TimeUtils.parseDuration), then as Go does
+// ("1h30m", "1.5h"; time.ParseDuration). Negative durations and values
+// neither accepts are usage errors.
 func durationFlag(name, text string) (time.Duration, error) {
 	d, err := schema.ParseDuration(text)
 	if err != nil {
-		return 0, usageError{fmt.Errorf("--%s: %w", name, err)}
+		var gerr error
+		if d, gerr = time.ParseDuration(strings.TrimSpace(text)); gerr != nil {
+			return 0, usageError{fmt.Errorf("--%s %q: not a duration; write it in %s", name, text, durationHelp)}
+		}
+	}
+	if d < 0 {
+		return 0, usageError{fmt.Errorf("--%s %q: must not be negative", name, text)}
 	}
 	return d, nil
+}
+
+// checkRetain checks --retain-min or --retain-max, when only one is given,
+// against the table's effective other option
+// (snapshot.num-retained.max / .min), whose conflict expire.Expire would
+// report as an internal argument error. Conflicts are usage errors.
+func checkRetain(ts *schema.TableSchema, minSet bool, retainMin int, maxSet bool, retainMax int) error {
+	switch {
+	case minSet && maxSet:
+		return nil // checked against each other before the table was opened
+	case maxSet:
+		tableMin, err := ts.Options.SnapshotNumRetainedMin()
+		if err != nil {
+			return err
+		}
+		if retainMax < tableMin {
+			return usageError{fmt.Errorf("--retain-max %d is below the table's %s (%d); give --retain-min too",
+				retainMax, schema.KeySnapshotNumRetainedMin, tableMin)}
+		}
+	case minSet:
+		tableMax, err := ts.Options.SnapshotNumRetainedMax()
+		if err != nil {
+			return err
+		}
+		if retainMin > tableMax {
+			return usageError{fmt.Errorf("--retain-min %d is above the table's %s (%d); give --retain-max too",
+				retainMin, schema.KeySnapshotNumRetainedMax, tableMax)}
+		}
+	}
+	return nil
 }
 
 func newExpireCmd() *cobra.Command {
@@ -28,6 +73,8 @@ func newExpireCmd() *cobra.Command {
 		retainMin, retainMax, mx int
 		dryRun                   bool
 		opts                     expire.Options
+		retainMinSet             bool
+		retainMaxSet             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "expire URL",
@@ -53,6 +100,7 @@ func newExpireCmd() *cobra.Command {
 			if fl.Changed("retain-min") && fl.Changed("retain-max") && retainMax < retainMin {
 				return usageError{fmt.Errorf("--retain-max (%d) must not be less than --retain-min (%d)", retainMax, retainMin)}
 			}
+			retainMinSet, retainMaxSet = fl.Changed("retain-min"), fl.Changed("retain-max")
 			opts = expire.Options{Branch: branchOf(cmd), RetainMin: retainMin, RetainMax: retainMax, MaxDeletes: mx, DryRun: dryRun}
 			if fl.Changed("older-than") {
 				d, err := durationFlag("older-than", olderThan)
@@ -63,8 +111,19 @@ func newExpireCmd() *cobra.Command {
 			}
 			return nil
 		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
-			res, err := expire.Expire(ctx, t.FileIO(), t.Schema(), opts)
+			if err := checkRetain(t.Schema(), retainMinSet, retainMin, retainMaxSet, retainMax); err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
+			// Java's ExpireSnapshotsImpl returns before any check when
+			// there is no snapshot.
+			if _, err := t.Snapshots().LatestID(ctx); errors.Is(err, snapshot.ErrNotFound) {
+				_, err = fmt.Fprintln(out, "no snapshot expired: the table has no snapshots")
+				return err
+			} else if err != nil {
+				return err
+			}
+			res, err := expire.Expire(ctx, t.FileIO(), t.Schema(), opts)
 			verb := "deleted"
 			if dryRun {
 				verb = "would delete"
@@ -91,7 +150,7 @@ func newExpireCmd() *cobra.Command {
 	f.IntVar(&retainMin, "retain-min", 0, "minimum number of snapshots to keep, at least 1 (default: snapshot.num-retained.min)")
 	f.IntVar(&retainMax, "retain-max", 0, "maximum number of snapshots to keep, at least 1 (default: snapshot.num-retained.max)")
 	f.IntVar(&mx, "max-deletes", 0, "maximum number of snapshots to expire, at least 1 (default: snapshot.expire.limit)")
-	f.StringVar(&olderThan, "older-than", "", "expire snapshots replaced longer ago than this, e.g. 1h (default: snapshot.time-retained)")
+	f.StringVar(&olderThan, "older-than", "", "expire snapshots replaced longer ago than this, in "+durationHelp+" (default: snapshot.time-retained)")
 	f.BoolVar(&dryRun, "dry-run", false, "print what would be deleted without deleting")
 	return cmd
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
 )
 
 // errImportSchema marks an input file whose columns do not match the table.
@@ -66,7 +67,10 @@ own columns define it. The table (schema-0) stays when a later row fails;
 no rows are published when the import fails before its first commit.
 --commit-every N commits after the first batch that brings the uncommitted
 rows to N or more; batches are at most --batch-rows rows (and never larger
-than N).`,
+than N). When such an import fails (or is interrupted) after some commits,
+it prints what was committed before the error. A commit whose rows were
+committed but whose compaction lost to a concurrent one ('paimon compact')
+prints a warning on stderr and the import goes on.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usageError{fmt.Errorf("expected a table URL and a file, got %d arguments", len(args))}
@@ -178,47 +182,50 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 		return err
 	}
 	defer cm.Close()
-	var (
-		rows, pending int64
-		commits       int
-		snaps         []int64 // the snapshots this import created, ascending
-		identifier    int64
-	)
-	sm := t.Snapshots()
-	publish := func() error {
-		msgs, err := w.PrepareCommit(ctx)
-		if err != nil {
-			return err
+	im := &importer{sm: t.Snapshots(), w: w, cm: cm, user: user, commitEvery: f.commitEvery, limit: f.limit, warn: cmd.ErrOrStderr()}
+	err = im.run(ctx, src)
+	out := cmd.OutOrStdout()
+	if err != nil {
+		// What is committed stays committed: say so before the error.
+		if im.commits > 0 {
+			fmt.Fprintf(out, "%s before the error; later rows were not imported\n", im.summary())
 		}
-		identifier++
-		id := identifier
-		if f.commitEvery == 0 {
-			id = commit.BatchIdentifier
-		}
-		base, err := sm.LatestID(ctx)
-		if errors.Is(err, snapshot.ErrNotFound) {
-			base = 0
-		} else if err != nil {
-			return err
-		}
-		last, err := cm.Commit(ctx, id, msgs)
-		if err != nil {
-			return err
-		}
-		if last > 0 {
-			// One commit creates an APPEND snapshot and, when the writer
-			// compacted, a COMPACT one; Commit returns the last id.
-			ids, err := snapshotsOf(ctx, sm, user, base, last)
-			if err != nil {
-				return err
-			}
-			snaps = append(snaps, ids...)
-			commits++
-		}
-		pending = 0
-		return nil
+		return err
 	}
-	for f.limit == 0 || rows < f.limit {
+	_, err = fmt.Fprintln(out, im.summary())
+	return err
+}
+
+// importer writes the batches of a source through one table Write and
+// commits them: once at the end (commit.BatchIdentifier), or after every
+// batch that brings the uncommitted rows to commitEvery or more (streaming
+// commits with identifiers 1, 2, ...). It counts what it committed.
+type importer struct {
+	sm          *snapshot.Manager
+	w           *writer.Write
+	cm          *commit.Committer
+	user        string // the commit user of w and cm
+	commitEvery int64  // 0: one commit at the end
+	limit       int64  // 0: every row of the source
+	warn        io.Writer
+
+	rows       int64   // rows written
+	committed  int64   // rows committed
+	pending    int64   // rows written since the last commit
+	commits    int     // commits that created snapshots
+	snaps      []int64 // the snapshots the import created, ascending
+	identifier int64   // the last commit identifier used
+}
+
+// summary is the line the import prints: the rows, commits and snapshots
+// committed so far.
+func (im *importer) summary() string {
+	return fmt.Sprintf("imported %d rows in %d commits (%s)", im.committed, im.commits, snapshotRange(im.snaps))
+}
+
+// run writes the batches of src (at most limit rows) and commits them.
+func (im *importer) run(ctx context.Context, src batchSource) error {
+	for im.limit == 0 || im.rows < im.limit {
 		rec, err := src.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			break
@@ -226,32 +233,79 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 		if err != nil {
 			return err
 		}
-		if f.limit > 0 && rows+rec.NumRows() > f.limit {
-			cut := rec.NewSlice(0, f.limit-rows)
+		if im.limit > 0 && im.rows+rec.NumRows() > im.limit {
+			cut := rec.NewSlice(0, im.limit-im.rows)
 			rec.Release()
 			rec = cut
 		}
 		n := rec.NumRows()
-		err = w.Write(ctx, rec)
+		err = im.w.Write(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return err
 		}
-		rows += n
-		pending += n
-		if f.commitEvery > 0 && pending >= f.commitEvery {
-			if err := publish(); err != nil {
+		im.rows += n
+		im.pending += n
+		if im.commitEvery > 0 && im.pending >= im.commitEvery {
+			if err := im.publish(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	if pending > 0 || commits == 0 {
-		if err := publish(); err != nil {
+	if im.pending > 0 || im.commits == 0 {
+		return im.publish(ctx)
+	}
+	return nil
+}
+
+// publish commits the rows written since the last commit. When the data
+// is committed but the writer's compaction is not
+// (commit.ErrCompactionNotCommitted: a concurrent compaction, such as
+// 'paimon compact --full', rewrote the compaction's input files), it warns,
+// restores the writer from the latest snapshot (writer.Write.Restore;
+// nothing uncommitted is lost, as every written row was just committed)
+// and returns nil, so the import goes on.
+func (im *importer) publish(ctx context.Context) error {
+	msgs, err := im.w.PrepareCommit(ctx)
+	if err != nil {
+		return err
+	}
+	im.identifier++
+	id := im.identifier
+	if im.commitEvery == 0 {
+		id = commit.BatchIdentifier
+	}
+	base, err := im.sm.LatestID(ctx)
+	if errors.Is(err, snapshot.ErrNotFound) {
+		base = 0
+	} else if err != nil {
+		return err
+	}
+	last, err := im.cm.Commit(ctx, id, msgs)
+	compactionLost := errors.Is(err, commit.ErrCompactionNotCommitted)
+	if err != nil && !compactionLost {
+		return err
+	}
+	if last > 0 {
+		// One commit creates an APPEND snapshot and, when the writer
+		// compacted, a COMPACT one; Commit returns the last id.
+		ids, err := snapshotsOf(ctx, im.sm, im.user, base, last)
+		if err != nil {
+			return err
+		}
+		im.snaps = append(im.snaps, ids...)
+		im.commits++
+	}
+	im.committed += im.pending
+	im.pending = 0
+	if compactionLost {
+		fmt.Fprintf(im.warn, "warning: commit %d: its rows are committed (snapshot %d), its compaction is not: a concurrent compaction rewrote the files it compacted; continuing from the latest snapshot\n",
+			im.commits, last)
+		if err := im.w.Restore(ctx); err != nil {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "imported %d rows in %d commits (%s)\n", rows, commits, snapshotRange(snaps))
-	return err
+	return nil
 }
 
 // snapshotsOf returns the ids in (base, last] of the snapshots committed by

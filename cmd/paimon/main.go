@@ -3,8 +3,8 @@
 //
 //	paimon snapshots [--branch B] URL
 //	paimon schema [--id N] [--branch B] URL
-//	paimon files [--snapshot N] [--branch B] URL
-//	paimon cat [--snapshot N] [--tag T] [--branch B] [--all-levels]
+//	paimon files [--snapshot N] [--tag T] [--branch B] [--bucket N] [--where EXPR] URL
+//	paimon cat [--snapshot N] [--tag T] [--branch B] [--all-levels] [--bucket N]
 //	           [--format jsonl|csv|table] [--where EXPR] [--columns a,b] URL
 //	paimon create [--schema FILE.json] [--column name:TYPE ...] [--primary-key a,b]
 //	              [--partition c] [--bucket N] [--option k=v ...] [--comment C] URL
@@ -12,10 +12,14 @@
 //	              [--commit-every N] [--limit N] URL FILE
 //	paimon compact [--full] [--partition k=v[,k2=v2]]... [--parallelism N] URL
 //	paimon compact --manifests URL
-//	paimon expire [--retain-min N] [--retain-max N] [--max-deletes N] [--older-than D] [--dry-run] URL
+//	paimon alter URL --set k=v [--set k2=v2] [--unset k3]
+//	paimon expire [--retain-min N] [--retain-max N] [--max-deletes N] [--older-than D] [--dry-run] [--branch B] URL
 //	paimon clean-orphans [--older-than D] [--dry-run] URL
-//	paimon tag create [--snapshot N] URL NAME | tag delete URL NAME | tag list URL
+//	paimon tag create [--snapshot N] [--time-retained D] URL NAME | tag delete URL NAME | tag list URL
 //	paimon rollback (--to N | --tag NAME) [--delete-files] URL
+//
+// Durations (D) are written as Paimon writes them (1d, 2 h, 30min) or as Go
+// does (1h30m, 1.5h).
 //
 // Exit status 0 on success; 1 with one line on stderr for a missing table, a
 // corrupt file or an unsupported feature; 2 for bad usage.
@@ -63,7 +67,7 @@ func newRoot(out io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd())
+	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd(), newAlterCmd())
 	return root
 }
 

@@ -45,7 +45,7 @@ func newCleanOrphansCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&olderThan, "older-than", "1d", "only delete files last modified longer ago than this, e.g. 1h")
+	cmd.Flags().StringVar(&olderThan, "older-than", "1d", "only delete files last modified longer ago than this, in "+durationHelp)
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the orphan files without deleting them")
 	return cmd
 }

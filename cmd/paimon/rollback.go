@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/expire"
+	"github.com/paimon-go/paimon/tag"
 )
 
 func newRollbackCmd() *cobra.Command {
@@ -37,7 +39,7 @@ func newRollbackCmd() *cobra.Command {
 				expire.RollbackOptions{Branch: branchOf(cmd), DeleteFiles: deleteFiles})
 			out := cmd.OutOrStdout()
 			if res.Created {
-				fmt.Fprintf(out, "recreated snapshot %d from tag %s\n", res.Snapshot, tagName)
+				fmt.Fprintf(out, "recreated snapshot %d from %s\n", res.Snapshot, tagOf(ctx, t, branchOf(cmd), tagName, res.Snapshot))
 			}
 			for _, id := range res.Snapshots {
 				fmt.Fprintln(out, "removed snapshot", id)
@@ -61,4 +63,29 @@ func newRollbackCmd() *cobra.Command {
 	addBranchFlag(cmd, "roll back")
 	f.BoolVar(&deleteFiles, "delete-files", false, "also delete the files only the removed snapshots and tags used (Java before 1.2)")
 	return cmd
+}
+
+// tagOf names the tag a rollback recreated snapshot id from, as "tag
+// <name>": name when the rollback was to a tag; for a rollback to a
+// snapshot id that only a tag still held (expire.RollbackResult does not
+// say which), the tags of that id ("tags a, b" when several), or "its tag"
+// when they cannot be listed.
+func tagOf(ctx context.Context, t *paimon.Table, branch, name string, id int64) string {
+	if name != "" {
+		return "tag " + name
+	}
+	tags, err := tag.List(ctx, t.FileIO(), branch)
+	var names []string
+	for _, tg := range tags {
+		if tg.ID == id {
+			names = append(names, tg.Name)
+		}
+	}
+	switch {
+	case err != nil || len(names) == 0:
+		return "its tag"
+	case len(names) == 1:
+		return "tag " + names[0]
+	}
+	return "tags " + strings.Join(names, ", ")
 }

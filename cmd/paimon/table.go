@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 )
 
@@ -38,17 +41,110 @@ func branchOf(cmd *cobra.Command) string {
 
 // openTable opens the table at url on the command's --branch (paimon.OpenTable
 // with paimon.WithBranch). A missing table or branch is reported as one line
-// naming url that still matches paimon.ErrTableNotExist.
+// naming url that still matches paimon.ErrTableNotExist; a malformed option
+// value in the schema (paimon.OpenTable refuses it) as one line naming the
+// option and, on the main branch, the alter command that fixes it, still
+// matching catalog.ErrInvalidSchema and schema.ErrInvalidOption.
 func openTable(ctx context.Context, cmd *cobra.Command, url string) (*paimon.Table, error) {
 	branch := branchOf(cmd)
 	t, err := paimon.OpenTable(ctx, url, paimon.WithBranch(branch))
-	if errors.Is(err, paimon.ErrTableNotExist) {
-		if branch != "" && branch != "main" {
-			return nil, cliError{fmt.Sprintf("table %s has no branch %q", url, branch), err}
-		}
-		return nil, cliError{fmt.Sprintf("table %s does not exist (no schema file)", url), err}
+	switch {
+	case errors.Is(err, paimon.ErrTableNotExist):
+		return nil, notExist(url, branch, err)
+	case errors.Is(err, schema.ErrInvalidOption):
+		return nil, malformedOption(url, branch, err)
 	}
 	return t, err
+}
+
+// isBranch reports whether branch names a branch other than main.
+func isBranch(branch string) bool { return branch != "" && branch != schema.MainBranch }
+
+// notExist is the one line of a missing table or branch.
+func notExist(url, branch string, err error) error {
+	if isBranch(branch) {
+		return cliError{fmt.Sprintf("table %s has no branch %q", url, branch), err}
+	}
+	return cliError{fmt.Sprintf("table %s does not exist (no schema file)", url), err}
+}
+
+// malformedOption is the one line of a table whose schema has a malformed
+// option value (err wraps schema.ErrInvalidOption): the option, its value
+// and why, after the last "invalid table option: " of err's text.
+func malformedOption(url, branch string, err error) error {
+	msg := err.Error()
+	sentinel := strings.TrimPrefix(schema.ErrInvalidOption.Error(), "schema: ") + ": "
+	if i := strings.LastIndex(msg, sentinel); i >= 0 {
+		msg = msg[i+len(sentinel):]
+	}
+	where := "table " + url
+	if isBranch(branch) {
+		where += fmt.Sprintf(" (branch %q)", branch)
+	}
+	line := fmt.Sprintf("%s has a malformed option in its schema: %s", where, msg)
+	key := "KEY"
+	if k, _, ok := strings.Cut(msg, "="); ok && !strings.ContainsAny(k, " :") {
+		key = k
+	}
+	switch {
+	case key == schema.KeyBucket:
+		// The schema file does not even decode: nothing can alter it.
+		line += " (correct it in the latest schema file by hand)"
+	case !isBranch(branch):
+		line += fmt.Sprintf(" (fix it with: paimon alter %s --set %s=VALUE)", url, key)
+	}
+	return cliError{line, err}
+}
+
+// tableMeta is the metadata of a table's branch (schema files, snapshots,
+// tags) opened without reading its schema options, so that the commands
+// that only show metadata work on a table whose options paimon.OpenTable
+// refuses.
+type tableMeta struct {
+	fio *fileio.FileIO // the table root
+	// branch is the root of the branch (fio itself for main).
+	branch *fileio.FileIO
+}
+
+func (m *tableMeta) schemas() *schema.Manager     { return schema.NewManager(m.branch, "") }
+func (m *tableMeta) snapshots() *snapshot.Manager { return snapshot.NewManager(m.branch) }
+func (m *tableMeta) Close() error                 { return m.fio.Close() }
+
+// openMeta opens the metadata of the table at url on the command's
+// --branch; a table (or branch) without schema files is reported as
+// openTable reports it.
+func openMeta(ctx context.Context, cmd *cobra.Command, url string) (*tableMeta, error) {
+	fio, err := fileio.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	m := &tableMeta{fio: fio, branch: fio}
+	branch := branchOf(cmd)
+	if isBranch(branch) {
+		m.branch = fio.Sub("branch/branch-" + branch)
+	}
+	ids, err := m.schemas().List(ctx)
+	if err == nil && len(ids) == 0 {
+		err = notExist(url, branch, fmt.Errorf("%w: %s", paimon.ErrTableNotExist, url))
+	}
+	if err != nil {
+		_ = fio.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// onMeta is onTable for the commands that read only metadata (openMeta).
+func onMeta(run func(ctx context.Context, cmd *cobra.Command, m *tableMeta, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		m, err := openMeta(ctx, cmd, args[0])
+		if err != nil {
+			return err
+		}
+		defer m.Close()
+		return run(ctx, cmd, m, args)
+	}
 }
 
 // tableRun is the body of a subcommand working on the table of args[0].

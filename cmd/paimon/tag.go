@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/tag"
 )
 
@@ -53,6 +55,11 @@ func newTagCreateCmd() *cobra.Command {
 			}
 			return nil
 		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, args []string) error {
+			if _, err := t.Snapshots().LatestID(ctx); errors.Is(err, snapshot.ErrNotFound) {
+				return cliError{fmt.Sprintf("cannot create tag %s: the table has no snapshots", args[1]), err}
+			} else if err != nil {
+				return err
+			}
 			tg, err := tag.Create(ctx, t.FileIO(), t.Schema(), args[1], id, opts)
 			if err != nil {
 				return err
@@ -63,7 +70,7 @@ func newTagCreateCmd() *cobra.Command {
 	}
 	cmd.Flags().Int64Var(&id, "snapshot", 0, "snapshot id to tag (default: latest)")
 	addBranchFlag(cmd, "tag")
-	cmd.Flags().StringVar(&retained, "time-retained", "", "retention time recorded with the tag, e.g. 7d (default: tag.default-time-retained)")
+	cmd.Flags().StringVar(&retained, "time-retained", "", "retention time recorded with the tag, in "+durationHelp+" (default: tag.default-time-retained)")
 	return cmd
 }
 
@@ -92,7 +99,10 @@ func newTagListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list URL",
 		Short: "List the tags of a table",
-		Args:  exactlyOneURL,
+		Long: "List the tags of a table. Times are shown without a zone, as Java's $tags system table shows\n" +
+			"them: SNAPSHOT_TIME (the tagged snapshot's commit time) in UTC, CREATE_TIME as the tag file records\n" +
+			"it, the creator's wall-clock time (UTC when paimon-go created the tag, the JVM's zone for Java).",
+		Args: exactlyOneURL,
 		RunE: onTable(nil, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
 			tags, err := tag.List(ctx, t.FileIO(), branchOf(cmd))
 			if err != nil {
@@ -109,7 +119,7 @@ func newTagListCmd() *cobra.Command {
 					retained = tg.TimeRetained.String()
 				}
 				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%d\n", tg.Name, tg.ID,
-					time.UnixMilli(tg.TimeMillis).UTC().Format("2006-01-02T15:04:05.000Z"), created, retained, tg.TotalRecordCount)
+					time.UnixMilli(tg.TimeMillis).UTC().Format("2006-01-02T15:04:05.000"), created, retained, tg.TotalRecordCount)
 			}
 			return w.Flush()
 		}),
