@@ -21,8 +21,8 @@ import (
 // Sentinel errors; test with errors.Is.
 var (
 	// ErrInvalidArgument: retention settings Java rejects
-	// (snapshot.num-retained.min below 1, max below min, expire limit below
-	// 1) or a rollback target that is neither a snapshot id nor a tag.
+	// (snapshot.num-retained.min below 1, max below min) or a rollback
+	// target that is neither a snapshot id nor a tag.
 	ErrInvalidArgument = errors.New("expire: invalid argument")
 	// ErrCorrupt: a consumer file that is not {"nextSnapshot": <id>}.
 	ErrCorrupt = errors.New("expire: corrupt metadata")
