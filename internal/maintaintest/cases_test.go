@@ -152,7 +152,11 @@ func TestLowerSequenceLoses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := maps.Clone(tc.options)
 			opts["bucket"], opts["sequence.field"] = "1", "seq"
-			opts[compaction.KeyNumSortedRunCompactionTrigger] = "2" // two runs make a minor compaction
+			// Two sorted runs exceed a trigger of 1 (UniversalCompaction
+			// compacts for file number when runs > trigger), so the minor
+			// compaction below merges the new level-0 file into the
+			// compacted level whatever the files' sizes.
+			opts[compaction.KeyNumSortedRunCompactionTrigger] = "1"
 			tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: fields, PrimaryKeys: []string{"k"}, Options: opts})
 			ws := levelZeroWriter(t, tbl, "deletion-vectors.enabled", "")
 			writeCommit(t, tbl, ws,
