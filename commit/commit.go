@@ -26,6 +26,13 @@
 // never names a file that is not fully written. The LATEST hint is updated
 // afterwards, off the commit's path (see Committer.Close).
 //
+// Expiration deletes snapshot ids, so creating the next id after a base that
+// has fallen behind can succeed in a gap of expired ids, below EARLIEST,
+// where no reader looks. After every create the committer reads the
+// EARLIEST hint (expiration writes it before deleting any snapshot file); a
+// snapshot below it is deleted again and the attempt redone on the latest
+// snapshot.
+//
 // The base of the first attempt is the snapshot this Committer published
 // last, with its manifest list kept in memory, so that a Committer that
 // commits in a loop reads nothing: if another committer took the id in
@@ -236,6 +243,9 @@ type Committer struct {
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
 	trace func(Phase, time.Duration) // WithTrace; nil: nothing is timed
+	// beforeCreate, when set (tests), runs right before the snapshot is
+	// created.
+	beforeCreate func()
 }
 
 // New returns a Committer for the table rooted at fio whose schema is ts,
@@ -766,8 +776,10 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 // commitPart, and the merged manifests and base list unless prepareNext
 // wrote them after the previous commit; a HEAD checking for a newer schema
 // and a GET checking that the cached base snapshot is still the table's run
-// alongside), then the create-if-absent PUT of the snapshot. On object
-// stores the LATEST hint follows in the background (see hintWriter).
+// alongside), then the create-if-absent PUT of the snapshot, then a GET of
+// the EARLIEST hint (createdInGap: the snapshot must not sit in a gap an
+// expiration left). On object stores the LATEST hint follows in the
+// background (see hintWriter).
 //
 // start is when the attempt began, for WithTrace.
 func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot **delta, useCache bool, start time.Time) (attempt, error) {
@@ -801,16 +813,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	if cached && b.snap != nil {
 		go func() {
 			defer close(baseDone)
-			got, err := c.snaps.Get(ctx, b.snap.ID)
-			switch {
-			case errors.Is(err, snapshot.ErrNotFound):
-				staleBase = true
-			case err != nil:
-				staleErr = err
-			default:
-				staleBase = got.CommitUser != b.snap.CommitUser || got.CommitIdentifier != b.snap.CommitIdentifier ||
-					got.DeltaManifestList != b.snap.DeltaManifestList || got.BaseManifestList != b.snap.BaseManifestList
-			}
+			staleBase, staleErr = c.baseGone(ctx, b.snap)
 		}()
 	} else {
 		close(baseDone)
@@ -1024,7 +1027,37 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	if c.trace != nil {
 		snapStart = c.now()
 	}
+	if c.beforeCreate != nil {
+		c.beforeCreate()
+	}
 	err = c.fio.CreateIfAbsent(ctx, path, data)
+	if err == nil && b.snap != nil {
+		// The id after the base may have been used and then deleted by an
+		// expiration since the base was read (always possible for a cached
+		// base, which may be far behind; for a base just read only when
+		// others commit and expire faster than this attempt runs): then
+		// creating it succeeds although the table has moved on, and the
+		// snapshot sits in a gap below EARLIEST, where no reader looks for
+		// it. createdInGap tells.
+		gone, gerr := c.createdInGap(context.WithoutCancel(ctx), b.snap)
+		switch {
+		case gerr != nil:
+			keepProg = true
+			return attempt{unknown: true}, fmt.Errorf("commit: created %s but could not read the EARLIEST hint to check it is not below it (outcome unknown): %w", path, gerr)
+		case gone:
+			// Take the snapshot back (nobody builds on an id below the
+			// latest) and redo the attempt on the real latest snapshot.
+			if derr := c.fio.Delete(context.WithoutCancel(ctx), path); derr != nil {
+				keepProg = true
+				return attempt{unknown: true}, fmt.Errorf("commit: %s was created in a gap left by an expiration and could not be deleted: %w", path, derr)
+			}
+			cleanBase()
+			c.mu.Lock()
+			c.last, c.next = nil, nil
+			c.mu.Unlock()
+			return attempt{cached: true}, nil
+		}
+	}
 	switch {
 	case err == nil:
 		return published(), nil
@@ -1047,6 +1080,38 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	}
 	keepProg = true
 	return attempt{unknown: true}, fmt.Errorf("commit: create %s (outcome unknown): %w", path, errors.Join(err, gerr))
+}
+
+// createdInGap reports whether the snapshot just created after base may sit
+// in a gap of ids an expiration deleted rather than at the head of the
+// table: the EARLIEST hint is above base. An expiration writes the hint
+// before it deletes any snapshot file and deletes only ids below it, so if
+// the id after base had been used and expired, the hint is above base;
+// otherwise nobody had used the id (creating it would have failed). A
+// rollback running concurrently with commits is not covered (as in Java,
+// writers must be stopped for it); the check before the create catches a
+// rollback that came earlier. One GET, after the create.
+func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (bool, error) {
+	hint, ok, err := c.snaps.EarliestHint(ctx)
+	if err != nil {
+		return false, err
+	}
+	return ok && hint > base.ID, nil
+}
+
+// baseGone reports whether snapshot base is no longer the table's snapshot
+// of its id: deleted (an expiration or a rollback) or replaced by another
+// one (a rollback freed the id and someone committed it).
+func (c *Committer) baseGone(ctx context.Context, base *snapshot.Snapshot) (bool, error) {
+	got, err := c.snaps.Get(ctx, base.ID)
+	switch {
+	case errors.Is(err, snapshot.ErrNotFound):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return got.CommitUser != base.CommitUser || got.CommitIdentifier != base.CommitIdentifier ||
+		got.DeltaManifestList != base.DeltaManifestList || got.BaseManifestList != base.BaseManifestList, nil
 }
 
 // entriesKey is an identity of a list of entries: equal keys mean the same

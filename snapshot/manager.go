@@ -336,6 +336,24 @@ func (m *Manager) CommitLatestHint(ctx context.Context, id int64) error {
 	return m.writeHint(ctx, HintLatest, id)
 }
 
+// EarliestHint reads snapshot/EARLIEST once: ok is false when there is no
+// such file (no expiration ever ran) or it does not hold a number (Java
+// ignores such a hint too). Errors are those of reading it, other than
+// fileio.ErrNotExist. Expiration writes the hint before it deletes any
+// snapshot file, so every snapshot file it deletes has an id below the
+// hint (Java ExpireSnapshotsImpl writes it after; see package expire).
+func (m *Manager) EarliestHint(ctx context.Context) (int64, bool, error) {
+	data, err := m.fs.ReadFile(ctx, m.hintPath(HintEarliest))
+	if errors.Is(err, fileio.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	id, perr := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return id, perr == nil, nil
+}
+
 // CommitEarliestHint overwrites snapshot/EARLIEST with id (written by snapshot expiration).
 func (m *Manager) CommitEarliestHint(ctx context.Context, id int64) error {
 	return m.writeHint(ctx, HintEarliest, id)
