@@ -22,7 +22,11 @@ func newCleanOrphansCmd() *cobra.Command {
 		Short: "Delete files no snapshot, tag or branch of the table uses",
 		Long: "Delete the files of a table that no snapshot, tag, changelog or branch refers to and that are older\n" +
 			"than --older-than (default 1 day, as Java's remove_orphan_files). Unreadable metadata aborts the run\n" +
-			"before anything is deleted. Prints one line per deleted file, then a summary.",
+			"before anything is deleted. Prints one line per deleted file, then a summary.\n\n" +
+			"Files that writers are writing and have not committed yet are not referenced either: keep\n" +
+			"--older-than well above the longest write-and-commit of any writer of the table, or a running\n" +
+			"writer's files are deleted and its commit fails (or, with a tiny threshold, publishes a\n" +
+			"snapshot naming deleted files).",
 		Args: exactlyOneURL,
 		RunE: onTable(func(*cobra.Command, []string) error {
 			var err error

@@ -23,7 +23,9 @@ func newRollbackCmd() *cobra.Command {
 		Short: "Make an earlier snapshot or a tag the latest snapshot",
 		Long: "Roll a table back to snapshot --to or to tag --tag: newer snapshots and the tags of newer snapshots\n" +
 			"are removed; the files only they used are left to clean-orphans, as Java Paimon 1.2+ does, or\n" +
-			"deleted too with --delete-files. Prints what was removed.",
+			"deleted too with --delete-files. Prints what was removed. Stop the table's writers first (as\n" +
+			"for Java's rollback_to): a writer that keeps running must Restore. The files kept are younger than\n" +
+			"clean-orphans' default threshold of 1 day; pass a smaller --older-than to remove them sooner.",
 		Args: exactlyOneURL,
 		RunE: onTable(func(cmd *cobra.Command, _ []string) error {
 			toSet := cmd.Flags().Changed("to")
