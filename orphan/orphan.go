@@ -253,7 +253,6 @@ func isTemp(name string) bool {
 	return len(name) > len(".x.tmp") && name[0] == '.' && strings.HasSuffix(name, ".tmp")
 }
 
-
 // versioned reports whether name is prefix<digits>, EARLIEST or LATEST.
 func versioned(name, prefix string) bool {
 	if name == snapshot.HintEarliest || name == snapshot.HintLatest {
