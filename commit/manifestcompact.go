@@ -125,6 +125,21 @@ func (c *Committer) compactManifestsOnce(ctx context.Context, user string) (id i
 	}
 	path := c.snaps.Path(s.ID)
 	err = c.fio.CreateIfAbsent(ctx, path, data)
+	if err == nil {
+		// As for commits: the id may have been used and expired since
+		// latest was read (see createdInGap).
+		gap, gerr := c.createdInGap(context.WithoutCancel(ctx), latest)
+		switch {
+		case gerr != nil:
+			return 0, false, fmt.Errorf("commit: created %s but could not read the EARLIEST hint to check it is not below it (outcome unknown): %w", path, gerr)
+		case gap:
+			if derr := c.fio.Delete(context.WithoutCancel(ctx), path); derr != nil {
+				return 0, false, fmt.Errorf("commit: %s was created in a gap left by an expiration and could not be deleted: %w", path, derr)
+			}
+			clean()
+			return 0, true, nil
+		}
+	}
 	switch {
 	case err == nil:
 		c.forgetLast()
