@@ -175,15 +175,11 @@ Flags:
 			return nil, fmt.Errorf("%w: --json %s: directory %s does not exist", errUsage, c.jsonPath, filepath.Dir(c.jsonPath))
 		}
 	}
-	if c.data == "" {
-		p, err := flights.Find("")
-		if errors.Is(err, flights.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s not found in the working directory or its parents; pass --data FILE", errUsage, flights.File)
-		}
-		if err != nil {
-			return nil, err
-		}
-		c.data = p
+	var err error
+	if c.data, err = flights.DataFlag(c.data); errors.Is(err, flights.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	} else if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -191,15 +191,11 @@ Flags:
 			return nil, fmt.Errorf("%w: --plot %s: the file must end in .svg or .png", errUsage, p)
 		}
 	}
-	if c.data == "" {
-		p, err := flights.Find("")
-		if errors.Is(err, flights.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s not found in the working directory or its parents; pass --data FILE", errUsage, flights.File)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("rtbench: %w", err)
-		}
-		c.data = p
+	var err error
+	if c.data, err = flights.DataFlag(c.data); errors.Is(err, flights.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	} else if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -83,6 +83,22 @@ func Find(dir string) (string, error) {
 	}
 }
 
+// DataFlag resolves the --data flag of the programs that read the data set
+// (cmd/rtbench, cmd/compactbench): a given path is returned as is, an empty
+// one is looked up with Find from the working directory. The error wraps
+// ErrNotFound (and says to pass --data) when the repository's copy is not
+// found.
+func DataFlag(path string) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	p, err := Find("")
+	if errors.Is(err, ErrNotFound) {
+		return "", fmt.Errorf("%w: %s not found in the working directory or its parents; pass --data FILE", ErrNotFound, File)
+	}
+	return p, err
+}
+
 // Options say how much of the file to read and how.
 type Options struct {
 	// BatchRows is the most rows per batch; 0 means 65536. Batches do not

@@ -973,21 +973,17 @@ func levelsCheck(kind faultKind, full bool) func(t *testing.T, layout []string) 
 	}
 }
 
-// runOpFault runs op under faults (or with the crash proxy armed by arm),
-// checks its outcome and the table, then finishes the job without faults
-// and cleans orphans, checking the table after each step. all reads every
-// snapshot after the faults and after the cleanup (otherwise the base's
-// files are checked to be there and the new snapshots are read).
-func runOpFault(t *testing.T, b *faultBase, op *maintOp, ref *opRef, faults []*testenv.Fault, arm func(*crashProxy),
-	want outcome, errHas string, all bool) {
+// underFaults injects faults (or arms the crash proxy with arm), runs fn,
+// and fails the test unless the faults met a request (or the armed request
+// was reached). It returns the key of the request the crash proxy failed
+// ("" when not armed).
+func (ft *faultTable) underFaults(t *testing.T, faults []*testenv.Fault, arm func(*crashProxy), fn func()) string {
 	t.Helper()
-	ft := b.clone(t)
-	ft.proxy.TakeLog()
 	ft.proxy.Inject(faults...)
 	if arm != nil {
 		arm(ft.crash)
 	}
-	id, err := op.run(ft, ft.fio)
+	fn()
 	failedKey := ft.crash.disarm()
 	log := ft.proxy.Clear()
 	hits := 0
@@ -999,6 +995,24 @@ func runOpFault(t *testing.T, b *faultBase, op *maintOp, ref *opRef, faults []*t
 		t.Fatalf("no request met the faults; requests %v", log)
 	case arm != nil && failedKey == "":
 		t.Fatalf("the run made fewer requests than the one to fail; requests %v", log)
+	}
+	return failedKey
+}
+
+// runOpFault runs op under faults (or with the crash proxy armed by arm),
+// checks its outcome and the table, then finishes the job without faults
+// and cleans orphans, checking the table after each step. all reads every
+// snapshot after the faults and after the cleanup (otherwise the base's
+// files are checked to be there and the new snapshots are read).
+func runOpFault(t *testing.T, b *faultBase, op *maintOp, ref *opRef, faults []*testenv.Fault, arm func(*crashProxy),
+	want outcome, errHas string, all bool) {
+	t.Helper()
+	ft := b.clone(t)
+	ft.proxy.TakeLog()
+	var id int64
+	var err error
+	failedKey := ft.underFaults(t, faults, arm, func() { id, err = op.run(ft, ft.fio) })
+	switch {
 	case arm != nil && errHas == "":
 		errHas = failedKey
 	}
@@ -1188,23 +1202,11 @@ func orphanRefRun(t *testing.T, b *faultBase) *orphanRef {
 func runOrphanFault(t *testing.T, b *faultBase, ref *orphanRef, faults []*testenv.Fault, arm func(*crashProxy), want string) {
 	t.Helper()
 	ft := b.clone(t)
-	ft.proxy.Inject(faults...)
-	if arm != nil {
-		arm(ft.crash)
-	}
-	res, err := orphan.Clean(ft.ctx, ft.fio, time.Minute, orphan.Options{Now: time.Now().Add(time.Hour)})
-	failedKey := ft.crash.disarm()
-	log := ft.proxy.Clear()
-	hits := 0
-	for _, f := range faults {
-		hits += f.Hits()
-	}
-	switch {
-	case arm == nil && hits == 0:
-		t.Fatalf("no request met the faults; requests %v", log)
-	case arm != nil && failedKey == "":
-		t.Fatalf("the run made fewer requests than the one to fail; requests %v", log)
-	}
+	var res orphan.Result
+	var err error
+	ft.underFaults(t, faults, arm, func() {
+		res, err = orphan.Clean(ft.ctx, ft.fio, time.Minute, orphan.Options{Now: time.Now().Add(time.Hour)})
+	})
 	t.Logf("orphan.Clean under faults: %d deleted, error %v", len(res.Deleted), err)
 	stored := storedFiles(t, ft.dio)
 	switch want {
