@@ -1039,18 +1039,13 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		// creating it succeeds although the table has moved on, and the
 		// snapshot sits in a gap below EARLIEST, where no reader looks for
 		// it. createdInGap tells.
-		gone, gerr := c.createdInGap(context.WithoutCancel(ctx), b.snap)
+		gap, gerr := c.takeBackIfInGap(ctx, path, b.snap)
 		switch {
 		case gerr != nil:
 			keepProg = true
-			return attempt{unknown: true}, fmt.Errorf("commit: created %s but could not read the EARLIEST hint to check it is not below it (outcome unknown): %w", path, gerr)
-		case gone:
-			// Take the snapshot back (nobody builds on an id below the
-			// latest) and redo the attempt on the real latest snapshot.
-			if derr := c.fio.Delete(context.WithoutCancel(ctx), path); derr != nil {
-				keepProg = true
-				return attempt{unknown: true}, fmt.Errorf("commit: %s was created in a gap left by an expiration and could not be deleted: %w", path, derr)
-			}
+			return attempt{unknown: true}, gerr
+		case gap:
+			// Redo the attempt on the real latest snapshot.
 			cleanBase()
 			c.mu.Lock()
 			c.last, c.next = nil, nil
@@ -1080,6 +1075,26 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	}
 	keepProg = true
 	return attempt{unknown: true}, fmt.Errorf("commit: create %s (outcome unknown): %w", path, errors.Join(err, gerr))
+}
+
+// takeBackIfInGap checks the snapshot just created at path after base
+// (createdInGap) and, when it sits in an expired gap, deletes it again:
+// nobody builds on an id below EARLIEST. gap reports that it was taken back.
+// An error means the outcome is unknown: the snapshot exists and could not
+// be checked or deleted.
+func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snapshot.Snapshot) (gap bool, err error) {
+	ctx = context.WithoutCancel(ctx)
+	gap, err = c.createdInGap(ctx, base)
+	if err != nil {
+		return false, fmt.Errorf("commit: created %s but could not read the EARLIEST hint to check it is not below it (outcome unknown): %w", path, err)
+	}
+	if !gap {
+		return false, nil
+	}
+	if err := c.fio.Delete(ctx, path); err != nil {
+		return false, fmt.Errorf("commit: %s was created in a gap left by an expiration and could not be deleted (outcome unknown): %w", path, err)
+	}
+	return true, nil
 }
 
 // createdInGap reports whether the snapshot just created after base may sit

@@ -128,14 +128,11 @@ func (c *Committer) compactManifestsOnce(ctx context.Context, user string) (id i
 	if err == nil {
 		// As for commits: the id may have been used and expired since
 		// latest was read (see createdInGap).
-		gap, gerr := c.createdInGap(context.WithoutCancel(ctx), latest)
+		gap, gerr := c.takeBackIfInGap(ctx, path, latest)
 		switch {
 		case gerr != nil:
-			return 0, false, fmt.Errorf("commit: created %s but could not read the EARLIEST hint to check it is not below it (outcome unknown): %w", path, gerr)
+			return 0, false, gerr
 		case gap:
-			if derr := c.fio.Delete(context.WithoutCancel(ctx), path); derr != nil {
-				return 0, false, fmt.Errorf("commit: %s was created in a gap left by an expiration and could not be deleted: %w", path, derr)
-			}
 			clean()
 			return 0, true, nil
 		}
