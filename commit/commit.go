@@ -224,7 +224,8 @@ type Committer struct {
 	upgrade    bool // overwrite-upgrade
 	maxLevel   int32
 	hints      *hintWriter
-	background bool // background work after commits (object stores)
+	background bool           // background work after commits (object stores)
+	seq        *sequenceGuard // primary-key tables: see Sequence numbers across writers
 
 	// filterCommitted cache, guarded by mu: snapshots up to scanned have been
 	// examined; userLatest is the highest identifier of commitUser among
@@ -331,6 +332,9 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 	// a background write could race with the removal of the table directory.
 	c.background = !strings.HasPrefix(fio.URL(), "file://")
 	c.hints = newHintWriter(c.snaps, !c.background)
+	if c.seq, err = newSequenceGuard(fio, ts); err != nil {
+		return nil, err
+	}
 	level, err := o.FileCompressionZstdLevel()
 	if err != nil {
 		return nil, err
@@ -383,6 +387,12 @@ type part struct {
 	prog progressPlan
 	// watermark is the input watermark to record (nil: none given).
 	watermark *int64
+	// sequence marks an APPEND part of a primary-key table: its new files
+	// are re-sequenced when they would not order after their buckets' live
+	// files (sequenceGuard).
+	sequence bool
+	// notify are the messages' OnResequenced callbacks by partition-bucket.
+	notify map[bucketKey][]func(Resequenced)
 }
 
 // Close waits until the LATEST hint of the last snapshot this Committer
@@ -474,7 +484,7 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 
 // parts splits messages into the append part and the compact part.
 func (c *Committer) parts(msgs []Message) ([]part, error) {
-	app := part{kind: snapshot.KindAppend, watermark: c.watermark}
+	app := part{kind: snapshot.KindAppend, watermark: c.watermark, sequence: c.seq != nil}
 	cmp := part{kind: snapshot.KindCompact, check: true, watermark: c.watermark}
 	entry := func(kind manifest.FileKind, m *Message, f manifest.DataFileMeta) manifest.Entry {
 		return manifest.Entry{Kind: kind, Partition: m.Partition, Bucket: m.Bucket, TotalBuckets: m.TotalBuckets, File: f}
@@ -482,6 +492,13 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 	for i := range msgs {
 		m := &msgs[i]
 		app.index = appendIndex(app.index, m, m.Data.DeletedIndexFiles, m.Data.NewIndexFiles)
+		if m.OnResequenced != nil {
+			if app.notify == nil {
+				app.notify = map[bucketKey][]func(Resequenced){}
+			}
+			k := bucketKey{string(m.Partition), m.Bucket}
+			app.notify[k] = append(app.notify[k], m.OnResequenced)
+		}
 		cmp.index = appendIndex(cmp.index, m, m.Compact.DeletedIndexFiles, m.Compact.NewIndexFiles)
 		if len(m.Data.ChangelogFiles)+len(m.Compact.ChangelogFiles) > 0 {
 			return nil, fmt.Errorf("%w: changelog files (partition-bucket %d)", ErrUnsupported, m.Bucket)
@@ -864,6 +881,26 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			*slot = c.writeDelta(ctx, entries, key)
 		}
 	}
+	var seqd sequenced
+	if p.sequence && p.overwrite == nil && b.snap != nil {
+		if seqd, err = c.seq.apply(ctx, c, b.metas, entries); err != nil {
+			return fail(err)
+		}
+		entries = seqd.entries
+	}
+	if p.overwrite == nil && *slot != nil && (*slot).key != seqd.key {
+		// The entries differ from those of the delta written before (this
+		// attempt re-sequenced files, or an earlier one did).
+		if old := *slot; old.wait() == nil {
+			c.mw.deleteFiles(ctx, old.names()...)
+		}
+		*slot = c.writeDelta(ctx, entries, seqd.key)
+	}
+	defer func() {
+		if !keepProg {
+			c.seq.discard(ctx, c, seqd.copies)
+		}
+	}()
 	d := *slot
 	var records int64
 	for _, e := range entries {
@@ -1016,6 +1053,11 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...), offsets: prog.offsets}
 		c.mu.Unlock()
 		c.hints.update(ctx, s.ID)
+		for _, m := range seqd.moved {
+			for _, f := range p.notify[bucketKey{string(m.Partition), m.Bucket}] {
+				f(m)
+			}
+		}
 		return attempt{id: s.ID}
 	}
 	data, err := s.Encode()

@@ -27,28 +27,9 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 			parts[string(e.Partition)] = e.Partition
 		}
 	}
-	partFields := c.ts.PartitionFields()
-	var read []manifest.FileMeta
-	for _, m := range base {
-		if mayContainPartitions(m, partFields, parts) {
-			read = append(read, m)
-		}
-	}
-	lists, err := c.mw.readManifests(ctx, read)
+	live, err := c.liveFiles(ctx, base, parts)
 	if err != nil {
 		return err
-	}
-	var all []manifest.Entry
-	for _, es := range lists {
-		for _, e := range es {
-			if _, ok := parts[string(e.Partition)]; ok {
-				all = append(all, e)
-			}
-		}
-	}
-	live, err := manifest.Net(all)
-	if err != nil {
-		return fmt.Errorf("commit: base files of the latest snapshot: %w", err)
 	}
 
 	// Total buckets must agree within a partition.
@@ -105,9 +86,46 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 		return err
 	}
 	if len(c.ts.PrimaryKeys) > 0 {
-		return checkLSM(files, row.FieldTypes(c.ts.TrimmedPrimaryKeyFields()))
+		keyTypes := row.FieldTypes(c.ts.TrimmedPrimaryKeyFields())
+		if kind == snapshot.KindCompact {
+			if err := checkCompactionSaw(live, delta, keyTypes); err != nil {
+				return err
+			}
+		}
+		return checkLSM(files, keyTypes)
 	}
 	return nil
+}
+
+// liveFiles returns the live files (netted entries) of base, a snapshot's
+// manifest list (base then delta manifests), in the partitions parts
+// (serialized partition -> itself). Manifests whose partition statistics
+// exclude every partition of parts are not read.
+func (c *Committer) liveFiles(ctx context.Context, base []manifest.FileMeta, parts map[string][]byte) ([]manifest.Entry, error) {
+	partFields := c.ts.PartitionFields()
+	var read []manifest.FileMeta
+	for _, m := range base {
+		if mayContainPartitions(m, partFields, parts) {
+			read = append(read, m)
+		}
+	}
+	lists, err := c.mw.readManifests(ctx, read)
+	if err != nil {
+		return nil, err
+	}
+	var all []manifest.Entry
+	for _, es := range lists {
+		for _, e := range es {
+			if _, ok := parts[string(e.Partition)]; ok {
+				all = append(all, e)
+			}
+		}
+	}
+	live, err := manifest.Net(all)
+	if err != nil {
+		return nil, fmt.Errorf("commit: base files of the latest snapshot: %w", err)
+	}
+	return live, nil
 }
 
 // checkLSM is PrimaryKeyConflictDetection: on every level >= 1 of every

@@ -53,11 +53,17 @@ func TestCompactManifests(t *testing.T) {
 	if id, err := c.CompactManifests(ctx); err != nil || id != 0 {
 		t.Fatalf("CompactManifests of an empty table = %d, %v; want 0, nil", id, err)
 	}
-	first := prepare(t, tbl, "u", []int64{1}, "a")
-	second := prepare(t, tbl, "u", []int64{2}, "b")
-	third := prepare(t, tbl, "u", []int64{3}, "c")
-	for i, msgs := range [][]commit.Message{first, second, upgradeFirst(first, 5), third} {
-		if id, err := c.Commit(ctx, int64(i+1), msgs); err != nil || id != int64(i+1) {
+	// Each write is prepared after the previous commit, as one writer
+	// would: files of writers that started together would be re-sequenced.
+	var first, second, third []commit.Message
+	steps := []func() []commit.Message{
+		func() []commit.Message { first = prepare(t, tbl, "u", []int64{1}, "a"); return first },
+		func() []commit.Message { second = prepare(t, tbl, "u", []int64{2}, "b"); return second },
+		func() []commit.Message { return upgradeFirst(first, 5) },
+		func() []commit.Message { third = prepare(t, tbl, "u", []int64{3}, "c"); return third },
+	}
+	for i, step := range steps {
+		if id, err := c.Commit(ctx, int64(i+1), step()); err != nil || id != int64(i+1) {
 			t.Fatalf("Commit %d = %d, %v", i+1, id, err)
 		}
 	}
@@ -129,10 +135,15 @@ func TestManifestFullCompactionByThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := prepare(t, tbl, "u", []int64{1}, "a")
-	second := prepare(t, tbl, "u", []int64{2}, "b")
-	for i, msgs := range [][]commit.Message{first, second, upgradeFirst(first, 5), prepare(t, tbl, "u", []int64{3}, "c")} {
-		if id, err := c.Commit(ctx, int64(i+1), msgs); err != nil || id != int64(i+1) {
+	var first, second []commit.Message
+	steps := []func() []commit.Message{
+		func() []commit.Message { first = prepare(t, tbl, "u", []int64{1}, "a"); return first },
+		func() []commit.Message { second = prepare(t, tbl, "u", []int64{2}, "b"); return second },
+		func() []commit.Message { return upgradeFirst(first, 5) },
+		func() []commit.Message { return prepare(t, tbl, "u", []int64{3}, "c") },
+	}
+	for i, step := range steps {
+		if id, err := c.Commit(ctx, int64(i+1), step()); err != nil || id != int64(i+1) {
 			t.Fatalf("Commit %d = %d, %v", i+1, id, err)
 		}
 	}

@@ -20,6 +20,14 @@ type Message struct {
 	Data DataIncrement
 	// Compact are the changes of compaction (Java CompactIncrement).
 	Compact CompactIncrement
+	// OnResequenced, when set, is called once the snapshot holding
+	// Data.NewFiles is published, if the committer replaced those files by
+	// copies with higher sequence numbers because another writer had
+	// committed files to the bucket meanwhile (see the package
+	// documentation, Sequence numbers across writers). Writers set it to
+	// keep their levels and sequence counters in step with the table. It is
+	// called on the committing goroutine and must not call the Committer.
+	OnResequenced func(Resequenced)
 }
 
 // DataIncrement lists the files a writer added or removed by writing (Java

@@ -153,6 +153,7 @@ type Write struct {
 	ts         *schema.TableSchema
 	commitUser string
 	cfg        config
+	reseq      resequenced // reports of committers, see applyResequenced
 
 	numBuckets  int  // "bucket" option
 	unaware     bool // append table with bucket = -1
@@ -348,6 +349,9 @@ func (w *Write) init() error {
 func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if w.closed {
 		return ErrClosed
+	}
+	if err := w.applyResequenced(); err != nil {
+		return err
 	}
 	in, err := w.prepare(rec)
 	if err != nil {
@@ -594,6 +598,9 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 	if w.comp != nil {
 		w.comp.prepares++
 	}
+	if err := w.applyResequenced(); err != nil {
+		return nil, err
+	}
 	bws := w.sortedWriters()
 	var msgs []commit.Message
 	for _, bw := range bws {
@@ -620,6 +627,9 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 			TotalBuckets: int32(w.numBuckets),
 			Data:         commit.DataIncrement{NewFiles: bw.newFiles},
 			Compact:      bw.drainCompact(),
+		}
+		if w.pk != nil {
+			m.OnResequenced = w.reseq.report
 		}
 		m.Compact.NewIndexFiles, m.Compact.DeletedIndexFiles = newIndex[i], deletedIndex[i]
 		bw.newFiles = nil

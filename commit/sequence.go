@@ -1,0 +1,261 @@
+package commit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/resequence"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Sequence numbers across writers
+//
+// Any number of writers may write one bucket of a primary-key table. Each
+// continues the highest sequence number it found in the bucket when it
+// started, so the files of two writers carry the same numbers, and a merge
+// would order their records of a key by chance rather than by commit. Two
+// checks keep the visible rows equal to the commits applied one after another
+// in snapshot order (Java has neither: it requires one writer per bucket):
+//
+//   - sequenceGuard, on the APPEND part: when a bucket's new files do not all
+//     order after the live files of the bucket in the snapshot the attempt
+//     builds on, they are replaced by copies whose sequence numbers are raised
+//     by one amount (package resequence) before the snapshot is created. The
+//     check runs on every attempt, against that attempt's base, so a commit
+//     that lost a race is sequenced anew after the commit that beat it.
+//   - checkCompactionSaw, on the COMPACT part: a compaction merged the
+//     records of its input files; a live file it did not read that shares
+//     keys with its inputs and has sequence numbers within theirs was
+//     committed by another writer meanwhile, and the merge skipped records
+//     that belong between the merged ones (for aggregation, partial-update
+//     and first-row tables the result would be wrong). The part fails with
+//     ErrConflict, as when a concurrent compaction took its inputs.
+
+// sequenceGuard re-sequences the new files of an APPEND part (see Sequence
+// numbers across writers).
+type sequenceGuard struct {
+	rw *resequence.Rewriter
+}
+
+// newSequenceGuard returns the guard of a primary-key table, nil for other
+// tables (their rows are not merged).
+func newSequenceGuard(fio *fileio.FileIO, ts *schema.TableSchema) (*sequenceGuard, error) {
+	if len(ts.PrimaryKeys) == 0 {
+		return nil, nil
+	}
+	rw, err := resequence.New(fio, ts)
+	if err != nil {
+		return nil, err
+	}
+	return &sequenceGuard{rw: rw}, nil
+}
+
+// bucketKey identifies a partition-bucket.
+type bucketKey struct {
+	partition string
+	bucket    int32
+}
+
+// sequenced is what sequenceGuard.apply made of an attempt's entries.
+type sequenced struct {
+	// entries are the entries to publish: the part's own when moved is
+	// empty.
+	entries []manifest.Entry
+	// key is entriesKey(entries) when entries differ from the part's, else
+	// "".
+	key string
+	// copies are the paths of the files written for this attempt; they must
+	// be deleted unless the attempt's snapshot is (or may be) published.
+	copies []string
+	// moved lists the files replaced, per bucket.
+	moved []Resequenced
+}
+
+// Resequenced describes the new files of one partition-bucket that a commit
+// replaced by copies with higher sequence numbers, because another writer
+// committed files to the bucket whose sequence numbers were not below them.
+type Resequenced struct {
+	// Partition is the serialized partition BinaryRow; Bucket the bucket.
+	Partition []byte
+	Bucket    int32
+	// Shift is the amount added to every sequence number of the files.
+	Shift int64
+	// Files maps the name of each replaced file to the metadata of its
+	// copies (one file, or more when a copy rolled at target-file-size).
+	Files map[string][]manifest.DataFileMeta
+}
+
+// apply checks the ADD entries of an APPEND part against the live files of
+// base (a snapshot's manifest list) and replaces the files of every bucket
+// whose lowest new sequence number is not above the bucket's highest live
+// one. Files the entries themselves delete, and live files the entries add
+// again, are not counted. On error no copy is left behind.
+func (g *sequenceGuard) apply(ctx context.Context, c *Committer, base []manifest.FileMeta, entries []manifest.Entry) (sequenced, error) {
+	out := sequenced{entries: entries}
+	low := map[bucketKey]int64{} // lowest new sequence number per bucket
+	parts := map[string][]byte{}
+	ours := map[string]bool{} // identifiers this part adds or deletes
+	for _, e := range entries {
+		ours[e.Identifier()] = true
+		if e.Kind != manifest.Add || e.Bucket < 0 {
+			continue
+		}
+		k := bucketKey{string(e.Partition), e.Bucket}
+		if l, ok := low[k]; !ok || e.File.MinSequenceNumber < l {
+			low[k] = e.File.MinSequenceNumber
+		}
+		parts[string(e.Partition)] = e.Partition
+	}
+	if len(low) == 0 {
+		return out, nil
+	}
+	live, err := c.liveFiles(ctx, base, parts)
+	if err != nil {
+		return out, err
+	}
+	shift := map[bucketKey]int64{}
+	for _, e := range live {
+		k := bucketKey{string(e.Partition), e.Bucket}
+		l, ok := low[k]
+		if !ok || ours[e.Identifier()] {
+			continue
+		}
+		if d := e.File.MaxSequenceNumber + 1 - l; d > shift[k] {
+			shift[k] = d
+		}
+	}
+	if len(shift) == 0 {
+		return out, nil
+	}
+	moved := map[bucketKey]*Resequenced{}
+	var order []bucketKey
+	next := make([]manifest.Entry, 0, len(entries))
+	for _, e := range entries {
+		k := bucketKey{string(e.Partition), e.Bucket}
+		d := shift[k]
+		if e.Kind != manifest.Add || d == 0 {
+			next = append(next, e)
+			continue
+		}
+		dir, err := g.rw.BucketDir(e.Partition, e.Bucket)
+		if err != nil {
+			g.discard(ctx, c, out.copies)
+			return sequenced{entries: entries}, fmt.Errorf("commit: re-sequence %s: %w", e.File.FileName, err)
+		}
+		copies, err := g.rw.Shift(ctx, dir, e.File, d)
+		if err != nil {
+			g.discard(ctx, c, out.copies)
+			return sequenced{entries: entries}, fmt.Errorf("commit: re-sequence bucket %d: %w", e.Bucket, err)
+		}
+		r := moved[k]
+		if r == nil {
+			r = &Resequenced{Partition: e.Partition, Bucket: e.Bucket, Shift: d, Files: map[string][]manifest.DataFileMeta{}}
+			moved[k] = r
+			order = append(order, k)
+		}
+		r.Files[e.File.FileName] = copies
+		for _, f := range copies {
+			out.copies = append(out.copies, dir+"/"+f.FileName)
+			ne := e
+			ne.File = f
+			next = append(next, ne)
+		}
+	}
+	out.entries = next
+	out.key = "sequenced:" + entriesKey(next)
+	for _, k := range order {
+		out.moved = append(out.moved, *moved[k])
+	}
+	return out, nil
+}
+
+// discard deletes copies written for an attempt that was not published.
+func (g *sequenceGuard) discard(ctx context.Context, c *Committer, paths []string) {
+	if g == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, p := range paths {
+		_ = c.fio.Delete(ctx, p)
+	}
+}
+
+// checkCompactionSaw fails with ErrConflict when a compaction in delta (its
+// DELETE entries are the inputs) did not read a live file of its bucket
+// that it had to: one whose sequence range and key range both overlap the
+// inputs' (see Sequence numbers across writers). Files deleted by delta are
+// inputs; files that order entirely below or above the inputs, or hold
+// other keys, are not affected by the merge.
+func checkCompactionSaw(live, delta []manifest.Entry, keyTypes []types.DataType) error {
+	type span struct {
+		lo, hi         int64
+		minKey, maxKey []any
+		file           string
+	}
+	inputs := map[bucketKey]*span{}
+	deleted := map[string]bool{}
+	for _, e := range delta {
+		if e.Kind != manifest.Delete {
+			continue
+		}
+		deleted[e.Identifier()] = true
+		minK, err := decodeKey(e.File.MinKey, keyTypes)
+		if err != nil {
+			return fmt.Errorf("commit: min key of %s: %w", e.File.FileName, err)
+		}
+		maxK, err := decodeKey(e.File.MaxKey, keyTypes)
+		if err != nil {
+			return fmt.Errorf("commit: max key of %s: %w", e.File.FileName, err)
+		}
+		k := bucketKey{string(e.Partition), e.Bucket}
+		s := inputs[k]
+		if s == nil {
+			inputs[k] = &span{lo: e.File.MinSequenceNumber, hi: e.File.MaxSequenceNumber, minKey: minK, maxKey: maxK, file: e.File.FileName}
+			continue
+		}
+		s.lo, s.hi = min(s.lo, e.File.MinSequenceNumber), max(s.hi, e.File.MaxSequenceNumber)
+		if compareKeys(keyTypes, minK, s.minKey) < 0 {
+			s.minKey = minK
+		}
+		if compareKeys(keyTypes, maxK, s.maxKey) > 0 {
+			s.maxKey = maxK
+		}
+	}
+	for _, e := range live {
+		s := inputs[bucketKey{string(e.Partition), e.Bucket}]
+		if s == nil || deleted[e.Identifier()] {
+			continue
+		}
+		f := e.File
+		if f.MaxSequenceNumber < s.lo || f.MinSequenceNumber > s.hi {
+			continue
+		}
+		minK, err := decodeKey(f.MinKey, keyTypes)
+		if err != nil {
+			return fmt.Errorf("commit: min key of %s: %w", f.FileName, err)
+		}
+		maxK, err := decodeKey(f.MaxKey, keyTypes)
+		if err != nil {
+			return fmt.Errorf("commit: max key of %s: %w", f.FileName, err)
+		}
+		if compareKeys(keyTypes, maxK, s.minKey) < 0 || compareKeys(keyTypes, minK, s.maxKey) > 0 {
+			continue
+		}
+		return fmt.Errorf("%w: compaction of bucket %d (inputs such as %s, sequence numbers %d..%d) did not read %s (level %d, sequence numbers %d..%d), committed concurrently",
+			ErrConflict, e.Bucket, s.file, s.lo, s.hi, f.FileName, f.Level, f.MinSequenceNumber, f.MaxSequenceNumber)
+	}
+	return nil
+}
+
+// compareKeys orders two decoded keys of keyTypes.
+func compareKeys(keyTypes []types.DataType, a, b []any) int {
+	for i, t := range keyTypes {
+		if c := types.Compare(t, a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
