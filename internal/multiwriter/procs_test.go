@@ -1,0 +1,344 @@
+package multiwriter_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	paimon "github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/testenv"
+	"github.com/paimon-go/paimon/types"
+)
+
+var long = flag.Bool("multiwriter.long", false, "run the long form of the multi-process tests (4 processes × 50 commits, every merge engine)")
+
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) != "" {
+		os.Exit(worker())
+	}
+	testenv.Main(m)
+}
+
+// The worker: the test binary re-executed with workerEnv set. It writes
+// commits rows of one primary-key table as commit user "w<id>" with one
+// long-lived writer and committer, as a service replica would, and prints
+// one JSON line per acknowledged commit.
+const (
+	workerEnv = "MULTIWRITER_WORKER" // the worker's id
+	urlEnv    = "MULTIWRITER_URL"
+	commitEnv = "MULTIWRITER_COMMITS"
+)
+
+// keys is the key space the workers write: every commit upserts three keys,
+// chosen so that every pair of workers overlaps.
+const keys = 6
+
+// ack is a worker's report of one acknowledged commit.
+type ack struct {
+	Worker     int   `json:"worker"`
+	Identifier int64 `json:"identifier"`
+	Snapshot   int64 `json:"snapshot"`
+	Compacted  bool  `json:"compacted"` // false: the compaction part was refused
+}
+
+// rowsOf returns the rows worker w writes in its commit with identifier id:
+// k, v, f, s (see table). Partial-update tables get nulls in f on odd and
+// in s on identifiers not divisible by 3.
+func rowsOf(w int, id int64, partial bool) [][]any {
+	var out [][]any
+	for m := range 3 {
+		k := int32((int64(w) + id*3 + int64(m)) % keys)
+		v := fmt.Sprintf("w%d-%d-k%d", w, id, k)
+		var f, s any = v, int64(w)*1000 + id
+		if partial && id%2 == 1 {
+			f = nil
+		}
+		if partial && id%3 != 0 {
+			s = nil
+		}
+		out = append(out, []any{k, v, f, s})
+	}
+	return out
+}
+
+var fields = []types.DataField{
+	{Name: "k", Type: types.Int().NotNull()}, {Name: "v", Type: types.String()},
+	{Name: "f", Type: types.String()}, {Name: "s", Type: types.BigInt()},
+}
+
+// procEngines are the merge engines of the multi-process test.
+var procEngines = []struct {
+	name    string
+	options map[string]string
+	short   bool // part of the short (CI) form
+}{
+	{"deduplicate", nil, true},
+	{"aggregation", map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "last_value",
+		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum"}, true},
+	{"partial-update", map[string]string{"merge-engine": "partial-update"}, false},
+	{"first-row", map[string]string{"merge-engine": "first-row"}, false},
+}
+
+func worker() int {
+	id, _ := strconv.Atoi(os.Getenv(workerEnv))
+	commits, _ := strconv.Atoi(os.Getenv(commitEnv))
+	if err := work(id, commits, os.Getenv(urlEnv)); err != nil {
+		fmt.Fprintf(os.Stderr, "worker %d: %v\n", id, err)
+		return 1
+	}
+	return 0
+}
+
+func work(id, commits int, url string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tbl, err := paimon.OpenTable(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	user := "w" + strconv.Itoa(id)
+	w, err := tbl.NewWrite(user)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	c, err := tbl.NewCommit(user)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	engine, err := tbl.Schema().Options.MergeEngine()
+	if err != nil {
+		return err
+	}
+	partial := engine == schema.MergePartialUpdate
+	sc := types.SchemaToArrow(tbl.Schema().Fields)
+	out := json.NewEncoder(os.Stdout)
+	for i := range commits {
+		ident := int64(i + 1)
+		rec, err := tabletest.NewBatch(sc, rowsOf(id, ident, partial)...)
+		if err != nil {
+			return err
+		}
+		err = w.Write(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+		msgs, err := w.PrepareCommit(ctx)
+		if err != nil {
+			return err
+		}
+		snap, err := c.Commit(ctx, ident, msgs)
+		compacted := true
+		if errors.Is(err, commit.ErrCompactionNotCommitted) {
+			// The data is committed; the writer's levels describe a
+			// compaction the table refused.
+			compacted, err = false, w.Restore(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("commit %d: %w", ident, err)
+		}
+		if err := out.Encode(ack{Worker: id, Identifier: ident, Snapshot: snap, Compacted: compacted}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runWorkers starts n worker processes on the table at url, each making
+// commits commits, waits for them and returns their acknowledgements.
+func runWorkers(t *testing.T, url string, n, commits int) []ack {
+	t.Helper()
+	type proc struct {
+		cmd    *exec.Cmd
+		stdout bytes.Buffer
+		stderr bytes.Buffer
+	}
+	procs := make([]*proc, n)
+	for i := range procs {
+		p := &proc{cmd: exec.Command(os.Args[0], "-test.run=^$")}
+		p.cmd.Env = append(os.Environ(), workerEnv+"="+strconv.Itoa(i), urlEnv+"="+url, commitEnv+"="+strconv.Itoa(commits))
+		p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs[i] = p
+	}
+	var acks []ack
+	for i, p := range procs {
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i, err, p.stderr.String())
+		}
+		sc := bufio.NewScanner(&p.stdout)
+		for sc.Scan() {
+			var a ack
+			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+				t.Fatalf("worker %d printed %q: %v", i, sc.Text(), err)
+			}
+			acks = append(acks, a)
+		}
+	}
+	return acks
+}
+
+// replay applies the APPEND snapshots of the table at url in snapshot order
+// to a model of the merge engine and returns the rows it gives, checking
+// that they are exactly the acknowledged commits, each once.
+func replay(t *testing.T, url, engine string, acks []ack) []string {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := paimon.OpenTable(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	snaps := tbl.Snapshots()
+	latest, err := snaps.LatestID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked := map[[2]int64]int64{} // (worker, identifier) -> snapshot
+	for _, a := range acks {
+		acked[[2]int64{int64(a.Worker), a.Identifier}] = a.Snapshot
+	}
+	model := map[int32][]any{}
+	seen := map[[2]int64]bool{}
+	for id := int64(1); id <= latest; id++ {
+		s, err := snaps.Get(ctx, id)
+		if err != nil {
+			t.Fatalf("snapshot %d of %d: %v", id, latest, err)
+		}
+		if s.CommitKind == snapshot.KindCompact || s.CommitUser == "setup" {
+			continue
+		}
+		w, err := strconv.Atoi(strings.TrimPrefix(s.CommitUser, "w"))
+		if err != nil {
+			t.Fatalf("snapshot %d by %q", id, s.CommitUser)
+		}
+		key := [2]int64{int64(w), s.CommitIdentifier}
+		if seen[key] {
+			t.Fatalf("snapshot %d: commit %d of worker %d published twice", id, s.CommitIdentifier, w)
+		}
+		seen[key] = true
+		// Commit returns the id of the last snapshot it created: the
+		// APPEND snapshot or its COMPACT snapshot, later.
+		if got, ok := acked[key]; !ok || got < id {
+			t.Fatalf("snapshot %d: commit %d of worker %d acknowledged as snapshot %d (present %v)", id, s.CommitIdentifier, w, got, ok)
+		}
+		for _, r := range rowsOf(w, s.CommitIdentifier, engine == "partial-update") {
+			k := r[0].(int32)
+			old, ok := model[k]
+			switch {
+			case !ok || engine == "deduplicate":
+				model[k] = r
+			case engine == "first-row":
+			case engine == "aggregation":
+				model[k] = []any{k, r[1], old[2], old[3].(int64) + r[3].(int64)}
+			case engine == "partial-update":
+				next := slices.Clone(old)
+				for c := 1; c < len(r); c++ {
+					if r[c] != nil {
+						next[c] = r[c]
+					}
+				}
+				model[k] = next
+			}
+		}
+	}
+	if len(seen) != len(acked) {
+		t.Fatalf("%d commits published, %d acknowledged", len(seen), len(acked))
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(model)) {
+		r := model[k]
+		s := make([]string, len(r))
+		for i, v := range r {
+			if v == nil {
+				s[i] = "(null)"
+			} else {
+				s[i] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, strings.Join(s, "|"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestWritersShareBucket is issue 11's acceptance test of part 2: worker
+// processes upsert overlapping keys of one bucket at once, each with its
+// own writer and committer; the rows read equal a serial replay of the
+// published commits in snapshot order, before and after a full compaction,
+// on local disk and MinIO. Short form: 4 processes × 10 commits, two
+// engines; -multiwriter.long: 4 × 50, every engine.
+func TestWritersShareBucket(t *testing.T) {
+	procs, commits := 4, 10
+	if *long {
+		commits = 50
+	}
+	stores := []struct {
+		name string
+		url  func(t testing.TB) string
+	}{
+		{"local", func(testing.TB) string { return "" }},
+		{"minio", testenv.MinIO},
+	}
+	for _, st := range stores {
+		for _, e := range procEngines {
+			if !e.short && !*long {
+				continue
+			}
+			t.Run(st.name+"/"+e.name, func(t *testing.T) {
+				opts := map[string]string{"bucket": "1"}
+				maps.Copy(opts, e.options)
+				tbl := tabletest.NewTable(t, st.url(t), catalog.Schema{Fields: fields, PrimaryKeys: []string{"k"}, Options: opts})
+				url := tbl.FileIO.URL()
+				acks := runWorkers(t, url, procs, commits)
+				if len(acks) != procs*commits {
+					t.Fatalf("%d commits acknowledged, want %d", len(acks), procs*commits)
+				}
+				refused := 0
+				for _, a := range acks {
+					if !a.Compacted {
+						refused++
+					}
+				}
+				want := replay(t, url, e.name, acks)
+				if len(want) != keys {
+					t.Fatalf("replay gives %d rows, want %d", len(want), keys)
+				}
+				if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
+					t.Fatalf("rows\n%q\nwant (serial replay)\n%q", got, want)
+				}
+				if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
+					t.Fatal(err)
+				}
+				if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
+					t.Fatalf("rows after full compaction\n%q\nwant (serial replay)\n%q", got, want)
+				}
+				t.Logf("%d processes × %d commits: %d rows equal the serial replay; %d compactions refused as stale",
+					procs, commits, len(want), refused)
+			})
+		}
+	}
+}
