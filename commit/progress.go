@@ -341,7 +341,7 @@ func (c *Committer) CommitWithProgress(ctx context.Context, identifier int64, ms
 	}
 	if !cmp.empty() {
 		if _, err := c.commitPart(ctx, identifier, cmp); err != nil {
-			return id, err
+			return id, fmt.Errorf("%w: snapshot %d holds the new data files and the progress: %w", ErrCompactionNotCommitted, id, err)
 		}
 	}
 	return id, nil

@@ -49,7 +49,11 @@ type goTable struct {
 	// PrepareCommitWithProgress and CommitWithProgress), "compact" through
 	// writer and commit followed by a full compaction, "manifests" through
 	// writer and commit with a full compaction before the last commit and an
-	// on-demand manifest compaction (commit.CompactManifests) after it.
+	// on-demand manifest compaction (commit.CompactManifests) after it,
+	// "concurrent" by one writer per commit, all restored from the empty
+	// table before the first commits (their files start at the same
+	// sequence numbers and the committer re-sequences them; issue 11 part 2),
+	// committed in order; the peers merge the re-sequenced level-0 files.
 	mode string
 }
 
@@ -283,6 +287,21 @@ func goTables() []goTable {
 				{ins(int32(2), "second-2"), ins(int32(3), "first-3")},
 				{ins(int32(3), "second-3"), ins(int32(4), "first-4"), ins(int32(1), "third-1")},
 			}},
+		{name: "go_pk_dedupe_concurrent", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "concurrent"},
+		{name: "go_pk_aggregation_concurrent",
+			fields: []types.DataField{field("id", types.Int()), field("total", types.BigInt()),
+				field("mx", types.Int()), field("tag", types.String())},
+			primaryKeys: []string{"id"},
+			options: map[string]string{"bucket": "2", "merge-engine": "aggregation",
+				"fields.total.aggregate-function": "sum", "fields.mx.aggregate-function": "max"},
+			engine: "aggregation", mode: "concurrent", commits: [][]goRow{
+				agg1,
+				{ins(int32(1), int64(5), int32(0), nil), ins(int32(2), nil, int32(99), "u2"),
+					ins(int32(1), int64(1), int32(50), "u1"), ins(int32(6), nil, nil, nil)},
+				{ins(int32(3), int64(-30), int32(2), nil), ins(int32(6), int64(6), nil, "t6")},
+			}},
 		{name: "go_append_compacted", fields: partFields, partitionKeys: []string{"dt"},
 			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{part1, part2, part1, part2},
 			mode: "compact"},
@@ -413,6 +432,12 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		}
 		return catalog.TablePath(id), nil
 	}
+	if g.mode == "concurrent" {
+		if err := g.writeConcurrent(ctx, tbl, user); err != nil {
+			return "", err
+		}
+		return catalog.TablePath(id), nil
+	}
 	for i, rows := range g.commits {
 		if g.mode == "manifests" && i == len(g.commits)-1 {
 			if sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{Full: true}); err != nil || sid == 0 {
@@ -444,6 +469,45 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		}
 	}
 	return catalog.TablePath(id), nil
+}
+
+// writeConcurrent prepares every commit's rows with its own writer before
+// committing any and commits them in order with one committer each: the
+// rows equal the commits applied in order.
+func (g goTable) writeConcurrent(ctx context.Context, tbl *catalog.Table, user string) error {
+	msgs := make([][]commit.Message, len(g.commits))
+	for i, rows := range g.commits {
+		rec, err := rowsBatch(tbl, rows, true)
+		if err != nil {
+			return err
+		}
+		w, err := writer.New(tbl.FileIO, tbl.Schema, fmt.Sprintf("%s-%d", user, i))
+		if err == nil {
+			err = w.Write(ctx, rec)
+		}
+		if err == nil {
+			msgs[i], err = w.PrepareCommit(ctx)
+		}
+		rec.Release()
+		if w != nil {
+			w.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("%s writer %d: %w", g.name, i, err)
+		}
+	}
+	for i := range msgs {
+		c, err := commit.New(tbl.FileIO, tbl.Schema, fmt.Sprintf("%s-%d", user, i))
+		if err != nil {
+			return err
+		}
+		_, err = c.Commit(ctx, 1, msgs[i])
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("%s commit %d: %w", g.name, i, err)
+		}
+	}
+	return nil
 }
 
 // writeRealtime writes each commit's rows through a real-time context: Write,

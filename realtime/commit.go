@@ -2,6 +2,7 @@ package realtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/paimon-go/paimon/commit"
@@ -56,6 +57,12 @@ func (cm *Commit) Committer() *commit.Committer { return cm.cm }
 // when the snapshot write failed and checking whether it landed failed
 // too, the error says the outcome is unknown (the snapshot may exist).
 //
+// A commit whose data and progress landed but whose compaction changes were
+// refused (commit.ErrCompactionNotCommitted: a concurrent compaction took
+// their input files, or another writer committed to a bucket they compacted)
+// succeeds: the Writes restore their flush writers from the table at their
+// next PrepareCommitWithProgress.
+//
 // A failed commit is terminal for the writer state that produced prog,
 // whatever the error: the documented recovery is to close the context (and
 // its writers), create a new one, read the committed offsets of the latest
@@ -75,6 +82,15 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		adv = append(adv, progress.Advance{PartitionBucket: p.PartitionBucket, Range: p.Range})
 	}
 	id, err := cm.cm.CommitWithProgress(ctx, identifier, msgs, adv, watermark)
+	if errors.Is(err, commit.ErrCompactionNotCommitted) {
+		// The data and the progress landed; only the compaction of the
+		// flush writers was refused (a concurrent compaction, or another
+		// writer's files in a bucket it compacted; package commit, Sequence
+		// numbers across writers). The Writes restore their flush writers
+		// from the table at their next prepare, and the commit succeeds.
+		cm.c.lostCompactions.Add(1)
+		err = nil
+	}
 	if err == nil {
 		cm.c.published(prog)
 	}

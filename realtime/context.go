@@ -103,6 +103,10 @@ type Context struct {
 	adopted   progress.Offsets
 
 	prepMu sync.Mutex // one PrepareCommitWithProgress at a time
+	// lostCompactions counts commits whose data and progress landed but
+	// whose compaction changes were refused (commit.ErrCompactionNotCommitted);
+	// a Write that has seen fewer restores its flush writer first.
+	lostCompactions atomic.Int64
 
 	tmu     sync.Mutex // guards tickets
 	tickets map[uint64]*pin

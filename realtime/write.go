@@ -55,8 +55,9 @@ type Write struct {
 	touched map[string]*pbState
 	closed  bool
 
-	fmu    sync.Mutex // serialises prepares; guards flush
+	fmu    sync.Mutex // serialises prepares; guards flush and lost
 	flush  *writer.Write
+	lost   int64 // Context.lostCompactions when flush was last restored
 	wopts  []writer.Option
 	closeE error
 }
@@ -309,6 +310,14 @@ func (w *Write) PrepareCommitWithProgress(ctx context.Context, identifier int64)
 	slices.SortFunc(sts, func(a, b *pbState) int { return comparePB(a.partition, a.bucket, b.partition, b.bucket) })
 	c.prepMu.Lock()
 	defer c.prepMu.Unlock()
+	if lost := c.lostCompactions.Load(); lost != w.lost {
+		// A commit refused the compaction changes of a flush writer: its
+		// levels describe files the table does not have.
+		if err := w.flush.Restore(ctx); err != nil {
+			return nil, fmt.Errorf("realtime: restore the flush writer: %w", err)
+		}
+		w.lost = lost
+	}
 
 	var jobs []prepJob
 	restore := func() {

@@ -9,11 +9,14 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +48,13 @@ const (
 	workerEnv = "MULTIWRITER_WORKER" // the worker's id
 	urlEnv    = "MULTIWRITER_URL"
 	commitEnv = "MULTIWRITER_COMMITS"
+	// rtEnv set to "1" makes the worker write through a real-time context
+	// (Write, PrepareCommitWithProgress, CommitWithProgress) instead of a
+	// plain writer.
+	rtEnv = "MULTIWRITER_REALTIME"
+	// startEnv is the identifier of the worker's first commit (a restarted
+	// worker continues after its last acknowledged one).
+	startEnv = "MULTIWRITER_START"
 )
 
 // keys is the key space the workers write: every commit upserts three keys,
@@ -100,6 +110,11 @@ var procEngines = []struct {
 func worker() int {
 	id, _ := strconv.Atoi(os.Getenv(workerEnv))
 	commits, _ := strconv.Atoi(os.Getenv(commitEnv))
+	first, _ := strconv.Atoi(os.Getenv(startEnv))
+	work := func(id, commits int, url string) error { return work(id, first, commits, url) }
+	if os.Getenv(rtEnv) == "1" {
+		work = func(id, commits int, url string) error { return workRealtime(id, first, commits, url) }
+	}
 	if err := work(id, commits, os.Getenv(urlEnv)); err != nil {
 		fmt.Fprintf(os.Stderr, "worker %d: %v\n", id, err)
 		return 1
@@ -107,7 +122,7 @@ func worker() int {
 	return 0
 }
 
-func work(id, commits int, url string) error {
+func work(id, first, commits int, url string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	tbl, err := paimon.OpenTable(ctx, url)
@@ -133,8 +148,7 @@ func work(id, commits int, url string) error {
 	partial := engine == schema.MergePartialUpdate
 	sc := types.SchemaToArrow(tbl.Schema().Fields)
 	out := json.NewEncoder(os.Stdout)
-	for i := range commits {
-		ident := int64(i + 1)
+	for ident := int64(first); ident <= int64(commits); ident++ {
 		rec, err := tabletest.NewBatch(sc, rowsOf(id, ident, partial)...)
 		if err != nil {
 			return err
@@ -165,40 +179,136 @@ func work(id, commits int, url string) error {
 	return nil
 }
 
+// workRealtime is work through a real-time context: rows are served from
+// memory at once and committed with their progress; the committer
+// re-sequences the flushed files like any others.
+func workRealtime(id, first, commits int, url string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tbl, err := paimon.OpenTable(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	rc, err := tbl.NewRealtimeContext()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	user := "w" + strconv.Itoa(id)
+	w, err := rc.NewWrite(user)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	cm, err := rc.NewCommit(user)
+	if err != nil {
+		return err
+	}
+	defer cm.Close()
+	sc := types.SchemaToArrow(tbl.Schema().Fields)
+	out := json.NewEncoder(os.Stdout)
+	for ident := int64(first); ident <= int64(commits); ident++ {
+		rec, err := tabletest.NewBatch(sc, rowsOf(id, ident, false)...)
+		if err != nil {
+			return err
+		}
+		err = w.Write(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+		prog, err := w.PrepareCommitWithProgress(ctx, ident)
+		if err != nil {
+			return err
+		}
+		snap, err := cm.CommitWithProgress(ctx, prog, ident, nil)
+		if err != nil {
+			return fmt.Errorf("commit %d: %w", ident, err)
+		}
+		if err := rc.RefreshCommittedSnapshot(ctx, snap); err != nil {
+			return err
+		}
+		if err := out.Encode(ack{Worker: id, Identifier: ident, Snapshot: snap, Compacted: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // runWorkers starts n worker processes on the table at url, each making
-// commits commits, waits for them and returns their acknowledgements.
-func runWorkers(t *testing.T, url string, n, commits int) []ack {
+// commits commits (worker 0 through a real-time context when rt is set),
+// waits for them and returns their acknowledgements. With kill set, each
+// worker is killed with SIGKILL once at a random moment of its run and
+// started again from its first unacknowledged commit with the same commit
+// user, as a restarted replica would be (the committer's idempotency skips
+// a commit the killed process published without acknowledging it).
+func runWorkers(t *testing.T, url string, n, commits int, rt, kill bool) (acks []ack, kills int) {
 	t.Helper()
-	type proc struct {
-		cmd    *exec.Cmd
-		stdout bytes.Buffer
-		stderr bytes.Buffer
-	}
-	procs := make([]*proc, n)
-	for i := range procs {
-		p := &proc{cmd: exec.Command(os.Args[0], "-test.run=^$")}
-		p.cmd.Env = append(os.Environ(), workerEnv+"="+strconv.Itoa(i), urlEnv+"="+url, commitEnv+"="+strconv.Itoa(commits))
-		p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs[i] = p
-	}
-	var acks []ack
-	for i, p := range procs {
-		if err := p.cmd.Wait(); err != nil {
-			t.Fatalf("worker %d: %v\n%s", i, err, p.stderr.String())
-		}
-		sc := bufio.NewScanner(&p.stdout)
-		for sc.Scan() {
-			var a ack
-			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-				t.Fatalf("worker %d printed %q: %v", i, sc.Text(), err)
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			first, killed := 1, false
+			for first <= commits {
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), workerEnv+"="+strconv.Itoa(i), urlEnv+"="+url,
+					commitEnv+"="+strconv.Itoa(commits), startEnv+"="+strconv.Itoa(first))
+				if rt && i == 0 {
+					cmd.Env = append(cmd.Env, rtEnv+"=1")
+				}
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Start(); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+				var timer *time.Timer
+				// The real-time worker is not killed: replaying after a crash
+				// is the real-time layer's own protocol (package realtime,
+				// recovery), tested there.
+				if kill && !killed && !(rt && i == 0) {
+					killed = true
+					timer = time.AfterFunc(time.Duration(200+rand.IntN(1800))*time.Millisecond, func() { _ = cmd.Process.Kill() })
+				}
+				err := cmd.Wait()
+				if timer != nil {
+					timer.Stop()
+				}
+				sc := bufio.NewScanner(&stdout)
+				mu.Lock()
+				for sc.Scan() {
+					var a ack
+					if jerr := json.Unmarshal(sc.Bytes(), &a); jerr != nil {
+						errs = append(errs, fmt.Errorf("worker %d printed %q: %w", i, sc.Text(), jerr))
+						continue
+					}
+					acks = append(acks, a)
+					first = int(a.Identifier) + 1
+				}
+				var ee *exec.ExitError
+				switch {
+				case err == nil:
+				case errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+					kills++
+				default:
+					errs = append(errs, fmt.Errorf("worker %d: %v\n%s", i, err, stderr.String()))
+					first = commits + 1
+				}
+				mu.Unlock()
 			}
-			acks = append(acks, a)
-		}
+		}()
 	}
-	return acks
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return acks, kills
 }
 
 // replay applies the APPEND snapshots of the table at url in snapshot order
@@ -289,8 +399,11 @@ func replay(t *testing.T, url, engine string, acks []ack) []string {
 // processes upsert overlapping keys of one bucket at once, each with its
 // own writer and committer; the rows read equal a serial replay of the
 // published commits in snapshot order, before and after a full compaction,
-// on local disk and MinIO. Short form: 4 processes × 10 commits, two
-// engines; -multiwriter.long: 4 × 50, every engine.
+// on local disk and MinIO. Variants: "rt", worker 0 writes through a
+// real-time context (realtime.enabled); "kill", every plain worker is
+// killed with SIGKILL once at a random moment and restarted. Short form: 4
+// processes × 10 commits, deduplicate and aggregation; -multiwriter.long:
+// 4 × 50, every engine.
 func TestWritersShareBucket(t *testing.T) {
 	procs, commits := 4, 10
 	if *long {
@@ -303,42 +416,55 @@ func TestWritersShareBucket(t *testing.T) {
 		{"local", func(testing.TB) string { return "" }},
 		{"minio", testenv.MinIO},
 	}
+	variants := []string{"plain", "rt", "kill"}
 	for _, st := range stores {
 		for _, e := range procEngines {
-			if !e.short && !*long {
-				continue
+			for _, variant := range variants {
+				if !*long && (!e.short || (variant != "plain" && e.name != "deduplicate")) {
+					continue
+				}
+				if variant == "rt" && e.name == "first-row" {
+					continue // the real-time layer refuses first-row tables
+				}
+				t.Run(st.name+"/"+e.name+"/"+variant, func(t *testing.T) {
+					shareBucket(t, st.url(t), e.name, e.options, procs, commits, variant)
+				})
 			}
-			t.Run(st.name+"/"+e.name, func(t *testing.T) {
-				opts := map[string]string{"bucket": "1"}
-				maps.Copy(opts, e.options)
-				tbl := tabletest.NewTable(t, st.url(t), catalog.Schema{Fields: fields, PrimaryKeys: []string{"k"}, Options: opts})
-				url := tbl.FileIO.URL()
-				acks := runWorkers(t, url, procs, commits)
-				if len(acks) != procs*commits {
-					t.Fatalf("%d commits acknowledged, want %d", len(acks), procs*commits)
-				}
-				refused := 0
-				for _, a := range acks {
-					if !a.Compacted {
-						refused++
-					}
-				}
-				want := replay(t, url, e.name, acks)
-				if len(want) != keys {
-					t.Fatalf("replay gives %d rows, want %d", len(want), keys)
-				}
-				if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
-					t.Fatalf("rows\n%q\nwant (serial replay)\n%q", got, want)
-				}
-				if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
-					t.Fatal(err)
-				}
-				if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
-					t.Fatalf("rows after full compaction\n%q\nwant (serial replay)\n%q", got, want)
-				}
-				t.Logf("%d processes × %d commits: %d rows equal the serial replay; %d compactions refused as stale",
-					procs, commits, len(want), refused)
-			})
 		}
 	}
+}
+
+func shareBucket(t *testing.T, whURL, engine string, options map[string]string, procs, commits int, variant string) {
+	opts := map[string]string{"bucket": "1"}
+	maps.Copy(opts, options)
+	if variant == "rt" {
+		opts["realtime.enabled"] = "true"
+	}
+	tbl := tabletest.NewTable(t, whURL, catalog.Schema{Fields: fields, PrimaryKeys: []string{"k"}, Options: opts})
+	url := tbl.FileIO.URL()
+	acks, kills := runWorkers(t, url, procs, commits, variant == "rt", variant == "kill")
+	if len(acks) != procs*commits {
+		t.Fatalf("%d commits acknowledged, want %d", len(acks), procs*commits)
+	}
+	refused := 0
+	for _, a := range acks {
+		if !a.Compacted {
+			refused++
+		}
+	}
+	want := replay(t, url, engine, acks)
+	if len(want) != keys {
+		t.Fatalf("replay gives %d rows, want %d", len(want), keys)
+	}
+	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
+		t.Fatalf("rows\n%q\nwant (serial replay)\n%q", got, want)
+	}
+	if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
+		t.Fatalf("rows after full compaction\n%q\nwant (serial replay)\n%q", got, want)
+	}
+	t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d compactions refused as stale",
+		procs, commits, variant, kills, len(want), refused)
 }
