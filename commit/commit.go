@@ -99,6 +99,27 @@
 // checks for bucket-unaware tables only and which is checked here for every
 // table).
 //
+// # Sequence numbers across writers
+//
+// Any number of writers (goroutines, processes, hosts) may write one bucket
+// of a primary-key table. Each continues the highest sequence number it
+// found in the bucket when it started, so two writers' files carry the same
+// numbers, and a merge would order their records of a key by chance rather
+// than by commit. Two checks keep the visible rows equal to the commits
+// applied one after another in snapshot order (Java has neither: it requires
+// one writer per bucket; docs/paimon-format.md section 13.5.1):
+//
+//   - On every attempt of an APPEND part, when a bucket's new files do not
+//     all order after the live files of the bucket in the snapshot the
+//     attempt builds on, they are replaced by copies whose sequence numbers
+//     are raised by one amount (package resequence) before the snapshot is
+//     created; Message.OnResequenced tells the writer. A commit that lost a
+//     race is sequenced anew after the commit that beat it.
+//   - Conflict detection of COMPACT parts fails with ErrConflict when a live
+//     file the compaction did not read shares keys and sequence numbers with
+//     its inputs: another writer committed it meanwhile, and the merge
+//     skipped records that belong between the merged ones.
+//
 // # Errors
 //
 // ErrConflict (not retried: files this commit deletes were deleted by

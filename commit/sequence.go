@@ -11,31 +11,8 @@ import (
 	"github.com/paimon-go/paimon/types"
 )
 
-// Sequence numbers across writers
-//
-// Any number of writers may write one bucket of a primary-key table. Each
-// continues the highest sequence number it found in the bucket when it
-// started, so the files of two writers carry the same numbers, and a merge
-// would order their records of a key by chance rather than by commit. Two
-// checks keep the visible rows equal to the commits applied one after another
-// in snapshot order (Java has neither: it requires one writer per bucket):
-//
-//   - sequenceGuard, on the APPEND part: when a bucket's new files do not all
-//     order after the live files of the bucket in the snapshot the attempt
-//     builds on, they are replaced by copies whose sequence numbers are raised
-//     by one amount (package resequence) before the snapshot is created. The
-//     check runs on every attempt, against that attempt's base, so a commit
-//     that lost a race is sequenced anew after the commit that beat it.
-//   - checkCompactionSaw, on the COMPACT part: a compaction merged the
-//     records of its input files; a live file it did not read that shares
-//     keys with its inputs and has sequence numbers within theirs was
-//     committed by another writer meanwhile, and the merge skipped records
-//     that belong between the merged ones (for aggregation, partial-update
-//     and first-row tables the result would be wrong). The part fails with
-//     ErrConflict, as when a concurrent compaction took its inputs.
-
-// sequenceGuard re-sequences the new files of an APPEND part (see Sequence
-// numbers across writers).
+// sequenceGuard re-sequences the new files of an APPEND part (see the
+// package documentation, Sequence numbers across writers).
 type sequenceGuard struct {
 	rw *resequence.Rewriter
 }

@@ -13,7 +13,7 @@
 // commit) calls a Rewriter when the files of a commit would not order after
 // the bucket's live files: it shifts every sequence number of those files by
 // one amount, which keeps their own order and puts them above the bucket's
-// highest number (docs/paimon-format.md, section 13, "Sequence numbers
+// highest number (docs/paimon-format.md, section 13.5.1, "Sequence numbers
 // across writers").
 //
 // The copies are new files in the same bucket directory (data-<uuid>-<n>),
