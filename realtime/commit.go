@@ -74,7 +74,18 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 	adv := make([]progress.Advance, 0, len(prog))
 	for _, p := range prog {
 		if !p.Message.IsEmpty() {
-			msgs = append(msgs, p.Message)
+			m := p.Message
+			flushed := m.OnResequenced
+			m.OnResequenced = func(r commit.Resequenced) {
+				// Another writer committed to the partition-bucket: rows
+				// written from now on continue above the copies, so they
+				// order after the committed rows in the context's scans too.
+				cm.c.continueAbove(r)
+				if flushed != nil {
+					flushed(r)
+				}
+			}
+			msgs = append(msgs, m)
 		}
 		if p.Range.Empty() {
 			continue // compaction changes only: no progress

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/reader"
@@ -345,6 +346,28 @@ func (c *Context) sortedLocked() []*pbState {
 	}
 	slices.SortFunc(out, func(a, b *pbState) int { return comparePB(a.partition, a.bucket, b.partition, b.bucket) })
 	return out
+}
+
+// continueAbove raises the sequence counter of the partition-bucket of r
+// above the copies a commit published (commit.Message.OnResequenced).
+func (c *Context) continueAbove(r commit.Resequenced) {
+	c.mu.Lock()
+	st := c.pbs[pbKey(r.Partition, r.Bucket)]
+	c.mu.Unlock()
+	if st == nil {
+		return
+	}
+	var top int64 = -1
+	for _, copies := range r.Files {
+		for _, f := range copies {
+			top = max(top, f.MaxSequenceNumber)
+		}
+	}
+	st.mu.Lock()
+	if st.seqSet && st.seq <= top {
+		st.seq = top + 1
+	}
+	st.mu.Unlock()
 }
 
 // RefreshCommittedSnapshot adopts the progress of snapshot id after a
