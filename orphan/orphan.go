@@ -96,6 +96,11 @@ type Options struct {
 	// Parallelism is the number of concurrent reads and deletions
 	// (default 8).
 	Parallelism int
+
+	// afterList, when set (tests, export_test.go), runs after the cleaner
+	// listed the snapshots, tags and changelogs of the table and before it
+	// reads them; pass counts from 1.
+	afterList func(ctx context.Context, pass int) error
 }
 
 // Result reports what Clean did.
@@ -159,7 +164,7 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 	if len(cands) == 0 {
 		return Result{}, nil
 	}
-	u, err := usedFiles(ctx, t, branches, par)
+	u, err := usedFiles(ctx, t, branches, par, opts.afterList)
 	if err != nil {
 		return Result{}, err
 	}
@@ -329,7 +334,7 @@ type ref struct {
 
 // usedFiles collects the files every snapshot, tag and changelog of every
 // branch refers to.
-func usedFiles(ctx context.Context, t *snapfiles.Table, branches []string, par int) (*used, error) {
+func usedFiles(ctx context.Context, t *snapfiles.Table, branches []string, par int, afterList func(context.Context, int) error) (*used, error) {
 	u := &used{names: map[string]bool{}, offsets: map[string]bool{}}
 	var refs []ref
 	for _, b := range branches {
@@ -337,6 +342,11 @@ func usedFiles(ctx context.Context, t *snapfiles.Table, branches []string, par i
 		ids, err := sm.IDs(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if afterList != nil && b == "" {
+			if err := afterList(ctx, 1); err != nil {
+				return nil, err
+			}
 		}
 		for _, id := range ids {
 			s, err := sm.Get(ctx, id)
