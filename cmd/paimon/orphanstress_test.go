@@ -29,7 +29,11 @@ import (
 // the stress test starts separate OS processes without building the binary.
 const cliEnv = "PAIMON_TEST_AS_CLI"
 
-var orphanLong = flag.Bool("orphan.long", false, "run the long form of TestOrphanStress (120 rounds on local disk and 120 on MinIO)")
+var (
+	orphanLong   = flag.Bool("orphan.long", false, "run the long form of TestOrphanStress (120 rounds on local disk and 120 on MinIO)")
+	orphanRounds = flag.Int("orphan.rounds", 0, "rounds of TestOrphanStress per store (overrides -orphan.long)")
+	orphanStores = flag.String("orphan.stores", "local,minio", "stores TestOrphanStress runs on")
+)
 
 func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
@@ -51,16 +55,18 @@ type stressFigures struct {
 }
 
 // TestOrphanStress runs separate paimon processes at once, round after
-// round, on one append table: two imports of unique ids, a full
-// compaction, an expiration to the latest snapshot (expire --retain-min 1
-// --retain-max 1 --older-than 0s), now and then a tag creation or deletion,
-// and an orphan cleaning with a threshold
-// of 2 s (above the longest write-to-commit of the imports and the
-// compaction, which only the threshold protects). After every round, with
-// no process running, every file that any snapshot or tag names must
+// round, on one append table: two imports of unique ids, each followed by
+// an expiration to the latest snapshot (expire --retain-min 1 --retain-max
+// 1 --older-than 0s), a full compaction, another expiration, now and then a
+// tag creation or deletion, and two orphan cleanings with a threshold of
+// 2 s (above the longest write-to-commit of the imports and the compaction,
+// which only the threshold protects). After every round, with no process
+// running, every file that a snapshot from EARLIEST on or a tag names must
 // exist; at the end `paimon cat` must return every acknowledged id exactly
-// once (issue 11). The short form runs a few rounds on local disk and on
-// MinIO; -orphan.long runs 120 of each and logs the figures.
+// once (issue 11). The short form runs 5 rounds on local disk and on MinIO;
+// -orphan.long runs 120 of each and logs the figures:
+//
+//	go test ./cmd/paimon -run TestOrphanStress -orphan.long -v -timeout 60m
 func TestOrphanStress(t *testing.T) {
 	rounds := 5
 	if *orphanLong {
@@ -68,7 +74,10 @@ func TestOrphanStress(t *testing.T) {
 	} else if testing.Short() {
 		t.Skip("separate processes")
 	}
-	for _, store := range []string{"local", "minio"} {
+	if *orphanRounds > 0 {
+		rounds = *orphanRounds
+	}
+	for _, store := range strings.Split(*orphanStores, ",") {
 		t.Run(store, func(t *testing.T) {
 			var url string
 			if store == "local" {
@@ -155,6 +164,11 @@ func orphanStress(t *testing.T, url string, rounds int, seed uint64) stressFigur
 					acked[id] = true
 				}
 				mu.Unlock()
+				// An expiration right after the commit: the pair that moves
+				// live files into a snapshot a running cleaner has not read.
+				if _, err := cli(ctx, dir, "expire", "--retain-min", "1", "--retain-max", "1", "--older-than", "0s", url); err != nil {
+					fail("expire", err)
+				}
 			})
 		}
 		start(jitter(), func() {
@@ -200,23 +214,9 @@ func orphanStress(t *testing.T, url string, rounds int, seed uint64) stressFigur
 				})
 			}
 		}
-		start(jitter(), func() {
-			out, err := cli(ctx, dir, "clean-orphans", "--older-than", "2s", url)
-			mu.Lock()
-			f.Cleans++
-			for _, line := range strings.Split(out, "\n") {
-				if strings.HasPrefix(line, "deleted ") && !strings.HasSuffix(line, " bytes)") {
-					f.Deleted++
-				}
-			}
-			mu.Unlock()
-			if err != nil {
-				mu.Lock()
-				f.CleanFailures++
-				mu.Unlock()
-				fail("clean-orphans", err)
-			}
-		})
+		for c := 0; c < 2; c++ {
+			start(jitter(), func() { clean(ctx, dir, url, &mu, &f, fail) })
+		}
 		wg.Wait()
 		f.Rounds++
 		if missing := liveFilesMissing(t, ctx, url); len(missing) > 0 {
@@ -269,6 +269,25 @@ func orphanStress(t *testing.T, url string, rounds int, seed uint64) stressFigur
 		t.Errorf("acknowledged ids missing from cat: %v", lost)
 	}
 	return f
+}
+
+// clean runs clean-orphans with a threshold of 2 s and counts what it did.
+func clean(ctx context.Context, dir, url string, mu *sync.Mutex, f *stressFigures, fail func(string, error)) {
+	out, err := cli(ctx, dir, "clean-orphans", "--older-than", "2s", url)
+	mu.Lock()
+	f.Cleans++
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "deleted ") && !strings.HasSuffix(line, " bytes)") {
+			f.Deleted++
+		}
+	}
+	if err != nil {
+		f.CleanFailures++
+	}
+	mu.Unlock()
+	if err != nil {
+		fail("clean-orphans", err)
+	}
 }
 
 // classify shortens an error to its kind for the failure counts.
