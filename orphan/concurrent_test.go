@@ -2,6 +2,8 @@ package orphan_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +12,9 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/expire"
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/orphan"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/snapshot"
@@ -240,4 +244,75 @@ func TestCleanAfterExpirationInterruptedAmongManifests(t *testing.T) {
 	if res, err := orphan.Clean(ctx, fio, 24*time.Hour, orphan.Options{}); err != nil || len(res.Deleted) != 0 {
 		t.Errorf("clean after the rerun: %+v, %v", res, err)
 	}
+}
+
+// TestCleanUnsettled: with MaxPasses 1, a commit between the first listing
+// and its reads leaves snapshot 5 for a second reading pass, which is not
+// allowed: the run fails with ErrUnsettled naming snapshot-5 and deletes
+// nothing.
+func TestCleanUnsettled(t *testing.T) {
+	ctx := context.Background()
+	tbl := issueTable(t)
+	fio := tbl.FileIO
+	plant(t, fio, "manifest/manifest-orphan-0")
+	age(t, fio, time.Now().Add(-48*time.Hour))
+	opts := orphan.Options{MaxPasses: 1}
+	orphan.SetAfterList(&opts, func(ctx context.Context, pass int) error {
+		if pass == 1 {
+			importX(t, tbl, 4)
+		}
+		return nil
+	})
+	before := files(t, fio)
+	res, err := orphan.Clean(ctx, fio, 24*time.Hour, opts)
+	if !errors.Is(err, orphan.ErrUnsettled) {
+		t.Fatalf("err %v, want ErrUnsettled", err)
+	}
+	if want := "orphan: table kept changing: snapshot/snapshot-5 appeared after 1 passes"; err.Error() != want {
+		t.Errorf("err %q, want %q", err, want)
+	}
+	equal(t, "deleted", res.Deleted, nil)
+	after := files(t, fio)
+	for _, p := range before {
+		if !slices.Contains(after, p) {
+			t.Errorf("%s was deleted", p)
+		}
+	}
+	// Without the commit, one reading pass is enough.
+	res, err = orphan.Clean(ctx, fio, 24*time.Hour, orphan.Options{MaxPasses: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "deleted", res.Deleted, []string{"manifest/manifest-orphan-0"})
+}
+
+// TestCleanMissingManifestOfLiveSnapshot: a manifest that the latest
+// snapshot names is gone: the run fails with an error naming the snapshot
+// and the manifest, wrapping fileio.ErrNotExist, and deletes nothing.
+func TestCleanMissingManifestOfLiveSnapshot(t *testing.T) {
+	ctx := context.Background()
+	tbl := issueTable(t)
+	fio := tbl.FileIO
+	s, err := snapshot.NewManager(fio).Get(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := manifest.ReadManifestList(ctx, fio, s.DeltaManifestList)
+	if err != nil || len(ms) != 1 {
+		t.Fatal(ms, err)
+	}
+	gone := manifest.Path(ms[0].FileName)
+	if err := fio.Delete(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	age(t, fio, time.Now().Add(-48*time.Hour))
+	before := files(t, fio)
+	_, err = orphan.Clean(ctx, fio, 24*time.Hour, orphan.Options{})
+	if !errors.Is(err, fileio.ErrNotExist) {
+		t.Fatalf("err %v, want fileio.ErrNotExist", err)
+	}
+	if want := "orphan: snapshot/snapshot-4 names " + gone + ": "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err %q, want it to start with %q", err, want)
+	}
+	equal(t, "files", files(t, fio), before)
 }

@@ -86,8 +86,8 @@
 //     skips anything else.
 //  3. The walk ends with the first pass that lists nothing new: every
 //     snapshot, tag and changelog listed in that pass was read before it
-//     began. After Options.MaxPasses passes without such a pass the run
-//     fails with ErrUnsettled and deletes nothing.
+//     began. If the listing after Options.MaxPasses reading passes still
+//     finds new files, the run fails with ErrUnsettled and deletes nothing.
 //  4. Delete the candidates the walk did not find.
 //
 // Why no file that any snapshot, tag, branch or consumer needs is deleted,
@@ -186,9 +186,10 @@ type Options struct {
 	// Parallelism is the number of concurrent reads and deletions
 	// (default 8).
 	Parallelism int
-	// MaxPasses bounds the passes of the reference walk (default 100): a
-	// run whose last pass still finds snapshots, tags or changelogs it has
-	// not read fails with ErrUnsettled and deletes nothing.
+	// MaxPasses bounds the reading passes of the reference walk (default
+	// 100): a run whose listing after that many passes still finds
+	// snapshots, tags or changelogs it has not read fails with ErrUnsettled
+	// and deletes nothing.
 	MaxPasses int
 
 	// afterList, when set (tests, export_test.go), runs after the cleaner

@@ -124,7 +124,8 @@ func newWalker(t *snapfiles.Table, sch *schema.Manager, par, maxPasses int, afte
 // Each pass lists every snapshot, tag and changelog of every branch (and
 // probes for snapshots past the largest id seen); a pass that finds files
 // it has not read reads them and another pass follows. Errors: ErrUnsettled
-// when pass MaxPasses still finds new files, and those of read.
+// when the listing after maxPasses reading passes still finds new files,
+// and those of read.
 func (w *walker) walk(ctx context.Context) (*used, error) {
 	for pass := 1; ; pass++ {
 		fresh, err := w.list(ctx)
@@ -139,8 +140,8 @@ func (w *walker) walk(ctx context.Context) (*used, error) {
 		if len(fresh) == 0 {
 			return w.u, nil
 		}
-		if pass >= w.maxPasses {
-			return nil, fmt.Errorf("%w: %s appeared in pass %d of at most %d", ErrUnsettled, fresh[0].path, pass, w.maxPasses)
+		if pass > w.maxPasses {
+			return nil, fmt.Errorf("%w: %s appeared after %d passes", ErrUnsettled, fresh[0].path, w.maxPasses)
 		}
 		if err := w.read(ctx, fresh); err != nil {
 			return nil, err
