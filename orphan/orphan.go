@@ -51,17 +51,19 @@
 // A snapshot that disappears while the cleaner reads it (a concurrent
 // expiration) is no reason to skip anything: it is a sign that a newer
 // snapshot holds its live files, and the walk goes on until it has read
-// that one (next section). Missing files of snapshots that are being
-// expired are tolerated: a manifest list, index manifest or manifest that
-// is gone, named only by snapshots whose file is gone or that lie below
-// the EARLIEST hint (an interrupted or running expiration, package expire,
-// deletes manifests before the lists naming them and writes EARLIEST
-// first). Missing changelog manifest lists, and missing files of long-lived
+// that one (next section). Missing files of snapshots and tags that are
+// being removed are tolerated: a manifest list, index manifest or manifest
+// that is gone, named only by snapshots whose file is gone or that lie
+// below the EARLIEST hint (an interrupted or running expiration, package
+// expire, deletes manifests before the lists naming them and writes
+// EARLIEST first) and by tags whose file is gone (tag.Delete deletes the
+// tag file first). Missing changelog manifest lists, and missing files of long-lived
 // changelogs, are tolerated too: Java's expiration deletes the changelog of
 // tagged snapshots, and the manifests of long-lived changelogs on its own
 // schedule. Every other missing or unreadable file aborts the run: a
-// manifest that a snapshot at or above EARLIEST, or a tag, names and that
-// is gone ends it with an error naming both and wrapping fileio.ErrNotExist.
+// manifest that an existing snapshot at or above EARLIEST, or an existing
+// tag, names and that is gone ends it with an error naming both and
+// wrapping fileio.ErrNotExist.
 //
 // Consumers (consumer/consumer-<id>, Java ConsumerManager) pin snapshots
 // against expiration, not files: the snapshots they pin exist and are read
@@ -111,12 +113,11 @@
 // changelog that names f at any time after P (when f is deleted, or later).
 //
 //   - R existed while its directory was listed in P: then R was read before
-//     P, completely (its files are used) or as a snapshot being expired
-//     (gone, or below EARLIEST, which readers never resolve and whose own
-//     files expiration deletes anyway; what such a snapshot shares with
-//     kept ones, a kept snapshot or tag names too, by F2). It cannot have
-//     vanished: files are not re-created under a name once deleted, and a
-//     name that exists again is read again.
+//     P, completely (its files are used) or as a snapshot below EARLIEST,
+//     which readers never resolve and whose own files expiration deletes
+//     anyway (what such a snapshot shares with kept ones, a kept snapshot
+//     or tag names too, by F2). It was not found gone: a name that was gone
+//     when read and exists again is read again.
 //   - R is a snapshot of branch b made after b's ids were listed in P: let
 //     m be the largest id P saw for b; P found no snapshot-(m+1) when it
 //     probed, so m was the latest snapshot of b then (had an expiration

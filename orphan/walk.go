@@ -62,7 +62,7 @@ type refState int
 const (
 	stateRead     refState = iota // every file it names was read
 	stateVanished                 // the file was gone when read (deleted meanwhile)
-	stateDying                    // a snapshot being expired: some of its metadata is gone
+	stateDying                    // a snapshot being expired or a tag being deleted: some of its metadata is gone
 )
 
 // ref is one snapshot-shaped file (snapshot, tag or long-lived changelog)
@@ -265,13 +265,13 @@ func (w *walker) read(ctx context.Context, refs []*ref) error {
 			return nil
 		}
 		m, err := w.t.MetaOf(ctx, r.s, r.kind == kindChangelog)
-		if err != nil && r.kind == kindSnapshot && errors.Is(err, fileio.ErrNotExist) {
-			g, gerr := gone(ctx, r.sm, r.id)
+		if err != nil && errors.Is(err, fileio.ErrNotExist) {
+			st, g, gerr := w.gone(ctx, r)
 			if gerr != nil {
 				return fmt.Errorf("orphan: %s: %w", r.path, gerr)
 			}
 			if g {
-				r.state = stateDying
+				r.state = st
 				m, err = w.t.MetaOf(ctx, r.s, true)
 			}
 		}
@@ -354,10 +354,10 @@ func (w *walker) manifest(name string) *manifestState {
 	return st
 }
 
-// checkMissing accepts a missing manifest only when every snapshot that
-// names it is being expired (gone, or below EARLIEST) and no tag names it:
-// an interrupted or running expiration deletes manifests before the lists
-// that name them.
+// checkMissing accepts a missing manifest only when every snapshot and tag
+// that names it is being removed (gone): an interrupted or running
+// expiration deletes manifests before the lists that name them, and a tag
+// deletion deletes the tag file first.
 func (w *walker) checkMissing(ctx context.Context) error {
 	names := make([]string, 0, len(w.manifests))
 	for n := range w.manifests {
@@ -370,16 +370,16 @@ func (w *walker) checkMissing(ctx context.Context) error {
 			continue
 		}
 		for _, r := range st.strict[st.checked:] {
-			if r.kind == kindSnapshot && r.state != stateDying {
-				g, err := gone(ctx, r.sm, r.id)
+			if r.state == stateRead {
+				state, g, err := w.gone(ctx, r)
 				if err != nil {
 					return fmt.Errorf("orphan: %s: %w", r.path, err)
 				}
 				if g {
-					r.state = stateDying
+					r.state = state
 				}
 			}
-			if r.state != stateDying {
+			if r.state == stateRead {
 				return fmt.Errorf("orphan: %s names %s: %w", r.path, manifest.Path(n), st.err)
 			}
 		}
@@ -427,19 +427,34 @@ func (w *walker) readRef(ctx context.Context, r *ref) error {
 	return nil
 }
 
-// gone reports whether snapshot id of sm has been deleted meanwhile or lies
-// below the EARLIEST hint (an expiration is deleting its files).
-func gone(ctx context.Context, sm *snapshot.Manager, id int64) (bool, error) {
-	ok, err := sm.Exists(ctx, id)
-	if err != nil {
-		return false, err
+// gone reports whether the files r names may be missing because r is
+// being removed, and the state r gets then: stateVanished for a file that
+// is gone (a name that exists again is read again), stateDying for a
+// snapshot below the EARLIEST hint (an expiration writes the hint, then
+// deletes the snapshot's files, then the snapshot file). tag.Delete deletes
+// the tag file first, then the files only it kept. Changelogs are read
+// tolerantly and never get here.
+func (w *walker) gone(ctx context.Context, r *ref) (refState, bool, error) {
+	switch r.kind {
+	case kindSnapshot:
+		ok, err := r.sm.Exists(ctx, r.id)
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok {
+			return stateVanished, true, nil
+		}
+		earliest, err := r.sm.EarliestID(ctx)
+		if err != nil {
+			return 0, false, err
+		}
+		return stateDying, r.id < earliest, nil
+	case kindTag:
+		ok, err := w.t.FIO.Exists(ctx, r.path)
+		if err != nil {
+			return 0, false, fmt.Errorf("orphan: exists %s: %w", r.path, err)
+		}
+		return stateVanished, !ok, nil
 	}
-	if !ok {
-		return true, nil
-	}
-	earliest, err := sm.EarliestID(ctx)
-	if err != nil {
-		return false, err
-	}
-	return id < earliest, nil
+	return 0, false, nil
 }
