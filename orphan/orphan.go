@@ -48,13 +48,102 @@
 // index and statistics files are matched by file name (names are unique);
 // offsets files by path.
 //
-// Snapshots that disappear while the cleaner reads them (a concurrent
-// expiration) are skipped, and so are missing files of snapshots below the
-// EARLIEST hint, which an interrupted expiration gave up (package expire).
-// Missing changelog manifest lists, and missing files of long-lived
+// A snapshot that disappears while the cleaner reads it (a concurrent
+// expiration) is no reason to skip anything: it is a sign that a newer
+// snapshot holds its live files, and the walk goes on until it has read
+// that one (next section). Missing files of snapshots and tags that are
+// being removed are tolerated: a manifest list, index manifest or manifest
+// that is gone, named only by snapshots whose file is gone or that lie
+// below the EARLIEST hint (an interrupted or running expiration, package
+// expire, deletes manifests before the lists naming them and writes
+// EARLIEST first) and by tags whose file is gone (tag.Delete deletes the
+// tag file first). Missing changelog manifest lists, and missing files of long-lived
 // changelogs, are tolerated too: Java's expiration deletes the changelog of
 // tagged snapshots, and the manifests of long-lived changelogs on its own
-// schedule. Every other missing or unreadable file aborts the run.
+// schedule. Every other missing or unreadable file aborts the run: a
+// manifest that an existing snapshot at or above EARLIEST, or an existing
+// tag, names and that is gone ends it with an error naming both and
+// wrapping fileio.ErrNotExist.
+//
+// Consumers (consumer/consumer-<id>, Java ConsumerManager) pin snapshots
+// against expiration, not files: the snapshots they pin exist and are read
+// like any other. Java's OrphanFilesClean does not read consumer files
+// either.
+//
+// # Concurrent commits and expirations
+//
+// Clean may run while other processes commit, compact, expire snapshots and
+// create or delete tags. It proceeds in this order:
+//
+//  1. List the candidates (above), with their modification times, once.
+//  2. Walk the references in passes. A pass lists, for the main branch and
+//     then for every branch (the branch directory listed after main's
+//     files): the snapshot ids, then probes snapshot-(m+1), snapshot-(m+2)
+//     ... past the largest id m seen so far and the snapshot the EARLIEST
+//     hint names; then the tags; then the long-lived changelogs. Every
+//     file that was not read in an earlier pass (or that was gone when
+//     read and exists again) is read, with the manifest lists, index
+//     manifests and manifests it names; manifests already read are not read
+//     again. A file that is gone when read is marked vanished and never
+//     skips anything else.
+//  3. The walk ends with the first pass that lists nothing new: every
+//     snapshot, tag and changelog listed in that pass was read before it
+//     began. If the listing after Options.MaxPasses reading passes still
+//     finds new files, the run fails with ErrUnsettled and deletes nothing.
+//  4. Delete the candidates the walk did not find.
+//
+// Why no file that any snapshot, tag, branch or consumer needs is deleted,
+// including snapshots created while the cleaner runs. Two facts of Paimon
+// are used. (F1) A file that a commit makes a snapshot refer to is either
+// written by that commit's writers or named by the snapshot it was based on,
+// which is the latest snapshot of its branch and exists until the commit
+// publishes (expiration always keeps the latest snapshot); snapshot ids are
+// consecutive. A tag, a branch (Java BranchManager), a long-lived
+// changelog and a rollback copy a snapshot or tag that exists when they are
+// made. So a snapshot-shaped file created at time c names only files that
+// a snapshot-shaped file existing at c names, plus files written for it.
+// (F2) Expiration deletes a file only when no kept snapshot and no tag
+// names it, and it never deletes the latest snapshot.
+//
+// Let t0 be the end of step 1 and f a candidate: f existed at t0 and was
+// older than the threshold. Files written after t0 are not candidates, and
+// files written before t0 but committed after it belong to commits in
+// progress, which only the age threshold protects (as in Java). Let P be
+// the last pass, which listed nothing new, and let R be a snapshot, tag or
+// changelog that names f at any time after P (when f is deleted, or later).
+//
+//   - R existed while its directory was listed in P: then R was read before
+//     P, completely (its files are used) or as a snapshot below EARLIEST,
+//     which readers never resolve and whose own files expiration deletes
+//     anyway (what such a snapshot shares with kept ones, a kept snapshot
+//     or tag names too, by F2). It was not found gone: a name that was gone
+//     when read and exists again is read again.
+//   - R is a snapshot of branch b made after b's ids were listed in P: let
+//     m be the largest id P saw for b; P found no snapshot-(m+1) when it
+//     probed, so m was the latest snapshot of b then (had an expiration
+//     already removed snapshot-(m+1), the EARLIEST hint, which package
+//     expire writes before deleting, would name a newer snapshot, and P
+//     reads that one; Java's expiration writes the hint last, which leaves
+//     this one window open to a commit, a second commit and a Java
+//     expiration all inside one pass), and every snapshot of b made later
+//     descends from it by commits. By F1 (by induction over
+//     those commits) R names only files m names (read, above) and files
+//     written after t0 or for commits in progress at t0.
+//   - R is a tag or changelog of b made after P listed b's tags or
+//     changelogs: by F1 it copies a snapshot S that existed when R was made,
+//     after P listed b's snapshots. If S's id is at most m, S existed
+//     throughout that listing (it is older than m, which was read before
+//     P), so S was listed and read; otherwise S descends from m, as above.
+//   - R belongs to a branch created after P listed the branches: the branch
+//     copies a snapshot or tag of main that existed when it was made, after
+//     P listed main's files; the two cases above apply to it.
+//
+// So every candidate named after P is used, and no candidate that is
+// deleted was needed. The argument assumes that a listing returns every
+// file that exists throughout it (local disks, S3 and GCS list strongly
+// consistently) and that no rollback or fast-forward runs at the same time
+// (they replace snapshot files under existing names); run those, like
+// Java's, while no cleaner runs.
 package orphan
 
 import (
@@ -64,12 +153,10 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/snapfiles"
-	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
@@ -84,6 +171,10 @@ var (
 	// files still being written at risk (Java: "The arg olderThan must be less
 	// than now").
 	ErrInvalidArgument = errors.New("orphan: invalid argument")
+	// ErrUnsettled reports that new snapshots, tags or changelogs kept
+	// appearing for Options.MaxPasses passes of the reference walk (see
+	// "Concurrent commits and expirations"); nothing was deleted.
+	ErrUnsettled = errors.New("orphan: table kept changing")
 )
 
 // Options configure Clean.
@@ -96,6 +187,16 @@ type Options struct {
 	// Parallelism is the number of concurrent reads and deletions
 	// (default 8).
 	Parallelism int
+	// MaxPasses bounds the reading passes of the reference walk (default
+	// 100): a run whose listing after that many passes still finds
+	// snapshots, tags or changelogs it has not read fails with ErrUnsettled
+	// and deletes nothing.
+	MaxPasses int
+
+	// afterList, when set (tests, export_test.go), runs after the cleaner
+	// listed the snapshots, tags and changelogs of the table and before it
+	// reads them; pass counts from 1.
+	afterList func(ctx context.Context, pass int) error
 }
 
 // Result reports what Clean did.
@@ -159,7 +260,7 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 	if len(cands) == 0 {
 		return Result{}, nil
 	}
-	u, err := usedFiles(ctx, t, branches, par)
+	u, err := newWalker(t, sch, par, opts.MaxPasses, opts.afterList).walk(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -290,211 +391,6 @@ func bucketDirs(ctx context.Context, fio *fileio.FileIO, root string, levels int
 			return nil, err
 		}
 		out = append(out, sub...)
-	}
-	return out, nil
-}
-
-// used holds what the table refers to.
-type used struct {
-	mu      sync.Mutex
-	names   map[string]bool // data, manifest, index and statistics file names
-	offsets map[string]bool // offsets file paths
-}
-
-func (u *used) used(p string) bool {
-	if strings.HasSuffix(p, ".offsets") && path.Base(path.Dir(p)) == "metadata" {
-		return u.offsets[p]
-	}
-	return u.names[path.Base(p)]
-}
-
-func (u *used) add(paths ...string) {
-	u.mu.Lock()
-	for _, p := range paths {
-		u.names[path.Base(p)] = true
-	}
-	u.mu.Unlock()
-}
-
-// ref is one snapshot-shaped file to collect references from.
-type ref struct {
-	s      *snapshot.Snapshot
-	what   string // for messages
-	branch *snapshot.Manager
-	// snapshot marks a snapshot file, which may vanish or be an expiration
-	// leftover; changelog a long-lived changelog, whose manifest lists Java
-	// deletes on its own schedule: missing files of both may be skipped.
-	snapshot, changelog bool
-}
-
-// usedFiles collects the files every snapshot, tag and changelog of every
-// branch refers to.
-func usedFiles(ctx context.Context, t *snapfiles.Table, branches []string, par int) (*used, error) {
-	u := &used{names: map[string]bool{}, offsets: map[string]bool{}}
-	var refs []ref
-	for _, b := range branches {
-		sm := snapshot.NewManager(t.FIO).Branch(b)
-		ids, err := sm.IDs(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			s, err := sm.Get(ctx, id)
-			if errors.Is(err, snapshot.ErrNotFound) {
-				continue // expired meanwhile
-			}
-			if err != nil {
-				return nil, err
-			}
-			refs = append(refs, ref{s: s, what: sm.Path(id), branch: sm, snapshot: true})
-		}
-		tags, err := sm.Tags(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, tg := range tags {
-			refs = append(refs, ref{s: &tg.Snapshot, what: sm.TagPath(tg.Name), branch: sm})
-		}
-		cls, err := changelogs(ctx, t.FIO, b)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cls {
-			refs = append(refs, ref{s: c.s, what: c.path, branch: sm, changelog: true})
-		}
-	}
-
-	// Metadata of every snapshot; manifests to read, with whether a missing
-	// one may be skipped.
-	var mu sync.Mutex
-	manifests := map[string]bool{} // name -> tolerant
-	noteManifest := func(name string, tolerant bool) {
-		mu.Lock()
-		old, seen := manifests[name]
-		manifests[name] = (!seen || old) && tolerant
-		mu.Unlock()
-	}
-	err := snapfiles.Parallel(ctx, len(refs), par, func(i int) error {
-		r := refs[i]
-		m, err := t.MetaOf(ctx, r.s, r.changelog)
-		tolerant := r.changelog
-		if err != nil && r.snapshot && errors.Is(err, fileio.ErrNotExist) {
-			g, gerr := gone(ctx, r.branch, r.s.ID)
-			if gerr != nil {
-				return fmt.Errorf("orphan: %s: %w", r.what, gerr)
-			}
-			if g {
-				tolerant = true
-				m, err = t.MetaOf(ctx, r.s, true)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("orphan: %s: %w", r.what, err)
-		}
-		u.add(m.Lists...)
-		u.add(m.IndexFiles...)
-		if m.IndexManifest != "" {
-			u.add(m.IndexManifest)
-		}
-		if m.Statistics != "" {
-			u.add(m.Statistics)
-		}
-		for _, x := range m.Manifests {
-			noteManifest(path.Base(x), tolerant)
-		}
-		for _, x := range m.ChangelogManifests {
-			noteManifest(path.Base(x), true)
-		}
-		op, ok, err := t.OffsetsPath(r.s)
-		if err != nil {
-			return fmt.Errorf("orphan: %s: %w", r.what, err)
-		}
-		if ok {
-			u.mu.Lock()
-			u.offsets[op] = true
-			u.mu.Unlock()
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	names := make([]string, 0, len(manifests))
-	for n := range manifests {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	err = snapfiles.Parallel(ctx, len(names), par, func(i int) error {
-		name := names[i]
-		es, err := t.Manifest(ctx, name)
-		if err != nil {
-			if manifests[name] && errors.Is(err, fileio.ErrNotExist) {
-				return nil
-			}
-			return fmt.Errorf("orphan: %w", err)
-		}
-		u.add(manifest.Path(name))
-		for j := range es {
-			u.add(es[j].File.FileName)
-			u.add(es[j].File.ExtraFiles...)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return u, nil
-}
-
-// gone reports whether snapshot id of sm has been deleted meanwhile or lies
-// below the EARLIEST hint (an expiration is deleting its files).
-func gone(ctx context.Context, sm *snapshot.Manager, id int64) (bool, error) {
-	ok, err := sm.Exists(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	if !ok {
-		return true, nil
-	}
-	earliest, err := sm.EarliestID(ctx)
-	if err != nil {
-		return false, err
-	}
-	return id < earliest, nil
-}
-
-type changelog struct {
-	path string
-	s    *snapshot.Snapshot
-}
-
-// changelogs reads the long-lived changelogs of branch
-// (changelog/changelog-<id>, snapshot-shaped JSON, Java ChangelogManager).
-func changelogs(ctx context.Context, fio *fileio.FileIO, branch string) ([]changelog, error) {
-	dir := snapfiles.BranchRoot(branch) + snapfiles.ChangelogDir
-	infos, err := fio.List(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("orphan: list %s: %w", dir, err)
-	}
-	var out []changelog
-	for _, fi := range infos {
-		name := path.Base(fi.Path)
-		if fi.IsDir || !versioned(name, snapfiles.ChangelogPrefix) || name == snapshot.HintEarliest || name == snapshot.HintLatest {
-			continue
-		}
-		data, err := fio.ReadFile(ctx, fi.Path)
-		if errors.Is(err, fileio.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("orphan: read %s: %w", fi.Path, err)
-		}
-		s, err := snapshot.Decode(data)
-		if err != nil {
-			return nil, fmt.Errorf("orphan: %s: %w", fi.Path, err)
-		}
-		out = append(out, changelog{path: fi.Path, s: s})
 	}
 	return out, nil
 }

@@ -23,6 +23,9 @@ func newCleanOrphansCmd() *cobra.Command {
 		Long: "Delete the files of a table that no snapshot, tag, changelog or branch refers to and that are older\n" +
 			"than --older-than (default 1 day, as Java's remove_orphan_files). Unreadable metadata aborts the run\n" +
 			"before anything is deleted. Prints one line per deleted file, then a summary.\n\n" +
+			"Commits, compactions, expirations and tag changes may run meanwhile: the candidates are listed\n" +
+			"first, and the snapshots, tags and changelogs are then read until a listing finds none unread,\n" +
+			"so files that snapshots committed during the run carry forward are kept.\n\n" +
 			"Files that writers are writing and have not committed yet are not referenced either: keep\n" +
 			"--older-than well above the longest write-and-commit of any writer of the table, or a running\n" +
 			"writer's files are deleted and its commit fails (or, with a tiny threshold, publishes a\n" +
