@@ -243,6 +243,8 @@ type Committer struct {
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
 	trace func(Phase, time.Duration) // WithTrace; nil: nothing is timed
+	// maintainer runs after every successful commit (WithMaintainer).
+	maintainer Maintainer
 	// beforeCreate, when set (tests), runs right before the snapshot is
 	// created.
 	beforeCreate func()
@@ -387,9 +389,11 @@ type part struct {
 
 // Close waits until the LATEST hint of the last snapshot this Committer
 // created is written (it is written in the background after Commit
-// returns; see hintWriter) and releases nothing else: the Committer stays
-// usable. It returns nil: a hint that could not be written is not an error
-// (readers fall back to listing, Java HintFileUtils.findLatest).
+// returns; see hintWriter) and for maintenance still running in the
+// background (WithMaintainer), and releases nothing else: the Committer
+// stays usable. It returns nil: a hint that could not be written is not an
+// error (readers fall back to listing, Java HintFileUtils.findLatest), and
+// the Maintainer reports its own errors.
 func (c *Committer) Close() error {
 	c.hints.wait()
 	c.mu.Lock()
@@ -397,6 +401,9 @@ func (c *Committer) Close() error {
 	c.next = nil
 	c.mu.Unlock()
 	c.discard(context.Background(), l)
+	if c.maintainer != nil {
+		_ = c.maintainer.Close()
+	}
 	return nil
 }
 
@@ -435,7 +442,9 @@ func (c *Committer) Close() error {
 // (2) ErrCompactionNotCommitted: the APPEND snapshot of the data files was
 // published (its id is returned) and only the compaction changes failed.
 func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
-	return c.commit(ctx, identifier, msgs, c.watermark)
+	id, err := c.commit(ctx, identifier, msgs, c.watermark)
+	c.afterCommit(ctx, id, identifier, err)
+	return id, err
 }
 
 // commit is Commit recording watermark.
