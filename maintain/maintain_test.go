@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,9 +14,11 @@ import (
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/expire"
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/maintain"
 	"github.com/paimon-go/paimon/progress"
+	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 )
@@ -432,5 +435,51 @@ func TestBadFormatter(t *testing.T) {
 	tbl := tabletest.NewTable(t, "", partSchema(map[string]string{"partition.timestamp-formatter": "yyyy-MM-dd EEE"}))
 	if _, err := maintain.New(tbl.FileIO, tbl.Schema, "u", maintain.Options{}); err == nil {
 		t.Fatal("no error")
+	}
+}
+
+// TestReadExpiredSnapshot: a plan made on a snapshot that the automatic
+// expiration removes before it is read fails with reader.ErrSnapshotExpired
+// naming the missing file, never with fewer rows; planning an expired
+// snapshot id says so too.
+func TestReadExpiredSnapshot(t *testing.T) {
+	e := newEnv(t, catalog.Schema{Fields: fields, Options: map[string]string{
+		"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1",
+	}}, time.Now())
+	ctx := context.Background()
+	e.commit([]any{int64(1), "a"})
+	// Snapshot 2 deletes the file of snapshot 1 (an overwrite), so
+	// expiring snapshot 1 deletes that data file.
+	plan, err := reader.NewScan(e.tbl.FileIO).Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := tabletest.Batch(t, types.SchemaToArrow(e.tbl.Schema.Fields), []any{int64(2), "b"})
+	msgs := tabletest.Prepare(t, e.tbl, "u", rec)
+	rec.Release()
+	if _, err := e.c.OverwriteDynamic(ctx, 2, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.ids(); !slices.Equal(got, span(2, 2)) {
+		t.Fatalf("snapshots %v, want 2", got)
+	}
+	var rows int
+	for r, err := range plan.Records(ctx) {
+		if err != nil {
+			if !errors.Is(err, reader.ErrSnapshotExpired) || !errors.Is(err, fileio.ErrNotExist) || !strings.Contains(err.Error(), ".parquet") {
+				t.Fatalf("read error %v, want ErrSnapshotExpired wrapping fileio.ErrNotExist naming the data file", err)
+			}
+			rows = -1
+			break
+		}
+		rows += int(r.NumRows())
+		r.Release()
+	}
+	if rows != -1 {
+		t.Fatalf("read %d rows of an expired snapshot without error", rows)
+	}
+	_, err = reader.NewScan(e.tbl.FileIO, reader.WithSnapshot(1)).Plan(ctx)
+	if !errors.Is(err, reader.ErrNoSnapshot) || !errors.Is(err, reader.ErrSnapshotExpired) {
+		t.Fatalf("plan of snapshot 1: %v, want ErrNoSnapshot and ErrSnapshotExpired", err)
 	}
 }
