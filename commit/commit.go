@@ -99,6 +99,17 @@
 // checks for bucket-unaware tables only and which is checked here for every
 // table).
 //
+// # Maintenance after commits
+//
+// A Committer given a Maintainer (WithMaintainer; paimon.Table.NewCommit and
+// realtime.Context.NewCommit install package maintain's, as Java's
+// TableCommitImpl expires snapshots and partitions after each commit) calls
+// it after every successful Commit, CommitWithProgress, Overwrite,
+// OverwriteDynamic, DropPartitions and Truncate. The Maintainer cannot fail
+// the commit: its errors are reported by the Maintainer, never returned
+// from the commit call, which would make callers retry a commit that
+// landed. Close waits for maintenance running in the background.
+//
 // # Errors
 //
 // ErrConflict (not retried: files this commit deletes were deleted by

@@ -270,7 +270,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	}
 	// Record the intent first: from now on readers see end as the earliest
 	// snapshot, and a rerun expires everything below it.
-	if err := sm.CommitEarliestHint(ctx, end); err != nil {
+	if err := raiseEarliest(ctx, sm, end); err != nil {
 		return Result{}, err
 	}
 	d := &snapfiles.Deleter{FIO: fio, Width: width(opts.Parallelism), Hook: opts.beforeDelete}
@@ -282,10 +282,26 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return res, err
 	}
-	if err := sm.CommitEarliestHint(ctx, end); err != nil {
+	if err := raiseEarliest(ctx, sm, end); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// raiseEarliest writes the EARLIEST hint end unless the hint is already
+// higher: a concurrent run (another writer's automatic expiration) may have
+// expired further, and moving the hint back would point readers, and the
+// committers' check for ids created in an expired gap, below the real
+// earliest snapshot.
+func raiseEarliest(ctx context.Context, sm *snapshot.Manager, end int64) error {
+	cur, ok, err := sm.EarliestHint(ctx)
+	if err != nil {
+		return err
+	}
+	if ok && cur > end {
+		return nil
+	}
+	return sm.CommitEarliestHint(ctx, end)
 }
 
 // planExpire reads everything the expiration of the snapshots in [begin, end)
