@@ -25,12 +25,14 @@ import (
 //   - idle: default retention (10 snapshots, 1 h): nothing is ever due, the
 //     common case of a service; the Maintainer reads the earliest id and its
 //     successor once and nothing after;
+//
 //   - due-sync: snapshot.num-retained.max = 10: every commit expires one
 //     snapshot inside the commit call (snapshot.expire.execution-mode sync,
 //     Java's default);
+//
 //   - due-async: the same in the background (execution-mode async).
 //
-//	go test -run XXX -bench CommitAutoExpiry -benchtime 100x ./maintain/
+//     go test -run XXX -bench CommitAutoExpiry -benchtime 100x ./maintain/
 func BenchmarkCommitAutoExpiry(b *testing.B) {
 	for _, mode := range []struct {
 		name string
