@@ -87,6 +87,7 @@ func BenchmarkCommitAutoExpiry(b *testing.B) {
 					*side.out = append(*side.out, time.Since(start))
 					b.StopTimer()
 				}
+				b.StartTimer()
 			}
 			b.StopTimer()
 			cOn.Close()
