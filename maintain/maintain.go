@@ -117,9 +117,12 @@ type Maintainer struct {
 //     partition.expiration-batch-size and end-input.check-partition-expire
 //     (default false); off for write-only and unpartitioned tables.
 //
-// Errors: schema.ErrInvalidOption for malformed options, including a
+// Errors: schema.ErrInvalidOption for malformed options. A
 // partition.timestamp-formatter outside the supported subset of Java's
-// DateTimeFormatter letters (y, u, M, d, H, m, s, S and literals).
+// DateTimeFormatter letters (y, u, M, d, H, m, s, S and literals) is no
+// error here, so that committing still works: partition expiration is off
+// and the reason is reported (ErrPartitionExpiration wrapping
+// schema.ErrInvalidOption) through OnError or the log.
 func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Options) (*Maintainer, error) {
 	o := ts.Options
 	m := &Maintainer{
@@ -163,7 +166,9 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Opt
 	postpone := bucket == -2 && len(ts.PrimaryKeys) > 0
 	m.snaps = !writeOnly && !postpone && m.limit > 0
 	if !writeOnly && len(ts.PartitionKeys) > 0 {
-		if m.parts, err = newPartitionExpire(m, m.now()); err != nil {
+		if m.parts, err = newPartitionExpire(m, m.now()); errors.Is(err, errUnsupportedLayout) {
+			m.report(fmt.Errorf("%w: partition expiration is off: %w", ErrPartitionExpiration, err))
+		} else if err != nil {
 			return nil, err
 		}
 	}

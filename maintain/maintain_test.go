@@ -19,6 +19,7 @@ import (
 	"github.com/paimon-go/paimon/maintain"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 )
@@ -429,12 +430,21 @@ func TestPartitionUpdateTime(t *testing.T) {
 	}
 }
 
-// TestBadFormatter: a formatter outside the supported letters is refused
-// at New.
-func TestBadFormatter(t *testing.T) {
+// TestUnsupportedFormatter: a formatter outside the supported letters
+// turns partition expiration off and says so; committing still works.
+func TestUnsupportedFormatter(t *testing.T) {
 	tbl := tabletest.NewTable(t, "", partSchema(map[string]string{"partition.timestamp-formatter": "yyyy-MM-dd EEE"}))
-	if _, err := maintain.New(tbl.FileIO, tbl.Schema, "u", maintain.Options{}); err == nil {
-		t.Fatal("no error")
+	var errs []error
+	m, err := maintain.New(tbl.FileIO, tbl.Schema, "u", maintain.Options{OnError: func(err error) { errs = append(errs, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], maintain.ErrPartitionExpiration) || !errors.Is(errs[0], schema.ErrInvalidOption) ||
+		!strings.Contains(errs[0].Error(), "partition.timestamp-formatter") {
+		t.Fatalf("reported %v", errs)
+	}
+	if !m.Enabled() {
+		t.Fatal("snapshot expiration must stay on")
 	}
 }
 
