@@ -17,9 +17,9 @@ import "context"
 type Maintainer interface {
 	// AfterCommit is called when Commit, CommitWithProgress, Overwrite,
 	// OverwriteDynamic, DropPartitions or Truncate returned without error,
-	// with the id of the last snapshot the call created (0 when it created
-	// none, e.g. an ignored empty commit or a retry of a commit that had
-	// landed) and the call's commit identifier (BatchIdentifier for
+	// with the id of the last snapshot the Committer published (0 when it
+	// has published none yet, e.g. after an ignored empty commit or a retry
+	// of a commit that had landed) and the call's commit identifier (BatchIdentifier for
 	// DropPartitions and Truncate). ctx is the commit's context.
 	AfterCommit(ctx context.Context, snapshotID, identifier int64)
 	// Close waits for maintenance still running in the background; the
@@ -31,10 +31,18 @@ type Maintainer interface {
 // Maintainer); nil removes the one installed by default.
 func WithMaintainer(m Maintainer) Option { return func(c *Committer) { c.maintainer = m } }
 
-// afterCommit hands a commit that returned err to the Maintainer.
+// afterCommit hands a commit that returned id and err to the Maintainer,
+// with the id of the last snapshot this Committer published when that is
+// higher (CommitWithProgress returns the id of the snapshot with the
+// progress, which a COMPACT snapshot may follow).
 func (c *Committer) afterCommit(ctx context.Context, id, identifier int64, err error) {
 	if err != nil || c.maintainer == nil {
 		return
 	}
+	c.mu.Lock()
+	if l := c.last; l != nil && l.snap != nil && l.snap.ID > id {
+		id = l.snap.ID
+	}
+	c.mu.Unlock()
 	c.maintainer.AfterCommit(ctx, id, identifier)
 }

@@ -11,14 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/maintain"
+	"github.com/paimon-go/paimon/memindexer"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/realtime"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
@@ -491,5 +495,89 @@ func TestReadExpiredSnapshot(t *testing.T) {
 	_, err = reader.NewScan(e.tbl.FileIO, reader.WithSnapshot(1)).Plan(ctx)
 	if !errors.Is(err, reader.ErrNoSnapshot) || !errors.Is(err, reader.ErrSnapshotExpired) {
 		t.Fatalf("plan of snapshot 1: %v, want ErrNoSnapshot and ErrSnapshotExpired", err)
+	}
+}
+
+// TestRealtimeContext: the committers of realtime.Context.NewCommit expire
+// snapshots by default; a real-time loop keeps snapshot.num-retained.max
+// snapshots, its committed progress stays readable and a real-time scan
+// returns every row.
+func TestRealtimeContext(t *testing.T) {
+	ctx := context.Background()
+	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: fields, Options: map[string]string{
+		"realtime.enabled": "true", "bucket": "1", "bucket-key": "k",
+		"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "3",
+	}})
+	rc, err := realtime.NewContext(tbl.FileIO, tbl.Schema, memindexer.Factory{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	w, err := rc.NewWrite("rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cm, err := rc.NewCommit("rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cm.Close()
+	var want []string
+	for i := range 8 {
+		rec := tabletest.Batch(t, types.SchemaToArrow(tbl.Schema.Fields), []any{int64(i), "a"})
+		err := w.Write(ctx, rec)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("%d|a", i))
+		prog, err := w.PrepareCommitWithProgress(ctx, int64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := cm.CommitWithProgress(ctx, prog, int64(i+1), nil)
+		if err != nil || id == 0 {
+			t.Fatalf("commit %d = %d, %v", i+1, id, err)
+		}
+		if err := rc.RefreshCommittedSnapshot(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := snapshot.NewManager(tbl.FileIO).IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The writer's own compactions add COMPACT snapshots: the last three
+	// snapshots, whatever their ids, are kept.
+	if last := ids[len(ids)-1]; last < 8 || !slices.Equal(ids, span(last-2, last)) {
+		t.Fatalf("snapshots %v, want the last 3", ids)
+	}
+	o, err := progress.ReadCommitted(ctx, tbl.FileIO, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es := o.Entries(); len(es) != 1 || es[0].End != 8 {
+		t.Fatalf("committed progress %v, want end 8", es)
+	}
+	plan, err := rc.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rec, err := range plan.Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks := rec.Column(0).(*array.Int64)
+		for r := range int(rec.NumRows()) {
+			got = append(got, fmt.Sprintf("%d|a", ks.Value(r)))
+		}
+		rec.Release()
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("real-time scan %q, want %q", got, want)
 	}
 }
