@@ -20,6 +20,7 @@ import (
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/maintain"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
@@ -41,10 +42,17 @@ type Table struct {
 	schema *schema.TableSchema
 	branch string
 	cache  *reader.Cache
+	// maintenance configures the Maintainer of NewCommit.
+	maintenance maintain.Options
 }
 
 // TableOption configures OpenTable.
 type TableOption func(*Table)
+
+// WithMaintenance sets the options of the Maintainer that the committers of
+// NewCommit run after every commit (package maintain): where errors go, the
+// clock, the time zone of partition times.
+func WithMaintenance(o maintain.Options) TableOption { return func(t *Table) { t.maintenance = o } }
 
 // WithBranch opens branch name (branch/branch-<name>) instead of main.
 func WithBranch(name string) TableOption { return func(t *Table) { t.branch = name } }
@@ -154,10 +162,24 @@ func (t *Table) NewWrite(commitUser string, opts ...writer.Option) (*writer.Writ
 
 // NewCommit returns the committer that publishes commit messages as
 // snapshots (Java TableCommitImpl); see package commit. Call Close on it when
-// done: it finishes background hint and manifest-list work.
+// done: it finishes background hint, manifest-list and maintenance work.
+//
+// As in Java, the committer expires snapshots and partitions after every
+// successful commit by the table's options (package maintain; write-only =
+// true turns it off). Maintenance errors never fail a commit: they are
+// logged, or handed to the OnError of WithMaintenance.
+// commit.WithMaintainer among opts replaces the Maintainer (nil: none).
 func (t *Table) NewCommit(commitUser string, opts ...commit.Option) (*commit.Committer, error) {
 	if t.branch != "" && t.branch != schema.MainBranch {
 		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)
 	}
-	return commit.New(t.fio, t.schema, commitUser, opts...)
+	m, err := maintain.New(t.fio, t.schema, commitUser, t.maintenance)
+	if err != nil {
+		return nil, err
+	}
+	var pre []commit.Option
+	if m.Enabled() {
+		pre = append(pre, commit.WithMaintainer(m))
+	}
+	return commit.New(t.fio, t.schema, commitUser, append(pre, opts...)...)
 }

@@ -68,7 +68,7 @@ func kindOf(key string) optionKind {
 		schema.KeyMetadataStatsKeepFirstNColumns, schema.KeyManifestMergeMinCount, schema.KeyCommitMaxRetries,
 		schema.KeyReadBatchSize, "compaction.min.file-num", "compaction.offpeak.start.hour",
 		"compaction.offpeak.end.hour", "compaction.offpeak-ratio", "local-sort.max-num-file-handles",
-		"spill-compression.zstd-level":
+		"spill-compression.zstd-level", schema.KeyPartitionExpirationMaxNum, schema.KeyPartitionExpirationBatchSize:
 		return kindInt
 	case schema.KeyDynamicBucketTargetRowNum, keyTargetFileRowNum:
 		return kindLong
@@ -79,11 +79,13 @@ func kindOf(key string) optionKind {
 		KeyIgnoreUpdateBefore, KeyPrimaryKeyNullable, KeyDeletionVectorsModifiable,
 		"compaction.force-rewrite-all-files", "force-lookup", "snapshot.ignore-empty-commit",
 		"commit.force-create-snapshot", "overwrite-upgrade", "pk-clustering-override", "dynamic-partition-overwrite",
-		"consumer.changelog-only", "index-file-in-data-file-dir", "write-buffer-spillable", schema.KeyRealtimeEnabled:
+		"consumer.changelog-only", "index-file-in-data-file-dir", "write-buffer-spillable", schema.KeyRealtimeEnabled,
+		schema.KeyEndInputCheckPartitionExpire:
 		return kindBool
 	case schema.KeySnapshotTimeRetained, "changelog.time-retained", schema.KeyCommitMinRetryWait,
 		schema.KeyCommitMaxRetryWait, schema.KeyCommitTimeout, "compaction.optimization-interval",
-		"tag.default-time-retained", schema.KeyRealtimeReadViewTTL:
+		"tag.default-time-retained", schema.KeyRealtimeReadViewTTL,
+		schema.KeyPartitionExpirationTime, schema.KeyPartitionExpirationCheckInterv:
 		return kindDuration
 	case schema.KeyTargetFileSize, schema.KeyWriteBufferSize, schema.KeyPageSize, schema.KeyManifestTargetFileSize,
 		schema.KeyManifestFullCompactionThreshold, "source.split.open-file-cost", "compaction.total-size-threshold",
@@ -147,6 +149,12 @@ func checkOptions(ts *schema.TableSchema) error {
 		}
 	}
 	if _, err := o.RealtimeStoreStatsMode(); err != nil {
+		return err
+	}
+	if _, err := o.SnapshotExpireExecutionMode(); err != nil {
+		return err
+	}
+	if _, err := o.PartitionExpirationStrategy(); err != nil {
 		return err
 	}
 	if _, err := o.RealtimeReadViewTTL(); err != nil {

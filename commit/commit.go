@@ -120,6 +120,17 @@
 //     its inputs: another writer committed it meanwhile, and the merge
 //     skipped records that belong between the merged ones.
 //
+// # Maintenance after commits
+//
+// A Committer given a Maintainer (WithMaintainer; paimon.Table.NewCommit and
+// realtime.Context.NewCommit install package maintain's, as Java's
+// TableCommitImpl expires snapshots and partitions after each commit) calls
+// it after every successful Commit, CommitWithProgress, Overwrite,
+// OverwriteDynamic, DropPartitions and Truncate. The Maintainer cannot fail
+// the commit: its errors are reported by the Maintainer, never returned
+// from the commit call, which would make callers retry a commit that
+// landed. Close waits for maintenance running in the background.
+//
 // # Errors
 //
 // ErrConflict (not retried: files this commit deletes were deleted by
@@ -265,6 +276,8 @@ type Committer struct {
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
 	trace func(Phase, time.Duration) // WithTrace; nil: nothing is timed
+	// maintainer runs after every successful commit (WithMaintainer).
+	maintainer Maintainer
 	// beforeCreate, when set (tests), runs right before the snapshot is
 	// created.
 	beforeCreate func()
@@ -418,9 +431,11 @@ type part struct {
 
 // Close waits until the LATEST hint of the last snapshot this Committer
 // created is written (it is written in the background after Commit
-// returns; see hintWriter) and releases nothing else: the Committer stays
-// usable. It returns nil: a hint that could not be written is not an error
-// (readers fall back to listing, Java HintFileUtils.findLatest).
+// returns; see hintWriter) and for maintenance still running in the
+// background (WithMaintainer), and releases nothing else: the Committer
+// stays usable. It returns nil: a hint that could not be written is not an
+// error (readers fall back to listing, Java HintFileUtils.findLatest), and
+// the Maintainer reports its own errors.
 func (c *Committer) Close() error {
 	c.hints.wait()
 	c.mu.Lock()
@@ -428,6 +443,9 @@ func (c *Committer) Close() error {
 	c.next = nil
 	c.mu.Unlock()
 	c.discard(context.Background(), l)
+	if c.maintainer != nil {
+		_ = c.maintainer.Close()
+	}
 	return nil
 }
 
@@ -466,7 +484,9 @@ func (c *Committer) Close() error {
 // (2) ErrCompactionNotCommitted: the APPEND snapshot of the data files was
 // published (its id is returned) and only the compaction changes failed.
 func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
-	return c.commit(ctx, identifier, msgs, c.watermark)
+	id, err := c.commit(ctx, identifier, msgs, c.watermark)
+	c.afterCommit(ctx, id, identifier, err)
+	return id, err
 }
 
 // commit is Commit recording watermark.

@@ -271,6 +271,13 @@ func (c *Committer) Truncate(ctx context.Context) (int64, error) {
 // filter is built. static marks a filter the new files must satisfy; a
 // dynamic selector with no partitions skips the OVERWRITE snapshot.
 func (c *Committer) overwrite(ctx context.Context, identifier int64, sel *selector, static bool, msgs []Message) (int64, error) {
+	id, err := c.overwriteParts(ctx, identifier, sel, static, msgs)
+	c.afterCommit(ctx, id, identifier, err)
+	return id, err
+}
+
+// overwriteParts publishes the OVERWRITE and COMPACT snapshots of overwrite.
+func (c *Committer) overwriteParts(ctx context.Context, identifier int64, sel *selector, static bool, msgs []Message) (int64, error) {
 	if c.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)

@@ -297,6 +297,13 @@ func (c *Committer) overwriteProgress(sel *selector) (progressPlan, error) {
 // them through a Committer of another commit user than the one committing
 // progress.
 func (c *Committer) CommitWithProgress(ctx context.Context, identifier int64, msgs []Message, adv []progress.Advance, watermark *int64) (int64, error) {
+	id, err := c.commitWithProgress(ctx, identifier, msgs, adv, watermark)
+	c.afterCommit(ctx, id, identifier, err)
+	return id, err
+}
+
+// commitWithProgress is CommitWithProgress without the Maintainer.
+func (c *Committer) commitWithProgress(ctx context.Context, identifier int64, msgs []Message, adv []progress.Advance, watermark *int64) (int64, error) {
 	on, err := c.ts.Options.RealtimeEnabled()
 	if err != nil {
 		return 0, err

@@ -9,6 +9,12 @@
 // (default 10), snapshot.num-retained.max (default Integer.MAX_VALUE),
 // snapshot.time-retained (default 1 h) and snapshot.expire.limit (default 50).
 //
+// Committers run Expire after every commit, as Java's TableCommitImpl does:
+// package maintain decides from memory whether a snapshot is due and calls
+// Expire only then (paimon.Table.NewCommit and realtime.Context.NewCommit
+// install it; write-only = true turns it off). Expire itself may run in
+// several processes at once: see Concurrent runs below.
+//
 // # Which snapshots expire
 //
 // With latest the latest and earliest the earliest snapshot id, snapshots
@@ -54,6 +60,18 @@
 // expired snapshot gets an error wrapping fileio.ErrNotExist (a deleted data
 // file or manifest) or snapshot.ErrNotFound (a deleted snapshot file), never
 // wrong rows.
+//
+// # Concurrent runs
+//
+// Runs in several processes (every writer expires after its commits) do not
+// break each other: a run deletes only files that neither its first kept
+// snapshot nor any tag refers to, and files a snapshot removed stay
+// unreferenced by every later snapshot, so what one run deletes no other
+// run keeps. A run whose snapshots another run deleted meanwhile tolerates
+// missing metadata of expired snapshots and fails, without deleting
+// anything, when its first kept snapshot is gone (snapshot.ErrNotFound). The
+// EARLIEST hint is never moved back: a run that ends below the hint another
+// run wrote leaves it.
 //
 // # Rollback
 //

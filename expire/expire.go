@@ -194,7 +194,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return Result{}, err
 	}
-	ids, err := sm.IDs(ctx)
+	ids, err := snapshotIDs(ctx, sm, earliest, latest)
 	if err != nil {
 		return Result{}, err
 	}
@@ -270,7 +270,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	}
 	// Record the intent first: from now on readers see end as the earliest
 	// snapshot, and a rerun expires everything below it.
-	if err := sm.CommitEarliestHint(ctx, end); err != nil {
+	if err := raiseEarliest(ctx, sm, end); err != nil {
 		return Result{}, err
 	}
 	d := &snapfiles.Deleter{FIO: fio, Width: width(opts.Parallelism), Hook: opts.beforeDelete}
@@ -282,10 +282,55 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return res, err
 	}
-	if err := sm.CommitEarliestHint(ctx, end); err != nil {
+	if err := raiseEarliest(ctx, sm, end); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// raiseEarliest writes the EARLIEST hint end unless the hint is already
+// higher: a concurrent run (another writer's automatic expiration) may have
+// expired further, and moving the hint back would point readers, and the
+// committers' check for ids created in an expired gap, below the real
+// earliest snapshot.
+func raiseEarliest(ctx context.Context, sm *snapshot.Manager, end int64) error {
+	cur, ok, err := sm.EarliestHint(ctx)
+	if err != nil {
+		return err
+	}
+	if ok && cur > end {
+		return nil
+	}
+	return sm.CommitEarliestHint(ctx, end)
+}
+
+// snapshotIDs returns the ids of the branch's snapshot files up to latest,
+// ascending. When the EARLIEST hint names earliest and no snapshot file
+// sits just below it, the ids are earliest..latest without listing the
+// snapshot directory (one HEAD instead of a listing that grows with the
+// number of snapshots kept, which matters when every commit expires):
+// snapshot ids are created one after the other, an expiration deletes
+// snapshot files oldest first, and an interrupted run leaves its snapshot
+// files just below the hint, which sends the next run to the listing.
+// Ids in the range whose files are missing are skipped by the callers.
+func snapshotIDs(ctx context.Context, sm *snapshot.Manager, earliest, latest int64) ([]int64, error) {
+	hint, ok, err := sm.EarliestHint(ctx)
+	if err == nil && ok && hint == earliest && earliest <= latest {
+		below := false
+		if earliest > 1 {
+			if below, err = sm.Exists(ctx, earliest-1); err != nil {
+				return nil, err
+			}
+		}
+		if !below {
+			ids := make([]int64, 0, latest-earliest+1)
+			for id := earliest; id <= latest; id++ {
+				ids = append(ids, id)
+			}
+			return ids, nil
+		}
+	}
+	return sm.IDs(ctx)
 }
 
 // planExpire reads everything the expiration of the snapshots in [begin, end)

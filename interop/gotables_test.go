@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
@@ -53,8 +54,18 @@ type goTable struct {
 	// "concurrent" by one writer per commit, all restored from the empty
 	// table before the first commits (their files start at the same
 	// sequence numbers and the committer re-sequences them; issue 11 part 2),
-	// committed in order; the peers merge the re-sequenced level-0 files.
+	// committed in order; the peers merge the re-sequenced level-0 files,
+	// "expire" through writer and paimon.Table.NewCommit, whose automatic
+	// maintenance expires snapshots (and partitions) after every commit,
+	// with a full compaction before the last commit of a primary-key table
+	// so that the expiration deletes data files too.
 	mode string
+	// keep, when set, selects the final rows that survive (partition
+	// expiration drops the others).
+	keep func(values []any) bool
+	// earliest, when set, is the EARLIEST snapshot the writes must leave
+	// (automatic expiration happened).
+	earliest int64
 }
 
 func notNull(t types.DataType) types.DataType { t.Nullable = false; return t }
@@ -302,6 +313,17 @@ func goTables() []goTable {
 					ins(int32(1), int64(1), int32(50), "u1"), ins(int32(6), nil, nil, nil)},
 				{ins(int32(3), int64(-30), int32(2), nil), ins(int32(6), int64(6), nil, "t6")},
 			}},
+		{name: "go_pk_dedupe_auto_expired", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"},
+			options:     map[string]string{"bucket": "2", "snapshot.num-retained.min": "1", "snapshot.num-retained.max": "2"},
+			engine:      "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "expire", earliest: 4},
+		{name: "go_append_partitions_expired", fields: partFields, partitionKeys: []string{"dt"},
+			options: map[string]string{"bucket": "-1", "partition.expiration-time": "1 d",
+				"partition.expiration-check-interval": "0", "snapshot.num-retained.min": "1", "snapshot.num-retained.max": "2"},
+			engine: "append", mode: "expire", earliest: 5,
+			commits: [][]goRow{part1, {ins("2999-01-01", int32(20), "f20"), ins("2999-01-01", int32(21), "f21")}, part2,
+				{ins("2999-01-02", int32(22), "f22")}},
+			keep: func(v []any) bool { return strings.HasPrefix(v[0].(string), "2999") }},
 		{name: "go_append_compacted", fields: partFields, partitionKeys: []string{"dt"},
 			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{part1, part2, part1, part2},
 			mode: "compact"},
@@ -438,6 +460,12 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		}
 		return catalog.TablePath(id), nil
 	}
+	if g.mode == "expire" {
+		if err := g.writeExpire(ctx, tbl, user); err != nil {
+			return "", err
+		}
+		return catalog.TablePath(id), nil
+	}
 	for i, rows := range g.commits {
 		if g.mode == "manifests" && i == len(g.commits)-1 {
 			if sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{Full: true}); err != nil || sid == 0 {
@@ -554,6 +582,60 @@ func (g goTable) writeRealtime(ctx context.Context, tbl *catalog.Table, user str
 	return nil
 }
 
+// writeExpire commits each commit's rows through paimon.Table.NewCommit,
+// which expires snapshots and partitions after every commit by the table's
+// options, with a full compaction before the last commit of a primary-key
+// table; it checks that the
+// expiration left EARLIEST at g.earliest.
+func (g goTable) writeExpire(ctx context.Context, tbl *catalog.Table, user string) error {
+	pt, err := paimon.OpenTable(ctx, tbl.FileIO.URL())
+	if err != nil {
+		return err
+	}
+	defer pt.Close()
+	withKind := len(g.primaryKeys) > 0
+	for i, rows := range g.commits {
+		if i == len(g.commits)-1 && withKind {
+			if sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{Full: true}); err != nil || sid == 0 {
+				return fmt.Errorf("%s full compaction: snapshot %d, %w", g.name, sid, err)
+			}
+		}
+		rec, err := rowsBatch(tbl, rows, withKind)
+		if err != nil {
+			return err
+		}
+		w, err := pt.NewWrite(user)
+		if err != nil {
+			rec.Release()
+			return err
+		}
+		err = w.Write(ctx, rec)
+		rec.Release()
+		if err != nil {
+			w.Close()
+			return err
+		}
+		msgs, err := w.PrepareCommit(ctx)
+		w.Close()
+		if err != nil {
+			return err
+		}
+		cm, err := pt.NewCommit(user)
+		if err != nil {
+			return err
+		}
+		_, err = cm.Commit(ctx, int64(i+1), msgs)
+		cm.Close()
+		if err != nil {
+			return fmt.Errorf("%s commit %d: %w", g.name, i+1, err)
+		}
+	}
+	if e, err := pt.Snapshots().EarliestID(ctx); err != nil || e != g.earliest {
+		return fmt.Errorf("%s: earliest snapshot %d (%v) after automatic expiration, want %d", g.name, e, err, g.earliest)
+	}
+	return nil
+}
+
 // commitRows writes rows into tbl with a fresh writer.Write and commits them as
 // commit identifier of user. With withKind the row kinds are passed through
 // writer.DefaultRowKindColumn (an Int8 column).
@@ -587,5 +669,9 @@ func rowsBatch(tbl *catalog.Table, rows []goRow, withKind bool) (arrow.RecordBat
 // expectedJSONL formats the table's final rows with rowfmt, the format every
 // reader prints.
 func (g goTable) expectedJSONL(fields []types.DataField) ([]byte, error) {
-	return tabletest.FormatJSONL(fields, g.finalRows()...)
+	rows := g.finalRows()
+	if g.keep != nil {
+		rows = slices.DeleteFunc(rows, func(v []any) bool { return !g.keep(v) })
+	}
+	return tabletest.FormatJSONL(fields, rows...)
 }

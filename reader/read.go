@@ -105,9 +105,15 @@ func (p *Plan) ReadSplit(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordB
 // Release it. On error the iterator yields (nil, err) once and stops.
 func (p *Plan) ReadSplitWith(ctx context.Context, sp *Split, mem []iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
+		yieldErr := func(err error) {
+			if sp != nil && sp.table == p.table && p.table != nil {
+				err = expiredErr(ctx, p.table.meta, p.Snapshot, p.cfg.tag != "", err)
+			}
+			yield(nil, err)
+		}
 		sr, err := p.newSplitRead(ctx, sp, len(mem) > 0)
 		if err != nil {
-			yield(nil, err)
+			yieldErr(err)
 			return
 		}
 		var src iter.Seq2[arrow.RecordBatch, error]
@@ -121,13 +127,13 @@ func (p *Plan) ReadSplitWith(ctx context.Context, sp *Split, mem []iter.Seq2[arr
 		}
 		for rec, err := range src {
 			if err != nil {
-				yield(nil, err)
+				yieldErr(err)
 				return
 			}
 			out, err := sr.finish(rec)
 			rec.Release()
 			if err != nil {
-				yield(nil, err)
+				yieldErr(err)
 				return
 			}
 			if out == nil {

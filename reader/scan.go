@@ -33,7 +33,10 @@
 // # Errors
 //
 // Errors wrap ErrNoSnapshot (a requested snapshot, tag or time that does not
-// exist), ErrInvalidScan (contradictory or unknown options, unknown column
+// exist; with ErrSnapshotExpired too when the snapshot id is below the
+// table's earliest), ErrSnapshotExpired (the planned snapshot was expired
+// while it was planned or read: a file it names is gone; see
+// ErrSnapshotExpired), ErrInvalidScan (contradictory or unknown options, unknown column
 // names, in-memory batches that lack a needed column), ErrUnsupported (a table feature this package does not read, e.g.
 // postpone buckets) and the sentinels of the packages below: manifest.ErrCorrupt,
 // format.ErrCorrupt, format.ErrUnsupportedFormat, fileio.ErrNotExist (a missing
@@ -278,6 +281,9 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 	case s.cfg.snapshotID != 0:
 		sn, err := snaps.Get(ctx, s.cfg.snapshotID)
 		if err != nil {
+			if hint, ok, herr := snaps.EarliestHint(ctx); errors.Is(err, snapshot.ErrNotFound) && herr == nil && ok && hint > s.cfg.snapshotID {
+				return nil, fmt.Errorf("%w: snapshot %d: %w (below the earliest snapshot %d): %w", ErrNoSnapshot, s.cfg.snapshotID, ErrSnapshotExpired, hint, err)
+			}
 			return nil, fmt.Errorf("%w: snapshot %d: %w", ErrNoSnapshot, s.cfg.snapshotID, err)
 		}
 		return sn, nil
@@ -364,11 +370,11 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	}
 	entries, err := s.readEntries(ctx, t, sn, pr)
 	if err != nil {
-		return nil, err
+		return nil, expiredErr(ctx, t.meta, sn, s.cfg.tag != "", err)
 	}
 	dvs, err := readDeletionFiles(ctx, t, sn)
 	if err != nil {
-		return nil, err
+		return nil, expiredErr(ctx, t.meta, sn, s.cfg.tag != "", err)
 	}
 	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels)
 	if err != nil {

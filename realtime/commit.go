@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/maintain"
 	"github.com/paimon-go/paimon/progress"
 )
 
@@ -18,13 +19,24 @@ type Commit struct {
 }
 
 // NewCommit returns a real-time committer of the context's table as
-// commitUser, with the options of package commit. Errors: ErrClosed and
-// those of commit.New.
+// commitUser, with the options of package commit. Like
+// paimon.Table.NewCommit it expires snapshots and partitions after every
+// successful commit by the table's options (package maintain), without ever
+// failing the commit for it; commit.WithMaintainer among opts replaces that
+// (nil: none). Errors: ErrClosed and those of commit.New and maintain.New.
 func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, error) {
 	if c.isClosed() {
 		return nil, fmt.Errorf("%w: real-time context", ErrClosed)
 	}
-	cm, err := commit.New(c.fio, c.ts, commitUser, opts...)
+	m, err := maintain.New(c.fio, c.ts, commitUser, maintain.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var pre []commit.Option
+	if m.Enabled() {
+		pre = append(pre, commit.WithMaintainer(m))
+	}
+	cm, err := commit.New(c.fio, c.ts, commitUser, append(pre, opts...)...)
 	if err != nil {
 		return nil, err
 	}

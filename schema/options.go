@@ -61,6 +61,15 @@ const (
 	KeySnapshotNumRetainedMax          = "snapshot.num-retained.max"                 // SNAPSHOT_NUM_RETAINED_MAX
 	KeySnapshotTimeRetained            = "snapshot.time-retained"                    // SNAPSHOT_TIME_RETAINED
 	KeySnapshotExpireLimit             = "snapshot.expire.limit"                     // SNAPSHOT_EXPIRE_LIMIT
+	KeySnapshotExpireExecutionMode     = "snapshot.expire.execution-mode"            // SNAPSHOT_EXPIRE_EXECUTION_MODE
+	KeyPartitionExpirationTime         = "partition.expiration-time"                 // PARTITION_EXPIRATION_TIME
+	KeyPartitionExpirationCheckInterv  = "partition.expiration-check-interval"       // PARTITION_EXPIRATION_CHECK_INTERVAL
+	KeyPartitionExpirationStrategy     = "partition.expiration-strategy"             // PARTITION_EXPIRATION_STRATEGY
+	KeyPartitionExpirationMaxNum       = "partition.expiration-max-num"              // PARTITION_EXPIRATION_MAX_NUM
+	KeyPartitionExpirationBatchSize    = "partition.expiration-batch-size"           // PARTITION_EXPIRATION_BATCH_SIZE
+	KeyPartitionTimestampFormatter     = "partition.timestamp-formatter"             // PARTITION_TIMESTAMP_FORMATTER
+	KeyPartitionTimestampPattern       = "partition.timestamp-pattern"               // PARTITION_TIMESTAMP_PATTERN
+	KeyEndInputCheckPartitionExpire    = "end-input.check-partition-expire"          // END_INPUT_CHECK_PARTITION_EXPIRE
 	KeyScanFallbackBranch              = "scan.fallback-branch"                      // SCAN_FALLBACK_BRANCH
 	KeyMetadataStatsMode               = "metadata.stats-mode"                       // METADATA_STATS_MODE
 	KeyMetadataStatsDenseStore         = "metadata.stats-dense-store"                // METADATA_STATS_DENSE_STORE
@@ -449,6 +458,69 @@ func (o Options) SnapshotTimeRetained() (time.Duration, error) {
 
 // SnapshotExpireLimit is "snapshot.expire.limit"; default 50.
 func (o Options) SnapshotExpireLimit() (int, error) { return o.Int(KeySnapshotExpireLimit, 50) }
+
+// SnapshotExpireExecutionMode is "snapshot.expire.execution-mode": "sync"
+// (the default: expiration runs inside the commit call, after the snapshot
+// is published) or "async" (it runs in the background, one run at a time).
+func (o Options) SnapshotExpireExecutionMode() (string, error) {
+	return o.enum(KeySnapshotExpireExecutionMode, "sync", "sync", "async")
+}
+
+// PartitionExpirationTime is "partition.expiration-time", the age after
+// which a partition expires; no default (set reports whether it is
+// configured: without it partitions never expire).
+func (o Options) PartitionExpirationTime() (d time.Duration, set bool, err error) {
+	if _, ok := o[KeyPartitionExpirationTime]; !ok {
+		return 0, false, nil
+	}
+	d, err = o.Duration(KeyPartitionExpirationTime, 0)
+	return d, err == nil, err
+}
+
+// PartitionExpirationCheckInterval is "partition.expiration-check-interval";
+// default 1 hour. Zero checks after every commit.
+func (o Options) PartitionExpirationCheckInterval() (time.Duration, error) {
+	return o.Duration(KeyPartitionExpirationCheckInterv, time.Hour)
+}
+
+// PartitionExpirationStrategy is "partition.expiration-strategy":
+// "values-time" (the default: the time parsed from the partition values) or
+// "update-time" (the creation time of the partition's newest data file).
+func (o Options) PartitionExpirationStrategy() (string, error) {
+	return o.enum(KeyPartitionExpirationStrategy, "values-time", "values-time", "update-time")
+}
+
+// PartitionExpirationMaxNum is "partition.expiration-max-num", the most
+// partitions one check drops; default 100.
+func (o Options) PartitionExpirationMaxNum() (int, error) {
+	return o.Int(KeyPartitionExpirationMaxNum, 100)
+}
+
+// PartitionExpirationBatchSize is "partition.expiration-batch-size", the
+// most partitions one drop commit holds; no default (set false: one commit
+// drops them all).
+func (o Options) PartitionExpirationBatchSize() (n int, set bool, err error) {
+	return o.OptionalInt(KeyPartitionExpirationBatchSize)
+}
+
+// PartitionTimestampFormatter is "partition.timestamp-formatter", a Java
+// DateTimeFormatter pattern; "" when unset (then yyyy-MM-dd[ HH:mm:ss]).
+func (o Options) PartitionTimestampFormatter() string {
+	return o.String(KeyPartitionTimestampFormatter, "")
+}
+
+// PartitionTimestampPattern is "partition.timestamp-pattern", e.g.
+// "$dt $hour:00:00"; "" when unset (then the first partition value).
+func (o Options) PartitionTimestampPattern() string {
+	return o.String(KeyPartitionTimestampPattern, "")
+}
+
+// EndInputCheckPartitionExpire is "end-input.check-partition-expire";
+// default false. When true, a batch commit (identifier Long.MAX_VALUE)
+// checks partition expiration whatever the check interval says.
+func (o Options) EndInputCheckPartitionExpire() (bool, error) {
+	return o.Bool(KeyEndInputCheckPartitionExpire, false)
+}
 
 // ScanFallbackBranch is "scan.fallback-branch"; "" when unset.
 func (o Options) ScanFallbackBranch() string { return o.String(KeyScanFallbackBranch, "") }

@@ -352,3 +352,63 @@ func TestParseStatsMode(t *testing.T) {
 		}
 	}
 }
+
+// TestExpirationOptions: the options of automatic expiration after commits
+// (Java CoreOptions), defaults and parsed values.
+func TestExpirationOptions(t *testing.T) {
+	o := Options{}
+	if m, err := o.SnapshotExpireExecutionMode(); m != "sync" || err != nil {
+		t.Errorf("execution-mode default %q %v", m, err)
+	}
+	if d, set, err := o.PartitionExpirationTime(); d != 0 || set || err != nil {
+		t.Errorf("partition.expiration-time default %v %v %v", d, set, err)
+	}
+	if d, err := o.PartitionExpirationCheckInterval(); d != time.Hour || err != nil {
+		t.Errorf("check-interval default %v %v", d, err)
+	}
+	if s, err := o.PartitionExpirationStrategy(); s != "values-time" || err != nil {
+		t.Errorf("strategy default %q %v", s, err)
+	}
+	if n, err := o.PartitionExpirationMaxNum(); n != 100 || err != nil {
+		t.Errorf("max-num default %d %v", n, err)
+	}
+	if n, set, err := o.PartitionExpirationBatchSize(); n != 0 || set || err != nil {
+		t.Errorf("batch-size default %d %v %v", n, set, err)
+	}
+	if b, err := o.EndInputCheckPartitionExpire(); b || err != nil {
+		t.Errorf("end-input default %v %v", b, err)
+	}
+	if o.PartitionTimestampFormatter() != "" || o.PartitionTimestampPattern() != "" {
+		t.Error("formatter/pattern defaults not empty")
+	}
+	o = Options{
+		KeySnapshotExpireExecutionMode: "ASYNC", KeyPartitionExpirationTime: "7 d",
+		KeyPartitionExpirationCheckInterv: "10 min", KeyPartitionExpirationStrategy: "update-time",
+		KeyPartitionExpirationMaxNum: "5", KeyPartitionExpirationBatchSize: "2", KeyEndInputCheckPartitionExpire: "true",
+	}
+	if m, err := o.SnapshotExpireExecutionMode(); m != "async" || err != nil {
+		t.Errorf("execution-mode %q %v", m, err)
+	}
+	if d, set, err := o.PartitionExpirationTime(); d != 7*24*time.Hour || !set || err != nil {
+		t.Errorf("partition.expiration-time %v %v %v", d, set, err)
+	}
+	if d, err := o.PartitionExpirationCheckInterval(); d != 10*time.Minute || err != nil {
+		t.Errorf("check-interval %v %v", d, err)
+	}
+	if s, err := o.PartitionExpirationStrategy(); s != "update-time" || err != nil {
+		t.Errorf("strategy %q %v", s, err)
+	}
+	if n, set, err := o.PartitionExpirationBatchSize(); n != 2 || !set || err != nil {
+		t.Errorf("batch-size %d %v %v", n, set, err)
+	}
+	for k, v := range map[string]string{KeySnapshotExpireExecutionMode: "later", KeyPartitionExpirationStrategy: "age",
+		KeyPartitionExpirationTime: "soon"} {
+		bad := Options{k: v}
+		_, err1 := bad.SnapshotExpireExecutionMode()
+		_, err2 := bad.PartitionExpirationStrategy()
+		_, _, err3 := bad.PartitionExpirationTime()
+		if err := errors.Join(err1, err2, err3); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%s=%q: %v, want ErrInvalidOption", k, v, err)
+		}
+	}
+}
