@@ -116,7 +116,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -212,12 +211,10 @@ type Committer struct {
 	mw         *manifestWriter
 	merge      mergeConfig
 
-	ignoreEmpty      bool
-	watermark        *int64
-	properties       map[string]string
-	maxRetries       int // -1: lost races are retried until ctx ends
-	minWait, maxWait time.Duration
-	timeout          time.Duration // 0 = unlimited
+	ignoreEmpty bool
+	watermark   *int64
+	properties  map[string]string
+	retry       retryWaiter // commit.max-retries, commit.*-retry-wait, commit.timeout
 
 	postpone   bool // bucket = -2: overwrites also delete files of negative buckets
 	unaware    bool // bucket-unaware append table (bucket = -1, no primary key)
@@ -273,22 +270,8 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		return nil, fmt.Errorf("%w: manifest.format = %s (only avro manifests are written)", ErrUnsupported, f)
 	}
 	var err error
-	c.maxRetries = -1
-	if _, set := o.Get(schema.KeyCommitMaxRetries); set {
-		if c.maxRetries, err = o.CommitMaxRetries(); err != nil {
-			return nil, err
-		}
-	}
-	if c.minWait, err = o.CommitMinRetryWait(); err != nil {
+	if c.retry, err = newRetryWaiter(o); err != nil {
 		return nil, err
-	}
-	if c.maxWait, err = o.CommitMaxRetryWait(); err != nil {
-		return nil, err
-	}
-	if d, set, err := o.CommitTimeout(); err != nil {
-		return nil, err
-	} else if set {
-		c.timeout = d
 	}
 	if c.merge.targetSize, err = o.ManifestTargetFileSize(); err != nil {
 		return nil, err
@@ -383,6 +366,8 @@ type part struct {
 	prog progressPlan
 	// watermark is the input watermark to record (nil: none given).
 	watermark *int64
+	// rebase finds the base of the attempt after a lost race.
+	rebase rebaser
 }
 
 // Close waits until the LATEST hint of the last snapshot this Committer
@@ -440,9 +425,9 @@ func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message
 
 // commit is Commit recording watermark.
 func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message, watermark *int64) (int64, error) {
-	if c.timeout > 0 {
+	if c.retry.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, c.retry.timeout)
 		defer cancel()
 	}
 	if identifier != BatchIdentifier {
@@ -616,15 +601,16 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			start = c.traceRetry(start)
 			continue
 		}
-		if c.maxRetries >= 0 && retry >= c.maxRetries {
+		wait, ok := c.retry.next(retry, c.now(), ctx)
+		if !ok {
 			cleanDelta()
 			c.traceRetry(start)
-			return 0, fmt.Errorf("%w: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
+			return 0, c.exhausted(&p.rebase, nil)
 		}
-		if err := c.sleep(ctx, c.backoff(retry)); err != nil {
+		if err := c.sleep(ctx, wait); err != nil {
 			cleanDelta()
 			c.traceRetry(start)
-			return 0, fmt.Errorf("%w after %d lost races: %w", ErrRetriesExhausted, retry+1, err)
+			return 0, c.exhausted(&p.rebase, err)
 		}
 		start = c.traceRetry(start)
 		retry++
@@ -701,16 +687,6 @@ func (c *Committer) noteOwn(id, identifier int64) {
 	c.scanned = max(c.scanned, id)
 }
 
-// backoff is Java's RetryWaiter: min(minWait·2^retry, maxWait) plus up to
-// 20% random jitter.
-func (c *Committer) backoff(retry int) time.Duration {
-	d := c.maxWait
-	if retry < 30 {
-		d = min(c.minWait<<retry, c.maxWait)
-	}
-	return d + time.Duration(rand.Int64N(int64(d)/5+1))
-}
-
 // attempt is the outcome of one tryOnce: id > 0 on success; id == 0 and
 // err == nil when the race for the id was lost (cached: the attempt built on
 // the cached snapshot); unknown marks an error after which the snapshot may
@@ -750,21 +726,7 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 			return base{}, err
 		}
 	}
-	var lists [2][]manifest.FileMeta
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i, name := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = manifest.ReadManifestList(ctx, c.fio, name)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
-		return base{}, err
-	}
-	return base{snap: latest, metas: append(lists[0], lists[1]...)}, nil
+	return c.baseOf(ctx, latest)
 }
 
 // tryOnce builds and publishes one snapshot on top of the latest
@@ -792,7 +754,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		b = *last
 	} else {
 		var err error
-		if b, err = c.readBase(ctx); err != nil {
+		if b, err = p.rebase.base(ctx, c); err != nil {
 			return attempt{}, err
 		}
 	}
@@ -1058,6 +1020,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		return published(), nil
 	case errors.Is(err, fileio.ErrExist):
 		cleanBase()
+		p.rebase.lostAt(s.ID)
 		return attempt{cached: cached}, nil
 	}
 	// Unknown outcome: look at what is there now.
@@ -1068,6 +1031,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		return published(), nil
 	case gerr == nil:
 		cleanBase()
+		p.rebase.lostAt(s.ID)
 		return attempt{cached: cached}, nil // someone else's snapshot: lost the race
 	case errors.Is(gerr, snapshot.ErrNotFound):
 		cleanBase()

@@ -271,9 +271,9 @@ func (c *Committer) Truncate(ctx context.Context) (int64, error) {
 // filter is built. static marks a filter the new files must satisfy; a
 // dynamic selector with no partitions skips the OVERWRITE snapshot.
 func (c *Committer) overwrite(ctx context.Context, identifier int64, sel *selector, static bool, msgs []Message) (int64, error) {
-	if c.timeout > 0 {
+	if c.retry.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, c.retry.timeout)
 		defer cancel()
 	}
 	if identifier != BatchIdentifier {
