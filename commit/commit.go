@@ -42,13 +42,22 @@
 // avoid reads too.
 //
 // When another committer took the id, the attempt's base list and merged
-// manifests are deleted and the commit retries with jittered exponential
-// backoff (commit.min-retry-wait doubling up to commit.max-retry-wait, within
-// commit.timeout, and at most commit.max-retries retries when that option is
-// set). The delta manifests do not depend on the base, so they are written
-// once and reused by every attempt (except for overwrites, whose DELETE
-// entries are recomputed from each base). A commit that fails deletes every
-// manifest file and list it wrote, and nothing else.
+// manifests are deleted, and after a short random wait the commit rebases:
+// it reads the snapshots from the lost id on up to the latest and that
+// snapshot's two manifest lists, and tries the id after it (rebaser). The
+// waits do not back off exponentially as Java's do, which starves racing
+// committers: they last about two attempts and shrink as a commit loses
+// more, and a Committer that lost a race in its last commit waits as long
+// before its next one, so that the winner of a round does not win every
+// round after it (retryWaiter).
+// A commit gives up with ErrRetriesExhausted after commit.max-retries lost
+// races (DefaultMaxRetries, 100, when unset; Java's default is 10), or when
+// its next wait would end after commit.timeout or the context's deadline.
+// The delta manifests do not depend on the base, so they are written once
+// and reused by every attempt (except for overwrites, whose DELETE entries
+// are recomputed from each base), and manifests read or written before stay
+// in the entry cache. A commit that fails deletes every manifest file and
+// list it wrote, and nothing else.
 //
 // # Kinds
 //
@@ -138,8 +147,10 @@ var (
 	// published.
 	ErrConflict = errors.New("commit: conflict with a concurrent commit")
 	// ErrRetriesExhausted: every attempt lost the race for the next snapshot
-	// id until commit.max-retries was reached, or ctx ended (commit.timeout)
-	// while waiting to retry. Nothing was published.
+	// id until commit.max-retries was reached (DefaultMaxRetries when
+	// unset), or the next wait would have ended after ctx's deadline or
+	// commit.timeout, or ctx ended while waiting. Nothing was published.
+	// The message names the snapshot lost last and the limits.
 	ErrRetriesExhausted = errors.New("commit: retries exhausted")
 	// ErrCompactionNotCommitted: messages carried new data files and
 	// compaction changes; the APPEND snapshot with the data was published
@@ -405,13 +416,15 @@ func (c *Committer) Close() error {
 // then they create an APPEND snapshot without changes.
 //
 // Lost races: every attempt that finds its snapshot id taken is redone on
-// the new latest snapshot after a backoff. Only when the table sets
-// commit.max-retries are lost races limited to that many retries (then
-// ErrRetriesExhausted); otherwise they are retried until ctx ends or
-// commit.timeout passes. This deviates from Java, whose default of 10 assumes
-// a lock that makes races rare: without a lock, losing a race is the normal
-// outcome under concurrency, each loss means another commit succeeded, and
-// 8 writers committing in a loop reach 10 consecutive losses now and then.
+// the new latest snapshot after a short random wait (see the package
+// documentation). The loss of an attempt built on the snapshot this
+// Committer published last is redone at once and not counted. After
+// commit.max-retries counted losses (DefaultMaxRetries when the table does
+// not set it; Java's default of 10 assumes a lock that makes races rare),
+// or when the next wait would end after ctx's deadline or commit.timeout
+// (from the start of the commit; unset by default), Commit gives up with
+// ErrRetriesExhausted naming the snapshot it lost last; nothing was
+// published then.
 //
 // Errors: ErrConflict, ErrRetriesExhausted, ErrUnsupported, ctx errors, and
 // file-system errors. After an error nothing was published, except (1) when
@@ -567,10 +580,16 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 		}
 	}
 	useCache := true
+	if err := c.sleep(ctx, c.retry.politeWait()); err != nil {
+		cleanDelta()
+		return 0, fmt.Errorf("commit: waiting before the first attempt (the last commit lost a race): %w", err)
+	}
 	for retry := 0; ; {
+		attemptStart := c.now()
 		res, err := c.tryOnce(ctx, identifier, &p, &d, useCache, start)
 		switch {
 		case err == nil && res.id > 0:
+			c.retry.note(p.rebase.losses, c.now().Sub(attemptStart))
 			c.noteOwn(res.id, identifier)
 			c.mu.Lock()
 			last := c.last
@@ -601,7 +620,8 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			start = c.traceRetry(start)
 			continue
 		}
-		wait, ok := c.retry.next(retry, c.now(), ctx)
+		now := c.now()
+		wait, ok := c.retry.next(retry, now.Sub(attemptStart), now, ctx)
 		if !ok {
 			cleanDelta()
 			c.traceRetry(start)

@@ -58,7 +58,7 @@ func (c *Committer) CompactManifests(ctx context.Context) (int64, error) {
 		if err != nil || !lost {
 			return id, err
 		}
-		wait, ok := c.retry.next(retry, c.now(), ctx)
+		wait, ok := c.retry.next(retry, 0, c.now(), ctx)
 		if !ok {
 			return 0, fmt.Errorf("%w: manifest compaction: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
 		}

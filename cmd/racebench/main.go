@@ -160,12 +160,19 @@ func mainErr() error {
 	if *rounds > 1 {
 		for _, w := range ws {
 			var all []commitrace.Record
+			var wall time.Duration
 			for _, r := range runs {
 				if r.Worker == w.name {
 					all = append(all, r.Recs...)
+					wall += r.Stats.Wall
 				}
 			}
-			fmt.Printf("all    %-6s %s\n", w.name, commitrace.Summarize(all))
+			// Percentiles over the calls of all rounds; throughput over the
+			// sum of the rounds' walls (not the time between them).
+			st := commitrace.Summarize(all)
+			st.Wall = wall
+			st.Throughput = float64(st.Commits-st.GaveUp) / wall.Seconds()
+			fmt.Printf("all    %-6s %s\n", w.name, st)
 		}
 	}
 	if *jsonOut != "" {
