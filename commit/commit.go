@@ -42,13 +42,22 @@
 // avoid reads too.
 //
 // When another committer took the id, the attempt's base list and merged
-// manifests are deleted and the commit retries with jittered exponential
-// backoff (commit.min-retry-wait doubling up to commit.max-retry-wait, within
-// commit.timeout, and at most commit.max-retries retries when that option is
-// set). The delta manifests do not depend on the base, so they are written
-// once and reused by every attempt (except for overwrites, whose DELETE
-// entries are recomputed from each base). A commit that fails deletes every
-// manifest file and list it wrote, and nothing else.
+// manifests are deleted, and after a short random wait the commit rebases:
+// it reads the snapshots from the lost id on up to the latest and that
+// snapshot's two manifest lists, and tries the id after it (rebaser). The
+// waits do not back off exponentially as Java's do, which starves racing
+// committers: they last about two attempts and shrink as a commit loses
+// more, and a Committer that lost a race in its last commit waits as long
+// before its next one, so that the winner of a round does not win every
+// round after it (retryWaiter).
+// A commit gives up with ErrRetriesExhausted after commit.max-retries lost
+// races (DefaultMaxRetries, 100, when unset; Java's default is 10), or when
+// its next wait would end after commit.timeout or the context's deadline.
+// The delta manifests do not depend on the base, so they are written once
+// and reused by every attempt (except for overwrites, whose DELETE entries
+// are recomputed from each base), and manifests read or written before stay
+// in the entry cache. A commit that fails deletes every manifest file and
+// list it wrote, and nothing else.
 //
 // # Kinds
 //
@@ -148,7 +157,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -171,8 +179,10 @@ var (
 	// published.
 	ErrConflict = errors.New("commit: conflict with a concurrent commit")
 	// ErrRetriesExhausted: every attempt lost the race for the next snapshot
-	// id until commit.max-retries was reached, or ctx ended (commit.timeout)
-	// while waiting to retry. Nothing was published.
+	// id until commit.max-retries was reached (DefaultMaxRetries when
+	// unset), or the next wait would have ended after ctx's deadline or
+	// commit.timeout, or ctx ended while waiting. Nothing was published.
+	// The message names the snapshot lost last and the limits.
 	ErrRetriesExhausted = errors.New("commit: retries exhausted")
 	// ErrCompactionNotCommitted: messages carried new data files and
 	// compaction changes; the APPEND snapshot with the data was published
@@ -244,12 +254,10 @@ type Committer struct {
 	mw         *manifestWriter
 	merge      mergeConfig
 
-	ignoreEmpty      bool
-	watermark        *int64
-	properties       map[string]string
-	maxRetries       int // -1: lost races are retried until ctx ends
-	minWait, maxWait time.Duration
-	timeout          time.Duration // 0 = unlimited
+	ignoreEmpty bool
+	watermark   *int64
+	properties  map[string]string
+	retry       retryWaiter // commit.max-retries, commit.*-retry-wait, commit.timeout
 
 	postpone   bool // bucket = -2: overwrites also delete files of negative buckets
 	unaware    bool // bucket-unaware append table (bucket = -1, no primary key)
@@ -308,22 +316,8 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		return nil, fmt.Errorf("%w: manifest.format = %s (only avro manifests are written)", ErrUnsupported, f)
 	}
 	var err error
-	c.maxRetries = -1
-	if _, set := o.Get(schema.KeyCommitMaxRetries); set {
-		if c.maxRetries, err = o.CommitMaxRetries(); err != nil {
-			return nil, err
-		}
-	}
-	if c.minWait, err = o.CommitMinRetryWait(); err != nil {
+	if c.retry, err = newRetryWaiter(o); err != nil {
 		return nil, err
-	}
-	if c.maxWait, err = o.CommitMaxRetryWait(); err != nil {
-		return nil, err
-	}
-	if d, set, err := o.CommitTimeout(); err != nil {
-		return nil, err
-	} else if set {
-		c.timeout = d
 	}
 	if c.merge.targetSize, err = o.ManifestTargetFileSize(); err != nil {
 		return nil, err
@@ -427,6 +421,8 @@ type part struct {
 	sequence bool
 	// notify are the messages' OnResequenced callbacks by partition-bucket.
 	notify map[bucketKey][]func(Resequenced)
+	// rebase finds the base of the attempt after a lost race.
+	rebase rebaser
 }
 
 // Close waits until the LATEST hint of the last snapshot this Committer
@@ -469,13 +465,15 @@ func (c *Committer) Close() error {
 // then they create an APPEND snapshot without changes.
 //
 // Lost races: every attempt that finds its snapshot id taken is redone on
-// the new latest snapshot after a backoff. Only when the table sets
-// commit.max-retries are lost races limited to that many retries (then
-// ErrRetriesExhausted); otherwise they are retried until ctx ends or
-// commit.timeout passes. This deviates from Java, whose default of 10 assumes
-// a lock that makes races rare: without a lock, losing a race is the normal
-// outcome under concurrency, each loss means another commit succeeded, and
-// 8 writers committing in a loop reach 10 consecutive losses now and then.
+// the new latest snapshot after a short random wait (see the package
+// documentation). The loss of an attempt built on the snapshot this
+// Committer published last is redone at once and not counted. After
+// commit.max-retries counted losses (DefaultMaxRetries when the table does
+// not set it; Java's default of 10 assumes a lock that makes races rare),
+// or when the next wait would end after ctx's deadline or commit.timeout
+// (from the start of the commit; unset by default), Commit gives up with
+// ErrRetriesExhausted naming the snapshot it lost last; nothing was
+// published then.
 //
 // Errors: ErrConflict, ErrRetriesExhausted, ErrUnsupported, ctx errors, and
 // file-system errors. After an error nothing was published, except (1) when
@@ -491,9 +489,9 @@ func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message
 
 // commit is Commit recording watermark.
 func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message, watermark *int64) (int64, error) {
-	if c.timeout > 0 {
+	if c.retry.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, c.retry.timeout)
 		defer cancel()
 	}
 	if identifier != BatchIdentifier {
@@ -640,10 +638,16 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 		}
 	}
 	useCache := true
+	if err := c.sleep(ctx, c.retry.politeWait()); err != nil {
+		cleanDelta()
+		return 0, fmt.Errorf("commit: waiting before the first attempt (the last commit lost a race): %w", err)
+	}
 	for retry := 0; ; {
+		attemptStart := c.now()
 		res, err := c.tryOnce(ctx, identifier, &p, &d, useCache, start)
 		switch {
 		case err == nil && res.id > 0:
+			c.retry.note(p.rebase.losses, c.now().Sub(attemptStart))
 			c.noteOwn(res.id, identifier)
 			c.mu.Lock()
 			last := c.last
@@ -674,15 +678,17 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			start = c.traceRetry(start)
 			continue
 		}
-		if c.maxRetries >= 0 && retry >= c.maxRetries {
+		now := c.now()
+		wait, ok := c.retry.next(retry, now.Sub(attemptStart), now, ctx)
+		if !ok {
 			cleanDelta()
 			c.traceRetry(start)
-			return 0, fmt.Errorf("%w: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
+			return 0, c.exhausted(&p.rebase, nil)
 		}
-		if err := c.sleep(ctx, c.backoff(retry)); err != nil {
+		if err := c.sleep(ctx, wait); err != nil {
 			cleanDelta()
 			c.traceRetry(start)
-			return 0, fmt.Errorf("%w after %d lost races: %w", ErrRetriesExhausted, retry+1, err)
+			return 0, c.exhausted(&p.rebase, err)
 		}
 		start = c.traceRetry(start)
 		retry++
@@ -759,16 +765,6 @@ func (c *Committer) noteOwn(id, identifier int64) {
 	c.scanned = max(c.scanned, id)
 }
 
-// backoff is Java's RetryWaiter: min(minWait·2^retry, maxWait) plus up to
-// 20% random jitter.
-func (c *Committer) backoff(retry int) time.Duration {
-	d := c.maxWait
-	if retry < 30 {
-		d = min(c.minWait<<retry, c.maxWait)
-	}
-	return d + time.Duration(rand.Int64N(int64(d)/5+1))
-}
-
 // attempt is the outcome of one tryOnce: id > 0 on success; id == 0 and
 // err == nil when the race for the id was lost (cached: the attempt built on
 // the cached snapshot); unknown marks an error after which the snapshot may
@@ -808,21 +804,7 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 			return base{}, err
 		}
 	}
-	var lists [2][]manifest.FileMeta
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i, name := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = manifest.ReadManifestList(ctx, c.fio, name)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
-		return base{}, err
-	}
-	return base{snap: latest, metas: append(lists[0], lists[1]...)}, nil
+	return c.baseOf(ctx, latest)
 }
 
 // tryOnce builds and publishes one snapshot on top of the latest
@@ -850,7 +832,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		b = *last
 	} else {
 		var err error
-		if b, err = c.readBase(ctx); err != nil {
+		if b, err = p.rebase.base(ctx, c); err != nil {
 			return attempt{}, err
 		}
 	}
@@ -1141,6 +1123,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		return published(), nil
 	case errors.Is(err, fileio.ErrExist):
 		cleanBase()
+		p.rebase.lostAt(s.ID)
 		return attempt{cached: cached}, nil
 	}
 	// Unknown outcome: look at what is there now.
@@ -1151,6 +1134,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		return published(), nil
 	case gerr == nil:
 		cleanBase()
+		p.rebase.lostAt(s.ID)
 		return attempt{cached: cached}, nil // someone else's snapshot: lost the race
 	case errors.Is(gerr, snapshot.ErrNotFound):
 		cleanBase()

@@ -47,9 +47,9 @@ import (
 // the files written for it are deleted unless creating the snapshot had an
 // unknown outcome.
 func (c *Committer) CompactManifests(ctx context.Context) (int64, error) {
-	if c.timeout > 0 {
+	if c.retry.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, c.retry.timeout)
 		defer cancel()
 	}
 	user := uuid.NewString()
@@ -58,10 +58,11 @@ func (c *Committer) CompactManifests(ctx context.Context) (int64, error) {
 		if err != nil || !lost {
 			return id, err
 		}
-		if c.maxRetries >= 0 && retry >= c.maxRetries {
+		wait, ok := c.retry.next(retry, 0, c.now(), ctx)
+		if !ok {
 			return 0, fmt.Errorf("%w: manifest compaction: %d attempts lost the race for the next snapshot id", ErrRetriesExhausted, retry+1)
 		}
-		if err := c.sleep(ctx, c.backoff(retry)); err != nil {
+		if err := c.sleep(ctx, wait); err != nil {
 			return 0, fmt.Errorf("%w: manifest compaction after %d lost races: %w", ErrRetriesExhausted, retry+1, err)
 		}
 	}

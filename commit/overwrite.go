@@ -278,9 +278,9 @@ func (c *Committer) overwrite(ctx context.Context, identifier int64, sel *select
 
 // overwriteParts publishes the OVERWRITE and COMPACT snapshots of overwrite.
 func (c *Committer) overwriteParts(ctx context.Context, identifier int64, sel *selector, static bool, msgs []Message) (int64, error) {
-	if c.timeout > 0 {
+	if c.retry.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, c.retry.timeout)
 		defer cancel()
 	}
 	if identifier != BatchIdentifier {

@@ -321,9 +321,9 @@ func (c *Committer) commitWithProgress(ctx context.Context, identifier int64, ms
 	if len(sorted) == 0 {
 		return c.commit(ctx, identifier, msgs, watermark)
 	}
-	if c.timeout > 0 {
+	if c.retry.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, c.retry.timeout)
 		defer cancel()
 	}
 	parts, err := c.parts(msgs)

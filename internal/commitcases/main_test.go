@@ -3,7 +3,13 @@ package commitcases_test
 import (
 	"testing"
 
+	"github.com/paimon-go/paimon/internal/commitrace"
 	"github.com/paimon-go/paimon/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+// TestMain runs the tests, unless the process is a worker of a racing
+// committer test (race_test.go), which commits and exits.
+func TestMain(m *testing.M) {
+	commitrace.WorkerMain()
+	testenv.Main(m)
+}
