@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	paimon "github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
@@ -111,18 +113,22 @@ func worker() int {
 	id, _ := strconv.Atoi(os.Getenv(workerEnv))
 	commits, _ := strconv.Atoi(os.Getenv(commitEnv))
 	first, _ := strconv.Atoi(os.Getenv(startEnv))
-	work := func(id, commits int, url string) error { return work(id, first, commits, url) }
-	if os.Getenv(rtEnv) == "1" {
-		work = func(id, commits int, url string) error { return workRealtime(id, first, commits, url) }
-	}
-	if err := work(id, commits, os.Getenv(urlEnv)); err != nil {
+	if err := work(id, first, commits, os.Getenv(urlEnv), os.Getenv(rtEnv) == "1"); err != nil {
 		fmt.Fprintf(os.Stderr, "worker %d: %v\n", id, err)
 		return 1
 	}
 	return 0
 }
 
-func work(id, first, commits int, url string) error {
+// committer writes one batch and commits it as ident: the snapshot id and
+// whether the compaction part landed.
+type committer func(ctx context.Context, ident int64, rec arrow.RecordBatch) (snap int64, compacted bool, err error)
+
+// work makes the commits first..commits of worker id and prints an ack for
+// each. rt writes through a real-time context (rows are served from memory
+// at once and committed with their progress; the committer re-sequences
+// the flushed files like any others), otherwise through a plain writer.
+func work(id, first, commits int, url string, rt bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	tbl, err := paimon.OpenTable(ctx, url)
@@ -131,16 +137,15 @@ func work(id, first, commits int, url string) error {
 	}
 	defer tbl.Close()
 	user := "w" + strconv.Itoa(id)
-	w, err := tbl.NewWrite(user)
+	var commit committer
+	if rt {
+		commit, err = realtimeCommitter(tbl, user)
+	} else {
+		commit, err = plainCommitter(tbl, user)
+	}
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-	c, err := tbl.NewCommit(user)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
 	engine, err := tbl.Schema().Options.MergeEngine()
 	if err != nil {
 		return err
@@ -153,22 +158,8 @@ func work(id, first, commits int, url string) error {
 		if err != nil {
 			return err
 		}
-		err = w.Write(ctx, rec)
+		snap, compacted, err := commit(ctx, ident, rec)
 		rec.Release()
-		if err != nil {
-			return err
-		}
-		msgs, err := w.PrepareCommit(ctx)
-		if err != nil {
-			return err
-		}
-		snap, err := c.Commit(ctx, ident, msgs)
-		compacted := true
-		if errors.Is(err, commit.ErrCompactionNotCommitted) {
-			// The data is committed; the writer's levels describe a
-			// compaction the table refused.
-			compacted, err = false, w.Restore(ctx)
-		}
 		if err != nil {
 			return fmt.Errorf("commit %d: %w", ident, err)
 		}
@@ -179,61 +170,64 @@ func work(id, first, commits int, url string) error {
 	return nil
 }
 
-// workRealtime is work through a real-time context: rows are served from
-// memory at once and committed with their progress; the committer
-// re-sequences the flushed files like any others.
-func workRealtime(id, first, commits int, url string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	tbl, err := paimon.OpenTable(ctx, url)
+// plainCommitter writes with one long-lived writer.Write and commits with
+// one Committer, restoring the writer when its compaction is refused. The
+// process exits when done, so nothing is closed.
+func plainCommitter(tbl *paimon.Table, user string) (committer, error) {
+	w, err := tbl.NewWrite(user)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer tbl.Close()
+	c, err := tbl.NewCommit(user)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, ident int64, rec arrow.RecordBatch) (int64, bool, error) {
+		if err := w.Write(ctx, rec); err != nil {
+			return 0, false, err
+		}
+		msgs, err := w.PrepareCommit(ctx)
+		if err != nil {
+			return 0, false, err
+		}
+		snap, err := c.Commit(ctx, ident, msgs)
+		if errors.Is(err, commit.ErrCompactionNotCommitted) {
+			// The data is committed; the writer's levels describe a
+			// compaction the table refused.
+			return snap, false, w.Restore(ctx)
+		}
+		return snap, true, err
+	}, nil
+}
+
+// realtimeCommitter writes through a real-time context.
+func realtimeCommitter(tbl *paimon.Table, user string) (committer, error) {
 	rc, err := tbl.NewRealtimeContext()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer rc.Close()
-	user := "w" + strconv.Itoa(id)
 	w, err := rc.NewWrite(user)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer w.Close()
 	cm, err := rc.NewCommit(user)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer cm.Close()
-	sc := types.SchemaToArrow(tbl.Schema().Fields)
-	out := json.NewEncoder(os.Stdout)
-	for ident := int64(first); ident <= int64(commits); ident++ {
-		rec, err := tabletest.NewBatch(sc, rowsOf(id, ident, false)...)
-		if err != nil {
-			return err
-		}
-		err = w.Write(ctx, rec)
-		rec.Release()
-		if err != nil {
-			return err
+	return func(ctx context.Context, ident int64, rec arrow.RecordBatch) (int64, bool, error) {
+		if err := w.Write(ctx, rec); err != nil {
+			return 0, false, err
 		}
 		prog, err := w.PrepareCommitWithProgress(ctx, ident)
 		if err != nil {
-			return err
+			return 0, false, err
 		}
 		snap, err := cm.CommitWithProgress(ctx, prog, ident, nil)
 		if err != nil {
-			return fmt.Errorf("commit %d: %w", ident, err)
+			return 0, false, err
 		}
-		if err := rc.RefreshCommittedSnapshot(ctx, snap); err != nil {
-			return err
-		}
-		if err := out.Encode(ack{Worker: id, Identifier: ident, Snapshot: snap, Compacted: true}); err != nil {
-			return err
-		}
-	}
-	return nil
+		return snap, true, rc.RefreshCommittedSnapshot(ctx, snap)
+	}, nil
 }
 
 // runWorkers starts n worker processes on the table at url, each making
