@@ -512,6 +512,9 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 		id, err := c.commitPart(ctx, identifier, p)
 		if err != nil {
 			if last > 0 && p.kind == snapshot.KindCompact {
+				if refusalTakenOver(msgs, err) {
+					return last, nil
+				}
 				return last, fmt.Errorf("%w: snapshot %d holds the new data files: %w", ErrCompactionNotCommitted, last, err)
 			}
 			return last, err

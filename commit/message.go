@@ -28,6 +28,17 @@ type Message struct {
 	// keep their levels and sequence counters in step with the table. It is
 	// called on the committing goroutine and must not call the Committer.
 	OnResequenced func(Resequenced)
+	// OnCompactionRefused, when set, is called when the snapshot holding
+	// Data was published and the COMPACT snapshot of the messages failed
+	// with ErrConflict (a concurrent compaction took their input files, or
+	// another writer committed to a compacted bucket meanwhile). When every
+	// message with compaction changes sets it, Commit and CommitWithProgress
+	// report success: the writer has taken the refusal over (it rebuilds the
+	// bucket's levels from the table before compacting again), and the
+	// compaction outputs are left to orphan cleaning. Otherwise the commit
+	// returns ErrCompactionNotCommitted. It is called on the committing
+	// goroutine and must not call the Committer.
+	OnCompactionRefused func(partition []byte, bucket int32)
 }
 
 // DataIncrement lists the files a writer added or removed by writing (Java

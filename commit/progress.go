@@ -348,6 +348,9 @@ func (c *Committer) commitWithProgress(ctx context.Context, identifier int64, ms
 	}
 	if !cmp.empty() {
 		if _, err := c.commitPart(ctx, identifier, cmp); err != nil {
+			if refusalTakenOver(msgs, err) {
+				return id, nil
+			}
 			return id, fmt.Errorf("%w: snapshot %d holds the new data files and the progress: %w", ErrCompactionNotCommitted, id, err)
 		}
 	}

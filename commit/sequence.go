@@ -2,6 +2,7 @@ package commit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/paimon-go/paimon/fileio"
@@ -235,4 +236,25 @@ func compareKeys(keyTypes []types.DataType, a, b []any) int {
 		}
 	}
 	return 0
+}
+
+// refusalTakenOver reports whether the writers of msgs take over the
+// refusal err of their COMPACT snapshot (Message.OnCompactionRefused): err
+// is ErrConflict and every message with compaction changes has the
+// callback, which is then called.
+func refusalTakenOver(msgs []Message, err error) bool {
+	if !errors.Is(err, ErrConflict) {
+		return false
+	}
+	for i := range msgs {
+		if !msgs[i].Compact.IsEmpty() && msgs[i].OnCompactionRefused == nil {
+			return false
+		}
+	}
+	for i := range msgs {
+		if !msgs[i].Compact.IsEmpty() {
+			msgs[i].OnCompactionRefused(msgs[i].Partition, msgs[i].Bucket)
+		}
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package writer
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
 	"github.com/paimon-go/paimon/commit"
@@ -17,6 +19,7 @@ import (
 type resequenced struct {
 	mu      sync.Mutex
 	pending []commit.Resequenced
+	refused map[string]bool // groupKey of buckets whose compaction was refused
 }
 
 // report is the OnResequenced callback of the Write's messages.
@@ -26,13 +29,23 @@ func (r *resequenced) report(m commit.Resequenced) {
 	r.mu.Unlock()
 }
 
+// refuse is the OnCompactionRefused callback of the Write's messages.
+func (r *resequenced) refuse(partition []byte, bucket int32) {
+	r.mu.Lock()
+	if r.refused == nil {
+		r.refused = map[string]bool{}
+	}
+	r.refused[groupKey(partition, bucket)] = true
+	r.mu.Unlock()
+}
+
 // take returns and clears the pending reports.
-func (r *resequenced) take() []commit.Resequenced {
+func (r *resequenced) take() ([]commit.Resequenced, map[string]bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p := r.pending
-	r.pending = nil
-	return p
+	p, f := r.pending, r.refused
+	r.pending, r.refused = nil, nil
+	return p, f
 }
 
 // applyResequenced brings the bucket writers named by pending reports in
@@ -44,8 +57,20 @@ func (r *resequenced) take() []commit.Resequenced {
 // compaction took it; that compaction's commit fails with
 // commit.ErrCompactionNotCommitted, after which the Write is restored)
 // is skipped.
-func (w *Write) applyResequenced() error {
-	for _, m := range w.reseq.take() {
+//
+// A bucket whose compaction a commit refused (commit.Message.OnCompactionRefused)
+// gets its levels (and deletion vectors) rebuilt from the latest snapshot,
+// keeping its buffered rows and the files it has not handed out yet, as if
+// its writer had been restored: its running compaction is waited for and
+// its unhanded outputs deleted.
+func (w *Write) applyResequenced(ctx context.Context) error {
+	pending, refused := w.reseq.take()
+	if len(refused) > 0 {
+		if err := w.reloadLevels(ctx, refused); err != nil {
+			return err
+		}
+	}
+	for _, m := range pending {
 		bw := w.writers[groupKey(m.Partition, m.Bucket)]
 		if bw == nil {
 			continue
@@ -69,6 +94,37 @@ func (w *Write) applyResequenced() error {
 			if err := bw.comp.levels.Update(before, after); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// reloadLevels rebuilds the compaction state of the buckets keys from the
+// latest snapshot (see applyResequenced).
+func (w *Write) reloadLevels(ctx context.Context, keys map[string]bool) error {
+	if err := w.scanRestore(ctx); err != nil {
+		return err
+	}
+	for key := range keys {
+		bw := w.writers[key]
+		if bw == nil || bw.comp == nil {
+			continue
+		}
+		if err := bw.abortCompact(ctx); err != nil {
+			return err
+		}
+		r := w.restored[key]
+		bc, err := w.newBucketCompaction(ctx, bw.dir, bw.partition, bw.bucket, r.files)
+		if err != nil {
+			return fmt.Errorf("writer: restore bucket %s: %w", bw.dir, err)
+		}
+		bc.touched = bw.comp.touched
+		bw.comp = bc
+		if err := bw.addNewFiles(bw.newFiles); err != nil {
+			return err
+		}
+		if _, ok := w.restored[key]; ok {
+			bw.seq = max(bw.seq, r.maxSeq+1)
 		}
 	}
 	return nil

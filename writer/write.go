@@ -350,7 +350,7 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if err := w.applyResequenced(); err != nil {
+	if err := w.applyResequenced(ctx); err != nil {
 		return err
 	}
 	in, err := w.prepare(rec)
@@ -598,7 +598,7 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 	if w.comp != nil {
 		w.comp.prepares++
 	}
-	if err := w.applyResequenced(); err != nil {
+	if err := w.applyResequenced(ctx); err != nil {
 		return nil, err
 	}
 	bws := w.sortedWriters()
@@ -630,6 +630,9 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 		}
 		if w.pk != nil {
 			m.OnResequenced = w.reseq.report
+		}
+		if !m.Compact.IsEmpty() {
+			m.OnCompactionRefused = w.reseq.refuse
 		}
 		m.Compact.NewIndexFiles, m.Compact.DeletedIndexFiles = newIndex[i], deletedIndex[i]
 		bw.newFiles = nil

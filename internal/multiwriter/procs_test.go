@@ -467,6 +467,6 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
 		t.Fatalf("rows after full compaction\n%q\nwant (serial replay)\n%q", got, want)
 	}
-	t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d compactions refused as stale",
+	t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d commits reported a refused compaction",
 		procs, commits, variant, kills, len(want), refused)
 }

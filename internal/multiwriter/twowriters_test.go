@@ -108,7 +108,8 @@ func TestTwoWritersOneBucket(t *testing.T) {
 // compaction did not read a's file, whose sequence numbers lie within its
 // inputs', so its COMPACT snapshot fails with commit.ErrConflict (the data
 // is committed, re-sequenced after a's) and the rows stay those of a
-// serial replay.
+// serial replay. The messages are stripped of the writer's
+// OnCompactionRefused, so Commit reports the refusal.
 func TestStaleCompactionConflicts(t *testing.T) {
 	ctx := context.Background()
 	tbl := newTable(t, map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "first_value",
@@ -123,6 +124,9 @@ func TestStaleCompactionConflicts(t *testing.T) {
 	defer rb.Release()
 	ma := tabletest.Prepare(t, tbl, "wa", ra)
 	mb := tabletest.Prepare(t, tbl, "wb", rb)
+	for i := range mb {
+		mb[i].OnCompactionRefused = nil
+	}
 	if len(mb) != 1 || len(mb[0].Compact.Before) == 0 {
 		t.Fatalf("writer b prepared %d messages without compaction: %+v", len(mb), mb)
 	}
