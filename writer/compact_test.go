@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -546,8 +545,10 @@ func TestWriterAppendCompaction(t *testing.T) {
 // TestWriterCompactionConflict: a dedicated compaction that commits between
 // two prepares removes files the Write still holds in its levels; the
 // Write's next compaction names them as Before, and the committer's
-// conflict check rejects its COMPACT snapshot (commit.ErrConflict) after
-// publishing the APPEND one. No row is lost.
+// conflict check rejects its COMPACT snapshot after publishing the APPEND
+// one. The Write takes the refusal over (commit.Message.OnCompactionRefused),
+// so Commit succeeds and the Write's next commit compacts from the table's
+// levels. No row is lost.
 func TestWriterCompactionConflict(t *testing.T) {
 	ctx := context.Background()
 	tbl := compactTable(t, lsmOptions)
@@ -570,8 +571,8 @@ func TestWriterCompactionConflict(t *testing.T) {
 	if msgs[0].Compact.IsEmpty() {
 		t.Fatal("the third prepare did not compact")
 	}
-	if _, err := c.Commit(ctx, 3, msgs); !errors.Is(err, commit.ErrConflict) {
-		t.Fatalf("commit of a stale compaction: %v", err)
+	if id, err := c.Commit(ctx, 3, msgs); err != nil || id != 4 {
+		t.Fatalf("commit of a stale compaction = %d, %v; want the APPEND snapshot 4", id, err)
 	}
 	m.apply(steps[2].ops)
 	kinds, _ := kindsSince(t, tbl, 0)
@@ -579,6 +580,17 @@ func TestWriterCompactionConflict(t *testing.T) {
 		t.Errorf("snapshots %v", kinds)
 	}
 	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), m.rows())
+	// Without Restore, the next commits land, compactions included.
+	for i, st := range steps[3:] {
+		if _, err := c.Commit(ctx, int64(i+4), writePrepare(t, w, st.ops)); err != nil {
+			t.Fatalf("commit %d after the refusal: %v", i+4, err)
+		}
+		m.apply(st.ops)
+	}
+	if kinds, _ := kindsSince(t, tbl, 4); !slices.Contains(kinds, kindCompact) {
+		t.Errorf("snapshots after the refusal %v: no compaction landed", kinds)
+	}
+	equalRows(t, "rows after the refusal", readRows(t, tbl.FileIO.URL()), m.rows())
 }
 
 // TestWriterCompactionClose: closing a Write whose background compaction
