@@ -204,7 +204,8 @@ type Result struct {
 	// Deleted are the orphan files removed (or, for a dry run, found), as
 	// paths relative to the table root, sorted.
 	Deleted []string
-	// Bytes is their total size.
+	// Bytes is their total size (as listed); files that were gone when
+	// deleted (an expiration removed them meanwhile) count in neither.
 	Bytes int64
 }
 
@@ -266,20 +267,24 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 	}
 	var res Result
 	var del []string
+	size := map[string]int64{}
 	for _, c := range cands {
 		if u.used(c.Path) {
 			continue
 		}
 		del = append(del, c.Path)
-		res.Bytes += c.Size
+		size[c.Path] = c.Size
 	}
 	if opts.DryRun {
 		res.Deleted = del
-		return res, nil
+	} else {
+		d := &snapfiles.Deleter{FIO: fio, Width: par}
+		err = d.Group(ctx, del)
+		res.Deleted = d.Removed()
 	}
-	d := &snapfiles.Deleter{FIO: fio, Width: par}
-	err = d.Group(ctx, del)
-	res.Deleted = d.Removed()
+	for _, p := range res.Deleted {
+		res.Bytes += size[p]
+	}
 	return res, err
 }
 

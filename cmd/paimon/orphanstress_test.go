@@ -51,7 +51,8 @@ type stressFigures struct {
 	Cleans, CleanFailures           int
 	Tags                            int
 	Deleted                         int
-	Failures                        map[string]int // first line of failed commands, by command
+	Failures                        map[string]int    // failed commands, by command and kind of error
+	Examples                        map[string]string // the first message of each kind
 }
 
 // TestOrphanStress runs separate paimon processes at once, round after
@@ -120,14 +121,18 @@ func orphanStress(t *testing.T, url string, rounds int, seed uint64) stressFigur
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 11))
-	f := stressFigures{Failures: map[string]int{}}
+	f := stressFigures{Failures: map[string]int{}, Examples: map[string]string{}}
 	acked := map[int64]bool{}
 	var tags []string
 	attempted := map[int64]bool{}
 	var mu sync.Mutex
 	fail := func(what string, err error) {
+		k := what + ": " + classify(err)
 		mu.Lock()
-		f.Failures[what+": "+classify(err)]++
+		f.Failures[k]++
+		if f.Examples[k] == "" {
+			f.Examples[k] = err.Error()
+		}
 		mu.Unlock()
 	}
 	for r := 0; r < rounds; r++ {
