@@ -214,12 +214,18 @@ type Result struct {
 // olderThan before opts.Now (Java's default is one day; files of commits in
 // progress are young, so keep olderThan well above the longest commit). The
 // table's latest schema decides partition and data directories. See the
-// package documentation for what is scanned and what counts as used.
+// package documentation for what is scanned and what counts as used, and
+// for why commits, compactions, expirations and tag changes may run
+// meanwhile.
 //
 // Errors: ErrInvalidArgument for a negative olderThan, fileio.ErrNotExist
-// when the table has no schema, ErrInvalidBranch, snapshot.ErrCorrupt, manifest.ErrCorrupt,
-// progress.ErrCorrupt, fileio.ErrNotExist for missing metadata, and
-// file-system errors. When reading fails nothing is deleted.
+// when the table has no schema, ErrInvalidBranch, ErrUnsettled (naming the
+// snapshot, tag or changelog that was still new after Options.MaxPasses
+// passes), snapshot.ErrCorrupt, manifest.ErrCorrupt, progress.ErrCorrupt,
+// fileio.ErrNotExist for missing metadata (naming the file and the
+// snapshot or tag that needs it), and file-system errors. When reading
+// fails nothing is deleted; when a deletion fails, Result lists what was
+// deleted before.
 func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opts Options) (Result, error) {
 	if olderThan < 0 {
 		return Result{}, fmt.Errorf("%w: negative age threshold %v", ErrInvalidArgument, olderThan)
