@@ -204,7 +204,8 @@ type Result struct {
 	// Deleted are the orphan files removed (or, for a dry run, found), as
 	// paths relative to the table root, sorted.
 	Deleted []string
-	// Bytes is their total size.
+	// Bytes is their total size (as listed); files that were gone when
+	// deleted (an expiration removed them meanwhile) count in neither.
 	Bytes int64
 }
 
@@ -213,12 +214,18 @@ type Result struct {
 // olderThan before opts.Now (Java's default is one day; files of commits in
 // progress are young, so keep olderThan well above the longest commit). The
 // table's latest schema decides partition and data directories. See the
-// package documentation for what is scanned and what counts as used.
+// package documentation for what is scanned and what counts as used, and
+// for why commits, compactions, expirations and tag changes may run
+// meanwhile.
 //
 // Errors: ErrInvalidArgument for a negative olderThan, fileio.ErrNotExist
-// when the table has no schema, ErrInvalidBranch, snapshot.ErrCorrupt, manifest.ErrCorrupt,
-// progress.ErrCorrupt, fileio.ErrNotExist for missing metadata, and
-// file-system errors. When reading fails nothing is deleted.
+// when the table has no schema, ErrInvalidBranch, ErrUnsettled (naming the
+// snapshot, tag or changelog that was still new after Options.MaxPasses
+// passes), snapshot.ErrCorrupt, manifest.ErrCorrupt, progress.ErrCorrupt,
+// fileio.ErrNotExist for missing metadata (naming the file and the
+// snapshot or tag that needs it), and file-system errors. When reading
+// fails nothing is deleted; when a deletion fails, Result lists what was
+// deleted before.
 func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opts Options) (Result, error) {
 	if olderThan < 0 {
 		return Result{}, fmt.Errorf("%w: negative age threshold %v", ErrInvalidArgument, olderThan)
@@ -266,20 +273,24 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 	}
 	var res Result
 	var del []string
+	size := map[string]int64{}
 	for _, c := range cands {
 		if u.used(c.Path) {
 			continue
 		}
 		del = append(del, c.Path)
-		res.Bytes += c.Size
+		size[c.Path] = c.Size
 	}
 	if opts.DryRun {
 		res.Deleted = del
-		return res, nil
+	} else {
+		d := &snapfiles.Deleter{FIO: fio, Width: par}
+		err = d.Group(ctx, del)
+		res.Deleted = d.Removed()
 	}
-	d := &snapfiles.Deleter{FIO: fio, Width: par}
-	err = d.Group(ctx, del)
-	res.Deleted = d.Removed()
+	for _, p := range res.Deleted {
+		res.Bytes += size[p]
+	}
 	return res, err
 }
 
