@@ -181,7 +181,8 @@ var (
 	// ErrRetriesExhausted: every attempt lost the race for the next snapshot
 	// id until commit.max-retries was reached (DefaultMaxRetries when
 	// unset), or the next wait would have ended after ctx's deadline or
-	// commit.timeout, or ctx ended while waiting. Nothing was published.
+	// commit.timeout, or ctx ended while waiting or during an attempt after
+	// a lost race (then it also wraps ctx's error). Nothing was published.
 	// The message names the snapshot lost last and the limits.
 	ErrRetriesExhausted = errors.New("commit: retries exhausted")
 	// ErrCompactionNotCommitted: messages carried new data files and
@@ -471,7 +472,8 @@ func (c *Committer) Close() error {
 // commit.max-retries counted losses (DefaultMaxRetries when the table does
 // not set it; Java's default of 10 assumes a lock that makes races rare),
 // or when the next wait would end after ctx's deadline or commit.timeout
-// (from the start of the commit; unset by default), Commit gives up with
+// (from the start of the commit; unset by default), or when ctx ends
+// during an attempt after a lost race, Commit gives up with
 // ErrRetriesExhausted naming the snapshot it lost last; nothing was
 // published then.
 //
@@ -673,6 +675,11 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			return 0, err
 		case err != nil:
 			cleanDelta()
+			if ctx.Err() != nil && p.rebase.losses > 0 {
+				// commit.timeout or the caller's deadline ended a retry:
+				// nothing was published (the outcome is known).
+				return 0, c.exhausted(&p.rebase, err)
+			}
 			return 0, err
 		}
 		// Lost the race for the id.

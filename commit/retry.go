@@ -16,8 +16,8 @@ import (
 // lost races rare; without a lock, losing is the normal outcome under
 // contention (every loss means another commit succeeded): with 8 processes
 // committing in a loop on MinIO (cmd/racebench, 8 × 100 commits) the most
-// losses of one commit were 17 to 25, and the waits of retryWaiter favour a
-// commit the more it lost. 100 losses take about a minute there.
+// losses of one commit were 17 to 28, and the waits of retryWaiter favour a
+// commit the more it lost. 100 losses take one to two minutes there.
 const DefaultMaxRetries = 100
 
 // retryWaiter decides, after a commit lost the race for the next snapshot

@@ -121,3 +121,38 @@ func TestRebaseAfterLostRace(t *testing.T) {
 		t.Errorf("rows %v", got)
 	}
 }
+
+// TestRetryCancelled: a commit whose context ends during an attempt after
+// it lost a race gives up with ErrRetriesExhausted wrapping the context's
+// error, and publishes nothing.
+func TestRetryCancelled(t *testing.T) {
+	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: kvSchema.Fields, Options: map[string]string{"commit.min-retry-wait": "1 ms"}})
+	c, err := commit.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	commitRival := rival(t, tbl)
+	n := 0
+	commit.SetBeforeCreate(c, func() {
+		if n++; n == 1 {
+			commitRival() // the first attempt loses
+		} else {
+			cancel() // the second one is cut short
+		}
+	})
+	_, err = c.Commit(ctx, 1, prepare(t, tbl, "u", []int64{1}, "a"))
+	if !errors.Is(err, commit.ErrRetriesExhausted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Commit = %v, want ErrRetriesExhausted and context.Canceled", err)
+	}
+	if want := "lost 1 races for the next snapshot id, the last for snapshot/snapshot-1"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	if all := snapshots(t, tbl.FileIO); len(all) != 1 || all[0].CommitUser != "rival" {
+		t.Errorf("%d snapshots, want the rival's 1", len(all))
+	}
+	if got, want := manifestFiles(t, tbl.FileIO), referencedManifests(t, tbl.FileIO); !slices.Equal(got, want) {
+		t.Errorf("unreferenced manifest files: %v", difference(got, want))
+	}
+}
