@@ -37,6 +37,13 @@
 // successor in memory (one GET each per expiration), and partitions are
 // read only once per check interval. When a snapshot is due, one
 // expire.Expire run removes what is due (up to snapshot.expire.limit).
+// BenchmarkCommitAutoExpiry compares the commit p50 with and without a
+// Maintainer, interleaved on MinIO (go test -run XXX -bench
+// CommitAutoExpiry -benchtime 100x ./maintain/): about 1x when nothing is
+// due (0.86x and 1.14x in two runs on a loaded 2-core machine), about 1x
+// in async mode with a snapshot expired after every commit (1.09x, 0.91x),
+// and 5.6x to 7x in sync mode then, where the commit call waits for a whole
+// expiration run (some 30 requests, a few of them concurrent).
 //
 // # Errors
 //

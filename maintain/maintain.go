@@ -92,6 +92,7 @@ type Maintainer struct {
 	earliest int64 // cached earliest snapshot id (0: unknown)
 	succTime int64 // commit time (epoch ms) of snapshot earliest+1 (-1: unknown)
 	stuckAt  int64 // latest id of a due run that expired nothing (consumers)
+	snapsOff bool  // Expire refused the table's options: no more runs
 	stats    Stats
 	lastErr  error
 	inflight bool // async: a background run is going on
@@ -270,11 +271,11 @@ func (m *Maintainer) report(err error) {
 // TableCommitImpl.expire). The caller holds m.run.
 func (m *Maintainer) once(ctx context.Context) {
 	m.mu.Lock()
-	latest, endInput := m.latest, m.endInput
+	latest, endInput, snaps := m.latest, m.endInput, m.snaps && !m.snapsOff
 	m.endInput = false
 	m.mu.Unlock()
 	now := m.now()
-	if m.snaps {
+	if snaps {
 		if err := m.expireSnapshots(ctx, latest, now); err != nil {
 			m.report(fmt.Errorf("%w (after snapshot %d): %w", ErrSnapshotExpiration, latest, err))
 		}
@@ -314,6 +315,11 @@ func (m *Maintainer) expireSnapshots(ctx context.Context, latest int64, now time
 	m.succTime = -1
 	if err != nil {
 		m.earliest = 0 // read it again next time
+		if errors.Is(err, expire.ErrUnsupported) || errors.Is(err, expire.ErrInvalidArgument) {
+			// The table's options rule expiration out: say so once.
+			m.snapsOff = true
+			err = fmt.Errorf("snapshot expiration is off for this committer: %w", err)
+		}
 		return err
 	}
 	m.earliest = res.Earliest

@@ -197,6 +197,8 @@ func TestErrorDoesNotFailCommit(t *testing.T) {
 	if id := e.commit([]any{int64(1), "a"}); id != 2 {
 		t.Fatalf("commit made snapshot %d, want 2", id)
 	}
+	// Reported once: the Maintainer stops trying.
+	e.commit([]any{int64(2), "a"})
 	if len(e.errs) != 1 || !errors.Is(e.errs[0], maintain.ErrSnapshotExpiration) || !errors.Is(e.errs[0], expire.ErrUnsupported) {
 		t.Fatalf("reported %v, want one ErrSnapshotExpiration wrapping expire.ErrUnsupported", e.errs)
 	}
