@@ -292,10 +292,11 @@ func (c *Committer) overwriteProgress(sel *selector) (progressPlan, error) {
 // snapshot records max(the base's watermark, watermark), so it never moves
 // back.
 //
-// Truncate and DropPartitions commit with BatchIdentifier, which, as in
-// Java, counts every identifier of their commit user as committed: call
-// them through a Committer of another commit user than the one committing
-// progress.
+// Truncate and DropPartitions commit with BatchIdentifier. In Java that
+// makes every identifier of their commit user look committed; this
+// Committer does not take BatchIdentifier snapshots as a user's progress,
+// but calling them through a Committer of another commit user keeps the
+// history unambiguous for Java jobs sharing the table.
 func (c *Committer) CommitWithProgress(ctx context.Context, identifier int64, msgs []Message, adv []progress.Advance, watermark *int64) (int64, error) {
 	id, err := c.commitWithProgress(ctx, identifier, msgs, adv, watermark)
 	c.afterCommit(ctx, id, identifier, err)
