@@ -17,8 +17,10 @@ import (
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/memindexer"
+	"github.com/paimon-go/paimon/orphan"
 	"github.com/paimon-go/paimon/realtime"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/types"
@@ -54,7 +56,9 @@ type goTable struct {
 	// "concurrent" by one writer per commit, all restored from the empty
 	// table before the first commits (their files start at the same
 	// sequence numbers and the committer re-sequences them; issue 11 part 2),
-	// committed in order; the peers merge the re-sequenced level-0 files,
+	// committed in order; the peers merge the re-sequenced level-0 files;
+	// "cleaned" is "concurrent" followed by a full compaction, an expiration
+	// of every snapshot but the latest and orphan cleaning,
 	// "expire" through writer and paimon.Table.NewCommit, whose automatic
 	// maintenance expires snapshots (and partitions) after every commit,
 	// with a full compaction before the last commit of a primary-key table
@@ -301,6 +305,9 @@ func goTables() []goTable {
 		{name: "go_pk_dedupe_concurrent", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "concurrent"},
+		{name: "go_pk_dedupe_concurrent_cleaned", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "cleaned"},
 		{name: "go_pk_aggregation_concurrent",
 			fields: []types.DataField{field("id", types.Int()), field("total", types.BigInt()),
 				field("mx", types.Int()), field("tag", types.String())},
@@ -454,9 +461,14 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		}
 		return catalog.TablePath(id), nil
 	}
-	if g.mode == "concurrent" {
+	if g.mode == "concurrent" || g.mode == "cleaned" {
 		if err := g.writeConcurrent(ctx, tbl, user); err != nil {
 			return "", err
+		}
+		if g.mode == "cleaned" {
+			if err := g.cleanUp(ctx, tbl, user); err != nil {
+				return "", err
+			}
 		}
 		return catalog.TablePath(id), nil
 	}
@@ -534,6 +546,25 @@ func (g goTable) writeConcurrent(ctx context.Context, tbl *catalog.Table, user s
 		if err != nil {
 			return fmt.Errorf("%s commit %d: %w", g.name, i, err)
 		}
+	}
+	return nil
+}
+
+// cleanUp compacts the table fully, expires every snapshot but the latest
+// and removes the orphan files (the originals the committer re-sequenced,
+// the files of the expired snapshots' manifests are already gone): the
+// table the peers then read went through all three.
+func (g goTable) cleanUp(ctx context.Context, tbl *catalog.Table, user string) error {
+	if sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{Full: true}); err != nil || sid == 0 {
+		return fmt.Errorf("%s full compaction: snapshot %d, %w", g.name, sid, err)
+	}
+	res, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Hour)})
+	if err != nil || len(res.Expired) == 0 {
+		return fmt.Errorf("%s expiration: %d expired, %w", g.name, len(res.Expired), err)
+	}
+	cleaned, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Second)})
+	if err != nil || len(cleaned.Deleted) == 0 {
+		return fmt.Errorf("%s orphan cleaning: %d deleted, %w", g.name, len(cleaned.Deleted), err)
 	}
 	return nil
 }
