@@ -167,18 +167,7 @@ func livePartitions(ctx context.Context, m *Maintainer, s *snapshot.Snapshot) ([
 		return nil, err
 	}
 	defer t.Close()
-	var all []manifest.Entry
-	for _, list := range []string{s.BaseManifestList, s.DeltaManifestList} {
-		if list == "" {
-			continue
-		}
-		es, err := t.Entries(ctx, list, false)
-		if err != nil {
-			return nil, fmt.Errorf("partitions of snapshot %d: %w", s.ID, err)
-		}
-		all = append(all, es...)
-	}
-	merged, err := manifest.Merge(all)
+	merged, err := t.MergedEntries(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("partitions of snapshot %d: %w", s.ID, err)
 	}

@@ -229,11 +229,11 @@ func (t *Table) Entries(ctx context.Context, list string, tolerant bool) ([]mani
 	return out, nil
 }
 
-// LiveDataFiles returns the paths (with extra files) of the data files of s:
-// its base and delta manifests merged as Java's FileEntry.mergeEntries does
-// (FileDeletionBase.addMergedDataFiles). Entries a DELETE leaves pending are
-// kept, which only makes the set larger. Every file must be readable.
-func (t *Table) LiveDataFiles(ctx context.Context, s *snapshot.Snapshot) (map[string]bool, error) {
+// MergedEntries returns the entries of snapshot s's base and delta
+// manifests merged as Java's FileEntry.mergeEntries does: the live files,
+// plus the DELETE entries whose ADD is not among them. Every manifest must
+// be readable; errors name the file.
+func (t *Table) MergedEntries(ctx context.Context, s *snapshot.Snapshot) ([]manifest.Entry, error) {
 	var all []manifest.Entry
 	for _, list := range []string{s.BaseManifestList, s.DeltaManifestList} {
 		if list == "" {
@@ -241,11 +241,19 @@ func (t *Table) LiveDataFiles(ctx context.Context, s *snapshot.Snapshot) (map[st
 		}
 		es, err := t.Entries(ctx, list, false)
 		if err != nil {
-			return nil, fmt.Errorf("snapfiles: data files of snapshot %d: %w", s.ID, err)
+			return nil, err
 		}
 		all = append(all, es...)
 	}
-	merged, err := manifest.Merge(all)
+	return manifest.Merge(all)
+}
+
+// LiveDataFiles returns the paths (with extra files) of the data files of s:
+// its base and delta manifests merged as Java's FileEntry.mergeEntries does
+// (FileDeletionBase.addMergedDataFiles). Entries a DELETE leaves pending are
+// kept, which only makes the set larger. Every file must be readable.
+func (t *Table) LiveDataFiles(ctx context.Context, s *snapshot.Snapshot) (map[string]bool, error) {
+	merged, err := t.MergedEntries(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("snapfiles: data files of snapshot %d: %w", s.ID, err)
 	}
