@@ -87,19 +87,19 @@ func OpenTable(ctx context.Context, url string, opts ...TableOption) (*Table, er
 		_ = fio.Close()
 		if errors.Is(err, fileio.ErrNotExist) {
 			if t.branch != "" && t.branch != schema.MainBranch {
-				return nil, fmt.Errorf("%w: %s has no branch %q: %w", ErrTableNotExist, url, t.branch, err)
+				return nil, fmt.Errorf("%w: %s has no branch %q: %w", ErrTableNotExist, fileio.Redact(url), t.branch, err)
 			}
-			return nil, fmt.Errorf("%w: %s: %w", ErrTableNotExist, url, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrTableNotExist, fileio.Redact(url), err)
 		}
 		if errors.Is(err, schema.ErrInvalidOption) {
 			// Decoding already refused an option (the bucket count).
-			return nil, fmt.Errorf("%w: %s: %w", catalog.ErrInvalidSchema, url, err)
+			return nil, fmt.Errorf("%w: %s: %w", catalog.ErrInvalidSchema, fileio.Redact(url), err)
 		}
 		return nil, err
 	}
 	if err := catalog.ValidateOptions(ts); err != nil {
 		_ = fio.Close()
-		return nil, fmt.Errorf("paimon: open %s (schema %d): %w", url, ts.ID, err)
+		return nil, fmt.Errorf("paimon: open %s (schema %d): %w", fileio.Redact(url), ts.ID, err)
 	}
 	t.schema = ts
 	return t, nil

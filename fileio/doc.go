@@ -75,6 +75,11 @@
 //
 //	fileio: read s3://bucket/wh/t/snapshot/snapshot-7: file does not exist
 //
+// The location, like every URL this package prints ([FileIO.URL], the errors
+// of [Open]), has its credentials masked by [Redact]: the password of a
+// userinfo, also inside a parameter such as endpoint=, and the values of
+// credential-like parameters (secret, token, password, ...).
+//
 // Test them with errors.Is:
 //
 //   - [ErrNotExist] (identical to io/fs.ErrNotExist): the file does not exist.

@@ -91,21 +91,26 @@ type FileInfo struct {
 // the driver's error if the bucket cannot be opened (e.g. bad s3 parameters).
 func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 	if rawURL == "" {
-		return nil, fmt.Errorf("fileio: open %q: %w: empty", rawURL, ErrInvalidURL)
+		return nil, fmt.Errorf("fileio: open %q: %w: empty", Redact(rawURL), ErrInvalidURL)
 	}
 	if !strings.Contains(rawURL, "://") && !strings.HasPrefix(rawURL, "file:") {
 		abs, err := filepath.Abs(rawURL)
 		if err != nil {
-			return nil, fmt.Errorf("fileio: open %q: %w: %w", rawURL, ErrInvalidURL, err)
+			return nil, fmt.Errorf("fileio: open %q: %w: %w", Redact(rawURL), ErrInvalidURL, err)
 		}
 		return openLocal(abs), nil
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("fileio: open %q: %w: %w", rawURL, ErrInvalidURL, err)
+		// url.Error repeats the URL as given; keep only the reason.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("fileio: open %q: %w: %w", Redact(rawURL), ErrInvalidURL, err)
 	}
 	bad := func(why string) error {
-		return fmt.Errorf("fileio: open %q: %w: %s", rawURL, ErrInvalidURL, why)
+		return fmt.Errorf("fileio: open %q: %w: %s", Redact(rawURL), ErrInvalidURL, why)
 	}
 	prefix, err := cleanDir(u.Path)
 	if err != nil {
@@ -141,7 +146,7 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("fileio: open %q: %w", rawURL, err)
+			return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), err)
 		}
 		s.urlRoot = u.Scheme + "://" + u.Host
 	default:
@@ -293,14 +298,16 @@ func (f *FileIO) Sub(prefix string) *FileIO {
 }
 
 // URL returns the URL of f's root, e.g. "file:///tmp/wh/db.db/t" or
-// "s3://bucket/wh/t?endpoint=...". Opening it gives a FileIO on the same files
-// (except for mem://, which is private to one FileIO).
+// "s3://bucket/wh/t?endpoint=...", with its credentials masked by [Redact]
+// (and without the userinfo of the URL given to Open), so that it can be
+// printed. Opening it gives a FileIO on the same files (except for mem://,
+// which is private to one FileIO), as fileio takes no credential from a URL.
 func (f *FileIO) URL() string {
 	u := f.s.location(strings.TrimSuffix(f.prefix, "/"))
 	if f.s.query != "" {
 		u += "?" + f.s.query
 	}
-	return u
+	return Redact(u)
 }
 
 // Stats returns the number of store requests made so far through f's bucket,

@@ -36,7 +36,7 @@ new schema id and the changes.`,
 			}
 			ts, err := alterTable(cmd.Context(), args[0], changes)
 			if errors.Is(err, catalog.ErrTableNotExist) {
-				return cliError{fmt.Sprintf("table %s does not exist (no schema file)", args[0]), err}
+				return notExist(args[0], "", err)
 			}
 			if err != nil {
 				return err
@@ -128,7 +128,7 @@ func alterTable(ctx context.Context, tableURL string, changes []catalog.SchemaCh
 		}
 		old, err := sm.Latest(ctx)
 		if errors.Is(err, fileio.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s", catalog.ErrTableNotExist, tableURL)
+			return nil, fmt.Errorf("%w: %s", catalog.ErrTableNotExist, fileio.Redact(tableURL))
 		}
 		if err != nil {
 			return nil, err

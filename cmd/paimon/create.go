@@ -244,7 +244,7 @@ func createTable(ctx context.Context, tableURL string, s catalog.Schema) (*schem
 		return nil, err
 	}
 	if len(ids) > 0 {
-		return nil, fmt.Errorf("%w: %s", catalog.ErrTableExist, tableURL)
+		return nil, fmt.Errorf("%w: %s", catalog.ErrTableExist, fileio.Redact(tableURL))
 	}
 	ts, err := catalog.NewTableSchema(s, time.Now().UnixMilli())
 	if err != nil {
@@ -252,7 +252,7 @@ func createTable(ctx context.Context, tableURL string, s catalog.Schema) (*schem
 	}
 	if err := sm.Commit(ctx, ts); err != nil {
 		if errors.Is(err, fileio.ErrExist) {
-			return nil, fmt.Errorf("%w: %s: %w", catalog.ErrTableExist, tableURL, err)
+			return nil, fmt.Errorf("%w: %s: %w", catalog.ErrTableExist, fileio.Redact(tableURL), err)
 		}
 		return nil, err
 	}

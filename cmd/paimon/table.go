@@ -62,6 +62,7 @@ func isBranch(branch string) bool { return branch != "" && branch != schema.Main
 
 // notExist is the one line of a missing table or branch.
 func notExist(url, branch string, err error) error {
+	url = fileio.Redact(url)
 	if isBranch(branch) {
 		return cliError{fmt.Sprintf("table %s has no branch %q", url, branch), err}
 	}
@@ -72,6 +73,7 @@ func notExist(url, branch string, err error) error {
 // option value (err wraps schema.ErrInvalidOption): the option, its value
 // and why, after the last "invalid table option: " of err's text.
 func malformedOption(url, branch string, err error) error {
+	url = fileio.Redact(url)
 	msg := err.Error()
 	sentinel := strings.TrimPrefix(schema.ErrInvalidOption.Error(), "schema: ") + ": "
 	if i := strings.LastIndex(msg, sentinel); i >= 0 {
@@ -125,7 +127,7 @@ func openMeta(ctx context.Context, cmd *cobra.Command, url string) (*tableMeta, 
 	}
 	ids, err := m.schemas().List(ctx)
 	if err == nil && len(ids) == 0 {
-		err = notExist(url, branch, fmt.Errorf("%w: %s", paimon.ErrTableNotExist, url))
+		err = notExist(url, branch, fmt.Errorf("%w: %s", paimon.ErrTableNotExist, fileio.Redact(url)))
 	}
 	if err != nil {
 		_ = fio.Close()

@@ -216,10 +216,11 @@ func (w *Warehouse) Local() bool {
 }
 
 // Redacted returns URL without its query (endpoint and other client
-// parameters, long and never credentials), for display.
+// parameters, long) and with the password of its userinfo masked
+// (fileio.Redact), for display.
 func (w *Warehouse) Redacted() string {
 	u, _, _ := strings.Cut(w.URL, "?")
-	return u
+	return fileio.Redact(u)
 }
 
 // Close closes the FileIO, stops the MinIO server, and removes the temporary
