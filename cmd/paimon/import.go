@@ -68,7 +68,12 @@ no rows are published when the import fails before its first commit.
 --commit-every N commits after the first batch that brings the uncommitted
 rows to N or more; batches are at most --batch-rows rows (and never larger
 than N). When such an import fails (or is interrupted) after some commits,
-it prints what was committed before the error. A commit whose rows were
+it prints what was committed before the error. Interrupted by SIGINT or
+SIGTERM, it stops at once, deletes its temporary files and the data files
+of rows not yet committing (a commit cut short may leave unreferenced files
+for 'paimon clean-orphans'; never a partial snapshot), and exits with 130 or 143 after one line on stderr that says what was
+committed: "interrupted by SIGTERM: imported 200 rows in 2 commits
+(snapshots 1..2); later rows were not imported". A commit whose rows were
 committed but whose compaction lost to a concurrent one ('paimon compact')
 prints a warning on stderr and the import goes on.`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -110,8 +115,18 @@ func inputFormat(name, flag string) (string, error) {
 	return "", usageError{fmt.Errorf("--format %q: want parquet or jsonl", flag)}
 }
 
-func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) error {
+func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) (err error) {
 	ctx := cmd.Context()
+	var im *importer
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: the error line says what was committed.
+			if im == nil {
+				im = &importer{}
+			}
+			err = cliError{im.summary() + "; later rows were not imported", err}
+		}
+	}()
 	if f.batchRows <= 0 {
 		return usageError{fmt.Errorf("--batch-rows must be positive, got %d", f.batchRows)}
 	}
@@ -133,6 +148,8 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 		return err
 	}
 	defer in.Close()
+	// On interruption, a read blocked on a pipe returns at once.
+	defer context.AfterFunc(ctx, func() { in.Close() })()
 
 	t, err := openTable(ctx, cmd, tableURL)
 	if errors.Is(err, paimon.ErrTableNotExist) && f.create {
@@ -182,7 +199,7 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) er
 		return err
 	}
 	defer cm.Close()
-	im := &importer{sm: t.Snapshots(), w: w, cm: cm, user: user, commitEvery: f.commitEvery, limit: f.limit, warn: cmd.ErrOrStderr()}
+	im = &importer{sm: t.Snapshots(), w: w, cm: cm, user: user, commitEvery: f.commitEvery, limit: f.limit, warn: cmd.ErrOrStderr()}
 	err = im.run(ctx, src)
 	out := cmd.OutOrStdout()
 	if err != nil {
@@ -283,21 +300,37 @@ func (im *importer) publish(ctx context.Context) error {
 	}
 	last, err := im.cm.Commit(ctx, id, msgs)
 	compactionLost := errors.Is(err, commit.ErrCompactionNotCommitted)
+	// What the commit published is counted even when ctx was canceled
+	// meanwhile (an interrupted import must say what it committed), so the
+	// snapshots are read without ctx's cancellation.
+	rctx := context.WithoutCancel(ctx)
 	if err != nil && !compactionLost {
+		if ctx.Err() == nil {
+			return err
+		}
+		// Interrupted: the snapshot may have been created all the same.
+		latest, lerr := im.sm.LatestID(rctx)
+		if lerr != nil || latest <= base {
+			return err
+		}
+		ids, lerr := snapshotsOf(rctx, im.sm, im.user, base, latest)
+		if lerr == nil && len(ids) > 0 {
+			im.count(ids)
+		}
 		return err
 	}
 	if last > 0 {
 		// One commit creates an APPEND snapshot and, when the writer
 		// compacted, a COMPACT one; Commit returns the last id.
-		ids, err := snapshotsOf(ctx, im.sm, im.user, base, last)
+		ids, err := snapshotsOf(rctx, im.sm, im.user, base, last)
 		if err != nil {
 			return err
 		}
-		im.snaps = append(im.snaps, ids...)
-		im.commits++
+		im.count(ids)
+	} else {
+		im.committed += im.pending
+		im.pending = 0
 	}
-	im.committed += im.pending
-	im.pending = 0
 	if compactionLost {
 		fmt.Fprintf(im.warn, "warning: commit %d: its rows are committed (snapshot %d), its compaction is not: a concurrent compaction rewrote the files it compacted; continuing from the latest snapshot\n",
 			im.commits, last)
@@ -306,6 +339,15 @@ func (im *importer) publish(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// count records a commit that created the snapshots ids and published
+// the pending rows.
+func (im *importer) count(ids []int64) {
+	im.snaps = append(im.snaps, ids...)
+	im.commits++
+	im.committed += im.pending
+	im.pending = 0
 }
 
 // snapshotsOf returns the ids in (base, last] of the snapshots committed by

@@ -23,6 +23,18 @@
 //
 // Exit status 0 on success; 1 with one line on stderr for a missing table, a
 // corrupt file or an unsupported feature; 2 for bad usage.
+//
+// SIGINT and SIGTERM stop a command the same way: it stops reading and
+// writing, deletes its temporary files and the data files of rows not yet
+// committing (a commit cut short may leave unreferenced files for
+// 'paimon clean-orphans'), publishes no further snapshot, and exits with
+// status 128 + the signal number (130 for SIGINT, 143 for SIGTERM) after one
+// line on stderr, "interrupted by SIGTERM: ...", that says what was committed
+// (import: the rows, commits and snapshots). A command that finished before
+// it noticed the signal exits as usual. A second signal kills the process at
+// once, leaving its temporary files for 'paimon clean-orphans'. Credentials
+// in a URL (userinfo passwords, secret or token parameters) are never
+// printed: messages show the URL with them masked (fileio.Redact).
 package main
 
 import (
@@ -33,22 +45,80 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(context.Background())
 	err := newRoot(os.Stdout).ExecuteContext(ctx)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, oneLine(err))
-		var u usageError
-		if errors.As(err, &u) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+	os.Exit(report(os.Stderr, ctx, err))
+}
+
+// interrupted is the cause of the CLI's context when a signal stopped it.
+type interrupted struct{ sig syscall.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + signalName(i.sig) }
+
+// Is makes an interrupted match context.Canceled.
+func (i interrupted) Is(target error) bool { return target == context.Canceled }
+
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
 	}
+	return sig.String()
+}
+
+// interruptible returns a context canceled, with an interrupted cause, by
+// the first SIGINT or SIGTERM; after that signal the default actions are
+// restored, so that a second one kills the process. stop releases the
+// signals.
+func interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			sig, _ := s.(syscall.Signal)
+			cancel(interrupted{sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// report prints err (nil: nothing) as one line on w and returns the exit
+// status: 0 without error; 128 + the signal number when a signal
+// interrupted the command (the line starts "interrupted by SIG...: ");
+// 2 for bad usage; 1 otherwise.
+func report(w io.Writer, ctx context.Context, err error) int {
+	if err == nil {
+		return 0
+	}
+	var sig interrupted
+	if errors.As(context.Cause(ctx), &sig) {
+		fmt.Fprintf(w, "%s: %s\n", sig, oneLine(err))
+		return 128 + int(sig.sig)
+	}
+	fmt.Fprintln(w, oneLine(err))
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
 }
 
 // usageError marks bad command-line usage (exit status 2).
