@@ -95,11 +95,11 @@ func checkInterrupted(t *testing.T, p *importProc, sig syscall.Signal, code int)
 
 // checkTable checks the table after an interrupted import of ids 0, 1, ...
 // committed every `every` rows: c.commits snapshots, exactly ids 0 to
-// c.rows-1 (a prefix of the input in whole commits), no temporary file,
-// and every file the snapshots name exists.
+// c.rows-1 (a prefix of the input in whole commits; every 0: any number
+// of rows), no temporary file, and every file the snapshots name exists.
 func checkTable(t *testing.T, tbl string, c committed, every int) {
 	t.Helper()
-	if c.rows != c.commits*every {
+	if every > 0 && c.rows != c.commits*every {
 		t.Errorf("committed %d rows in %d commits of %d rows", c.rows, c.commits, every)
 	}
 	var temps []string
@@ -263,5 +263,55 @@ func TestImportSignalsRandom(t *testing.T) {
 	}
 	if finished > 2 {
 		t.Errorf("%d of 8 imports finished before the signal", finished)
+	}
+}
+
+// TestCompactSignalsRandom sends SIGTERM to full compactions of a
+// primary-key table after random delays: each exits 143 with one
+// "interrupted by SIGTERM" line (or 0 after committing its COMPACT
+// snapshot), leaves no temporary file, no snapshot naming a missing file,
+// and the table's rows unchanged.
+func TestCompactSignalsRandom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("separate processes")
+	}
+	const rows, every = 40000, 4000
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, jsonlRows(0, rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig := filepath.Join(dir, "orig")
+	mustRun(t, "create", orig, "--column", "id:BIGINT", "--column", "s:STRING", "--primary-key", "id", "--bucket", "2",
+		"--option", "write-only=true")
+	mustRun(t, "import", "--commit-every", strconv.Itoa(every), orig, in)
+	snaps, _ := filepath.Glob(filepath.Join(orig, "snapshot", "snapshot-*"))
+	rng := rand.New(rand.NewPCG(12, 6))
+	for run := range 6 {
+		tbl := filepath.Join(dir, fmt.Sprintf("t%d", run))
+		if err := os.CopyFS(tbl, os.DirFS(orig)); err != nil {
+			t.Fatal(err)
+		}
+		p := &importProc{cmd: exec.Command(os.Args[0], "compact", "--full", tbl)}
+		p.cmd.Env = append(os.Environ(), cliEnv+"=1")
+		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.errb
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(100+rng.IntN(900)) * time.Millisecond)
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			t.Fatal(err)
+		}
+		code := p.wait(t)
+		after, _ := filepath.Glob(filepath.Join(tbl, "snapshot", "snapshot-*"))
+		switch {
+		case code == 0 && p.out.String() == fmt.Sprintf("committed COMPACT snapshot %d\n", len(snaps)+1) && len(after) == len(snaps)+1:
+		case code == 143 && strings.HasPrefix(p.errb.String(), "interrupted by SIGTERM: ") && strings.Count(p.errb.String(), "\n") == 1 && len(after) == len(snaps):
+		default:
+			t.Fatalf("run %d: exit %d, stdout %q, stderr %q, %d snapshots (%d before)", run, code, p.out.String(), p.errb.String(), len(after), len(snaps))
+		}
+		t.Logf("run %d: exit %d", run, code)
+		c := committed{rows: rows, commits: len(after)}
+		checkTable(t, tbl, c, 0)
 	}
 }
