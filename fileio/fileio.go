@@ -146,7 +146,8 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), err)
+			// gocloud's URL openers repeat the URL in their errors.
+			return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), redactError(err, rawURL))
 		}
 		s.urlRoot = u.Scheme + "://" + u.Host
 	default:

@@ -31,9 +31,13 @@ const Redacted = "xxxxx"
 // are, so the result still names the location. fileio takes no credential
 // from a URL (see the package documentation), so [Open] of the redacted URL
 // of a FileIO reaches the same files.
-func Redact(rawURL string) string {
+func Redact(rawURL string) string { return redact(rawURL, nil) }
+
+// redact is Redact, calling found (when not nil) with every secret it
+// masks, as it appears in rawURL and unescaped.
+func redact(rawURL string, found func(string)) string {
 	base, query, hasQuery := strings.Cut(rawURL, "?")
-	base = redactUserinfo(base)
+	base = redactUserinfo(base, found)
 	if !hasQuery {
 		return base
 	}
@@ -48,17 +52,18 @@ func Redact(rawURL string) string {
 		if err != nil {
 			dname = name
 		}
-		if credentialName(dname) {
-			if value != "" {
-				params[i] = name + "=" + Redacted
-			}
-			continue
-		}
 		dvalue, err := url.QueryUnescape(value)
 		if err != nil {
 			dvalue = value
 		}
-		if r := Redact(dvalue); r != dvalue {
+		if credentialName(dname) {
+			if value != "" {
+				params[i] = name + "=" + Redacted
+				report(found, value, dvalue)
+			}
+			continue
+		}
+		if r := redact(dvalue, found); r != dvalue {
 			params[i] = name + "=" + url.QueryEscape(r)
 		}
 	}
@@ -69,8 +74,17 @@ func Redact(rawURL string) string {
 	return out
 }
 
+// report calls found (if not nil) with each of the forms of a secret.
+func report(found func(string), forms ...string) {
+	if found != nil {
+		for _, f := range forms {
+			found(f)
+		}
+	}
+}
+
 // redactUserinfo masks the password of the userinfo of a URL without query.
-func redactUserinfo(s string) string {
+func redactUserinfo(s string, found func(string)) string {
 	i := strings.Index(s, "://")
 	if i < 0 {
 		return s
@@ -87,9 +101,14 @@ func redactUserinfo(s string) string {
 	if at < 0 {
 		return s
 	}
-	user, _, hasPassword := strings.Cut(authority[:at], ":")
+	user, password, hasPassword := strings.Cut(authority[:at], ":")
 	if !hasPassword {
 		return s
+	}
+	if p, err := url.PathUnescape(password); err == nil {
+		report(found, password, p)
+	} else {
+		report(found, password)
 	}
 	return s[:i+3] + user + ":" + Redacted + s[i+3+at:]
 }
@@ -119,3 +138,41 @@ func credentialName(name string) bool {
 	}
 	return false
 }
+
+// minSecret is the length from which redactError masks a secret in the
+// text of an error: shorter strings would mask unrelated text.
+const minSecret = 4
+
+// redactError returns err with every secret of rawURL (see Redact) of at
+// least minSecret bytes replaced by Redacted in its text, for errors of
+// drivers that repeat the URL they were given; errors.Is, errors.As and
+// gcerrors.Code see err's chain as before.
+func redactError(err error, rawURL string) error {
+	if err == nil {
+		return nil
+	}
+	var secrets []string
+	redact(rawURL, func(s string) {
+		if len(s) >= minSecret {
+			secrets = append(secrets, s)
+		}
+	})
+	msg := err.Error()
+	masked := msg
+	for _, s := range secrets {
+		masked = strings.ReplaceAll(masked, s, Redacted)
+	}
+	if masked == msg {
+		return err
+	}
+	return &redactedError{err: err, msg: masked}
+}
+
+// redactedError is an error whose text has its secrets masked.
+type redactedError struct {
+	err error
+	msg string
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -77,8 +77,10 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		t.Fatalf("create: %s", stderr)
 	}
 	// Credentials for the s3 client, so that it never looks further (no
-	// instance metadata requests).
-	env := []string{"AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=" + secret, "AWS_EC2_METADATA_DISABLED=true"}
+	// instance metadata requests); for gs://, an emulator address, so that
+	// no credential lookup happens either.
+	env := []string{"AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=" + secret, "AWS_EC2_METADATA_DISABLED=true",
+		"STORAGE_EMULATOR_HOST=127.0.0.1:1"}
 	s3q := "endpoint=http://u:" + secret + "@127.0.0.1:1&use_path_style=true&region=us-east-1"
 	type variant struct {
 		name, url string
@@ -91,6 +93,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 			want: `"s3://bucket/t?region=us-east-1&secret_access_key=xxxxx"`},
 		{name: "session_token", url: "s3://bucket/t?session_token=" + secret,
 			want: `"s3://bucket/t?session_token=xxxxx"`},
+		{name: "gs-session_token", url: "gs://bucket/t?session_token=" + secret,
+			want: `"gs://bucket/t?session_token=xxxxx"`},
 		{name: "userinfo+endpoint", url: "s3://AKID:" + secret + "@bucket/t?" + s3q, want: "s3://bucket/t"},
 		{name: "userinfo-in-warehouse", url: "s3://AKID:" + secret + "@bucket/wh/db.db/t?" + s3q, want: "s3://bucket/wh"},
 		{name: "local-userinfo", url: "file://u:" + secret + "@" + filepath.Join(dir, "nope"),
@@ -100,7 +104,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		// A reachable store that ignores the userinfo of the endpoint:
 		// the table is missing ("table … does not exist").
 		bucket := testenv.MinIO(t)
-		env = nil // MinIO's credentials, set by testenv.MinIO
+		env = []string{"STORAGE_EMULATOR_HOST=127.0.0.1:1"} // and MinIO's credentials, set by testenv.MinIO
 		u := strings.Replace(strings.Replace(bucket, "?", "/nope?", 1), "endpoint=http://", "endpoint=http://u:"+secret+"@", 1)
 		bu, _, _ := strings.Cut(bucket, "?")
 		if _, stderr, code := runCLI(t, dir, nil, "create", "--column", "a:INT", strings.Replace(u, "/nope?", "/t?", 1)); code != 0 {
