@@ -266,6 +266,30 @@ func TestImportSignalsRandom(t *testing.T) {
 	}
 }
 
+// waitNewFile waits (at most a minute) until a file below dir exists that
+// is not below orig (dir is a copy of orig), temporary files included.
+func waitNewFile(t *testing.T, dir, orig string) {
+	t.Helper()
+	for range 60000 {
+		found := false
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || found {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if _, err := os.Stat(filepath.Join(orig, rel)); errors.Is(err, fs.ErrNotExist) {
+				found = true
+			}
+			return nil
+		})
+		if found {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("no new file appeared in %s", dir)
+}
+
 // TestCompactSignalsRandom sends SIGTERM to full compactions of a
 // primary-key table after random delays: each exits 143 with one
 // "interrupted by SIGTERM" line (or 0 after committing its COMPACT
@@ -286,6 +310,17 @@ func TestCompactSignalsRandom(t *testing.T) {
 		"--option", "write-only=true")
 	mustRun(t, "import", "--commit-every", strconv.Itoa(every), orig, in)
 	snaps, _ := filepath.Glob(filepath.Join(orig, "snapshot", "snapshot-*"))
+	// The signals fall within the time one uninterrupted compaction takes
+	// here (process start included).
+	measure := filepath.Join(dir, "measure")
+	if err := os.CopyFS(measure, os.DirFS(orig)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, stderr, code := runCLI(t, dir, nil, "compact", "--full", measure); code != 0 {
+		t.Fatalf("compact: %s", stderr)
+	}
+	took := time.Since(start)
 	rng := rand.New(rand.NewPCG(12, 6))
 	for run := range 6 {
 		tbl := filepath.Join(dir, fmt.Sprintf("t%d", run))
@@ -298,7 +333,11 @@ func TestCompactSignalsRandom(t *testing.T) {
 		if err := p.cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(100+rng.IntN(900)) * time.Millisecond)
+		// The compaction handles signals once it writes a file (its
+		// first output, as a temporary file); the signal comes some time
+		// after that.
+		waitNewFile(t, tbl, orig)
+		time.Sleep(time.Duration(rng.Int64N(int64(took / 2))))
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			t.Fatal(err)
 		}
