@@ -683,7 +683,10 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			return 0, err
 		}
 		// Lost the race for the id.
-		if res.cached {
+		if res.cached && useCache {
+			// Redone at once on a freshly read base; a redo of an attempt
+			// that already read its base counts as a lost race below, so
+			// that no loop of redos runs forever.
 			useCache = false
 			start = c.traceRetry(start)
 			continue
@@ -844,6 +847,11 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		var err error
 		if b, err = p.rebase.base(ctx, c); err != nil {
 			return attempt{}, err
+		}
+	}
+	if b.snap != nil {
+		if _, err := snapshot.NextID(b.snap.ID); err != nil {
+			return attempt{}, fmt.Errorf("commit: after %s: %w", c.snaps.Path(b.snap.ID), err)
 		}
 	}
 	var schemaID int64
@@ -1185,10 +1193,16 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snap
 // rollback that came earlier. One GET, after the create.
 func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (bool, error) {
 	hint, ok, err := c.snaps.EarliestHint(ctx)
-	if err != nil {
+	if err != nil || !ok || hint <= base.ID+1 {
+		// A hint at base.ID+1 named a snapshot file of that id, which the
+		// create found absent: it lies (see below).
 		return false, err
 	}
-	return ok && hint > base.ID, nil
+	// A hint naming a snapshot that does not exist lies (a rollback
+	// interrupted after deleting it); trusting it would take back every
+	// commit. Two more requests, only when the hint is above base.
+	hint, ok, err = c.snaps.ConfirmEarliestHint(ctx, hint)
+	return ok && hint > base.ID+1, err
 }
 
 // baseGone reports whether snapshot base is no longer the table's snapshot
