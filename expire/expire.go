@@ -198,6 +198,11 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return Result{}, err
 	}
+	if !opts.DryRun {
+		if err := repairEarliest(ctx, sm, earliest); err != nil {
+			return Result{}, err
+		}
+	}
 	ids, err := snapshotIDs(ctx, sm, earliest, latest)
 	if err != nil {
 		return Result{}, err

@@ -161,3 +161,45 @@ func TestCraftedDataFileNames(t *testing.T) {
 		})
 	}
 }
+
+// TestEarliestHintNamingMissingSnapshot: an EARLIEST hint naming a snapshot
+// that does not exist (a rollback interrupted after deleting it) made
+// expiration keep it: once commits reached its id, every older snapshot
+// would be hidden from readers and taken by the next run as a leftover of
+// an interrupted expiration. Expire rewrites it to the earliest snapshot
+// and expires by the retention options only.
+func TestEarliestHintNamingMissingSnapshot(t *testing.T) {
+	ctx := context.Background()
+	tbl := kvTable(t, nil)
+	fio := tbl.FileIO
+	for i := int64(1); i <= 3; i++ {
+		write(t, tbl, kv([]int64{i}, "a"))
+	}
+	if err := fio.WriteFile(ctx, "snapshot/EARLIEST", []byte("5")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "expired", res.Expired, []int64{1})
+	if got := hint(t, fio, "EARLIEST"); got != "2" {
+		t.Errorf("EARLIEST = %s, want 2", got)
+	}
+	// Commits up to the old hint's id keep the older snapshots visible.
+	write(t, tbl, kv([]int64{4}, "a"))
+	write(t, tbl, kv([]int64{5}, "a"))
+	list, err := snapshot.NewManager(fio).List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	equal(t, "listed snapshots", ids, []int64{2, 3, 4, 5})
+	res, err = expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 4, OlderThan: time.Now().Add(time.Hour)})
+	if err != nil || len(res.Expired) != 0 {
+		t.Fatalf("second Expire: %+v, %v; want nothing expired", res, err)
+	}
+}

@@ -184,16 +184,19 @@ func Rollback(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, t
 	if err := sm.CommitLatestHint(ctx, tid); err != nil {
 		return res, err
 	}
+	// The EARLIEST hint moves before the newer snapshots go: the snapshot
+	// it named may be one of them, and a rollback interrupted after deleting
+	// it would leave a hint naming a missing snapshot.
+	if create || tid < earliest {
+		if err := sm.CommitEarliestHint(ctx, tid); err != nil {
+			return res, err
+		}
+	}
 	for _, s := range newer {
 		if err := d.One(ctx, sm.Path(s.ID)); err != nil {
 			return res, err
 		}
 		res.Snapshots = append(res.Snapshots, s.ID)
-	}
-	if create || tid < earliest {
-		if err := sm.CommitEarliestHint(ctx, tid); err != nil {
-			return res, err
-		}
 	}
 	for i := len(goneTags) - 1; i >= 0; i-- {
 		if err := d.One(ctx, sm.TagPath(goneTags[i].Name)); err != nil {
