@@ -584,16 +584,19 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 		}
 		return 0, false, nil
 	}
-	latest, err := c.snaps.LatestID(ctx)
+	head, err := c.snaps.Latest(ctx)
 	if errors.Is(err, snapshot.ErrNotFound) {
 		return 0, false, nil
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	if latest > c.scanned {
+	if latest := head.ID; latest > c.scanned {
 		for id := latest; id > c.scanned; id-- {
-			s, err := c.snaps.Get(ctx, id)
+			s := head
+			if id != latest {
+				s, err = c.snaps.Get(ctx, id)
+			}
 			if errors.Is(err, snapshot.ErrNotFound) {
 				break // expired: nothing older is left
 			}

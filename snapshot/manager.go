@@ -182,6 +182,12 @@ func (m *Manager) LatestID(ctx context.Context) (int64, error) {
 			return id, nil
 		}
 	}
+	return m.listedLatest(ctx)
+}
+
+// listedLatest returns the largest snapshot id listed; errors wrap ErrNotFound when there is
+// none.
+func (m *Manager) listedLatest(ctx context.Context) (int64, error) {
 	ids, err := m.IDs(ctx)
 	if err != nil {
 		return 0, err
@@ -215,9 +221,32 @@ func (m *Manager) EarliestID(ctx context.Context) (int64, error) {
 	return ids[0], nil
 }
 
-// Latest reads the latest snapshot.
+// Latest reads the latest snapshot, resolved as LatestID does. When the LATEST hint names
+// snapshot h, snapshot-h is read while the absence of snapshot-(h+1) is checked, so that a
+// true hint costs no more requests than reading the snapshot (one GET and one HEAD, at once).
 func (m *Manager) Latest(ctx context.Context) (*Snapshot, error) {
-	id, err := m.LatestID(ctx)
+	if id, ok := m.readHint(ctx, HintLatest); ok && id > 0 && id < math.MaxInt64 {
+		var next bool
+		var nerr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			next, nerr = m.Exists(ctx, id+1)
+		}()
+		s, err := m.Get(ctx, id)
+		<-done
+		switch {
+		case nerr != nil:
+			return nil, nerr
+		case next:
+			// The hint lags: list.
+		case err == nil:
+			return s, nil
+		case !errors.Is(err, ErrNotFound):
+			return nil, err
+		}
+	}
+	id, err := m.listedLatest(ctx)
 	if err != nil {
 		return nil, err
 	}
