@@ -53,6 +53,10 @@
 // A commit gives up with ErrRetriesExhausted after commit.max-retries lost
 // races (DefaultMaxRetries, 100, when unset; Java's default is 10), or when
 // its next wait would end after commit.timeout or the context's deadline.
+// It gives up with ErrNoProgress, naming the path, after 3 races lost in a
+// row for an id whose file then cannot be read (a directory or junk object
+// there, or a refused write answered as "exists"), and with
+// snapshot.ErrIDOverflow when the latest id is math.MaxInt64.
 // The delta manifests do not depend on the base, so they are written once
 // and reused by every attempt (except for overwrites, whose DELETE entries
 // are recomputed from each base), and manifests read or written before stay
@@ -144,8 +148,8 @@
 //
 // ErrConflict (not retried: files this commit deletes were deleted by
 // someone else, overlapping key ranges on a level, changed bucket counts,
-// or the index conflicts above), ErrRetriesExhausted, ErrUnsupported
-// (changelog files), ErrInvalidArgument (a partition spec that does not fit the
+// or the index conflicts above), ErrRetriesExhausted, ErrNoProgress,
+// snapshot.ErrIDOverflow, ErrUnsupported (changelog files), ErrInvalidArgument (a partition spec that does not fit the
 // table, or new files outside the overwritten partitions), the errors of
 // CommitWithProgress (ErrRealtimeDisabled, ErrForeignProgress,
 // ErrPartialRetry, progress.ErrNotContiguous, progress.ErrInvalidRange), and
@@ -477,8 +481,9 @@ func (c *Committer) Close() error {
 // ErrRetriesExhausted naming the snapshot it lost last; nothing was
 // published then.
 //
-// Errors: ErrConflict, ErrRetriesExhausted, ErrUnsupported, ctx errors, and
-// file-system errors. After an error nothing was published, except (1) when
+// Errors: ErrConflict, ErrRetriesExhausted, ErrNoProgress,
+// snapshot.ErrIDOverflow, ErrUnsupported, ctx errors, and file-system
+// errors. After an error nothing was published, except (1) when
 // creating the snapshot failed with an unknown outcome and checking it failed
 // too; then the written manifests are left in place (an orphan at worst); and
 // (2) ErrCompactionNotCommitted: the APPEND snapshot of the data files was
@@ -1187,13 +1192,16 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snap
 
 // createdInGap reports whether the snapshot just created after base may sit
 // in a gap of ids an expiration deleted rather than at the head of the
-// table: the EARLIEST hint is above base. An expiration writes the hint
+// table: the EARLIEST hint is above base + 1 and names a snapshot that
+// exists (snapshot.Manager.ConfirmEarliestHint). An expiration writes the hint
 // before it deletes any snapshot file and deletes only ids below it, so if
-// the id after base had been used and expired, the hint is above base;
-// otherwise nobody had used the id (creating it would have failed). A
+// the id after base had been used and expired, the hint is above base + 1
+// and names a kept snapshot; otherwise nobody had used the id (creating it
+// would have failed). A
 // rollback running concurrently with commits is not covered (as in Java,
 // writers must be stopped for it); the check before the create catches a
-// rollback that came earlier. One GET, after the create.
+// rollback that came earlier. One GET, after the create (and a HEAD and a
+// GET more when the hint is above base + 1).
 func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (bool, error) {
 	hint, ok, err := c.snaps.EarliestHint(ctx)
 	if err != nil || !ok || hint <= base.ID+1 {
@@ -1203,7 +1211,7 @@ func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (
 	}
 	// A hint naming a snapshot that does not exist lies (a rollback
 	// interrupted after deleting it); trusting it would take back every
-	// commit. Two more requests, only when the hint is above base.
+	// commit.
 	hint, ok, err = c.snaps.ConfirmEarliestHint(ctx, hint)
 	return ok && hint > base.ID+1, err
 }

@@ -8,6 +8,16 @@
 // back after the known ones. Encoding follows Java HEAD: Jackson's pretty printer, Java's key
 // order, null-valued optional keys omitted.
 //
+// # Hints
+//
+// The LATEST and EARLIEST hints may lag, be missing or lie; they only save listings. The latest
+// snapshot is the id h the LATEST hint names when snapshot-h exists and snapshot-(h+1) does not,
+// otherwise the largest listed id (Manager.LatestID, Manager.Latest). The earliest is the
+// EARLIEST id when that snapshot exists, otherwise the smallest listed id (Manager.EarliestID).
+// A hint naming a missing snapshot (an interrupted rollback, a hand-deleted file) is therefore
+// never returned; Manager.ConfirmEarliestHint tells such a lie from a hint that moved. Snapshot
+// ids end at math.MaxInt64: NextID refuses to go past it.
+//
 // # Errors
 //
 // [ErrNotFound] when a snapshot or tag does not exist (it also matches fileio.ErrNotExist when
