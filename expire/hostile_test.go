@@ -12,8 +12,10 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
 )
 
 // setOffsetsProperty rewrites snapshot id's realtime.offsets property to
@@ -186,9 +188,19 @@ func TestEarliestHintNamingMissingSnapshot(t *testing.T) {
 	if got := hint(t, fio, "EARLIEST"); got != "2" {
 		t.Errorf("EARLIEST = %s, want 2", got)
 	}
-	// Commits up to the old hint's id keep the older snapshots visible.
-	write(t, tbl, kv([]int64{4}, "a"))
-	write(t, tbl, kv([]int64{5}, "a"))
+	// Commits up to the old hint's id keep the older snapshots visible
+	// (with the hint left in place, they were taken back forever: the
+	// deadline bounds the test).
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for k := int64(4); k <= 5; k++ {
+		r := tabletest.Batch(t, types.SchemaToArrow(tbl.Schema.Fields), kv([]int64{k}, "a")...)
+		id, err := tabletest.Commit(cctx, tbl, "u", commit.BatchIdentifier, r)
+		r.Release()
+		if err != nil || id != k {
+			t.Fatalf("commit %d: %d, %v", k, id, err)
+		}
+	}
 	list, err := snapshot.NewManager(fio).List(ctx)
 	if err != nil {
 		t.Fatal(err)
