@@ -149,8 +149,9 @@
 // ErrConflict (not retried: files this commit deletes were deleted by
 // someone else, overlapping key ranges on a level, changed bucket counts,
 // or the index conflicts above), ErrRetriesExhausted, ErrNoProgress,
-// snapshot.ErrIDOverflow, ErrUnsupported (changelog files), ErrInvalidArgument (a partition spec that does not fit the
-// table, or new files outside the overwritten partitions), the errors of
+// snapshot.ErrIDOverflow, ErrUnsupported (changelog files),
+// ErrInvalidArgument (a partition spec that does not fit the table, or new
+// files outside the overwritten partitions), the errors of
 // CommitWithProgress (ErrRealtimeDisabled, ErrForeignProgress,
 // ErrPartialRetry, progress.ErrNotContiguous, progress.ErrInvalidRange), and
 // the errors of the packages below, wrapped.
@@ -1193,14 +1194,13 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snap
 // createdInGap reports whether the snapshot just created after base may sit
 // in a gap of ids an expiration deleted rather than at the head of the
 // table: the EARLIEST hint is above base + 1 and names a snapshot that
-// exists (snapshot.Manager.ConfirmEarliestHint). An expiration writes the hint
-// before it deletes any snapshot file and deletes only ids below it, so if
-// the id after base had been used and expired, the hint is above base + 1
-// and names a kept snapshot; otherwise nobody had used the id (creating it
-// would have failed). A
-// rollback running concurrently with commits is not covered (as in Java,
-// writers must be stopped for it); the check before the create catches a
-// rollback that came earlier. One GET, after the create (and a HEAD and a
+// exists (snapshot.Manager.ConfirmEarliestHint). An expiration writes the
+// hint before it deletes any snapshot file and deletes only ids below it,
+// so if the id after base had been used and expired, the hint is above
+// base + 1 and names a kept snapshot; otherwise nobody had used the id
+// (creating it would have failed). A rollback running concurrently with
+// commits is not covered (as in Java, writers must be stopped for it); the
+// check before the create catches a rollback that came earlier. One GET, after the create (and a HEAD and a
 // GET more when the hint is above base + 1).
 func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (bool, error) {
 	hint, ok, err := c.snaps.EarliestHint(ctx)
