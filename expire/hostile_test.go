@@ -15,6 +15,7 @@ import (
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/tag"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -214,4 +215,37 @@ func TestEarliestHintNamingMissingSnapshot(t *testing.T) {
 	if err != nil || len(res.Expired) != 0 {
 		t.Fatalf("second Expire: %+v, %v; want nothing expired", res, err)
 	}
+}
+
+// TestRollbackMovesEarliestFirst: a rollback to a tag of an expired snapshot
+// deletes the snapshot the EARLIEST hint names (snapshot 4 here); it wrote
+// the new hint only after deleting the newer snapshots, so a crash in
+// between left EARLIEST naming a missing snapshot. The hint must name the
+// target before the first snapshot file goes.
+func TestRollbackMovesEarliestFirst(t *testing.T) {
+	ctx := context.Background()
+	tbl := history(t)
+	fio := tbl.FileIO
+	if _, err := tag.Create(ctx, fio, tbl.Schema, "t1", 1, tag.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hint(t, fio, "EARLIEST"); got != "4" {
+		t.Fatalf("EARLIEST after expiration = %s, want 4", got)
+	}
+	var seen []string
+	opts := expire.RollbackOptions{}
+	expire.SetRollbackBeforeDelete(&opts, func(p string) error {
+		if p == "snapshot/snapshot-4" {
+			seen = append(seen, hint(t, fio, "EARLIEST"))
+		}
+		return nil
+	})
+	res, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Tag: "t1"}, opts)
+	if err != nil || !res.Created || res.Snapshot != 1 {
+		t.Fatalf("Rollback = %+v, %v", res, err)
+	}
+	equal(t, "EARLIEST when snapshot-4 was deleted", seen, []string{"1"})
 }
