@@ -53,6 +53,10 @@
 // A commit gives up with ErrRetriesExhausted after commit.max-retries lost
 // races (DefaultMaxRetries, 100, when unset; Java's default is 10), or when
 // its next wait would end after commit.timeout or the context's deadline.
+// It gives up with ErrNoProgress, naming the path, after 3 races lost in a
+// row for an id whose file then cannot be read (a directory or junk object
+// there, or a refused write answered as "exists"), and with
+// snapshot.ErrIDOverflow when the latest id is math.MaxInt64.
 // The delta manifests do not depend on the base, so they are written once
 // and reused by every attempt (except for overwrites, whose DELETE entries
 // are recomputed from each base), and manifests read or written before stay
@@ -144,9 +148,10 @@
 //
 // ErrConflict (not retried: files this commit deletes were deleted by
 // someone else, overlapping key ranges on a level, changed bucket counts,
-// or the index conflicts above), ErrRetriesExhausted, ErrUnsupported
-// (changelog files), ErrInvalidArgument (a partition spec that does not fit the
-// table, or new files outside the overwritten partitions), the errors of
+// or the index conflicts above), ErrRetriesExhausted, ErrNoProgress,
+// snapshot.ErrIDOverflow, ErrUnsupported (changelog files),
+// ErrInvalidArgument (a partition spec that does not fit the table, or new
+// files outside the overwritten partitions), the errors of
 // CommitWithProgress (ErrRealtimeDisabled, ErrForeignProgress,
 // ErrPartialRetry, progress.ErrNotContiguous, progress.ErrInvalidRange), and
 // the errors of the packages below, wrapped.
@@ -477,8 +482,9 @@ func (c *Committer) Close() error {
 // ErrRetriesExhausted naming the snapshot it lost last; nothing was
 // published then.
 //
-// Errors: ErrConflict, ErrRetriesExhausted, ErrUnsupported, ctx errors, and
-// file-system errors. After an error nothing was published, except (1) when
+// Errors: ErrConflict, ErrRetriesExhausted, ErrNoProgress,
+// snapshot.ErrIDOverflow, ErrUnsupported, ctx errors, and file-system
+// errors. After an error nothing was published, except (1) when
 // creating the snapshot failed with an unknown outcome and checking it failed
 // too; then the written manifests are left in place (an orphan at worst); and
 // (2) ErrCompactionNotCommitted: the APPEND snapshot of the data files was
@@ -584,16 +590,19 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 		}
 		return 0, false, nil
 	}
-	latest, err := c.snaps.LatestID(ctx)
+	head, err := c.snaps.Latest(ctx)
 	if errors.Is(err, snapshot.ErrNotFound) {
 		return 0, false, nil
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	if latest > c.scanned {
+	if latest := head.ID; latest > c.scanned {
 		for id := latest; id > c.scanned; id-- {
-			s, err := c.snaps.Get(ctx, id)
+			s := head
+			if id != latest {
+				s, err = c.snaps.Get(ctx, id)
+			}
 			if errors.Is(err, snapshot.ErrNotFound) {
 				break // expired: nothing older is left
 			}
@@ -683,7 +692,10 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			return 0, err
 		}
 		// Lost the race for the id.
-		if res.cached {
+		if res.cached && useCache {
+			// Redone at once on a freshly read base; a redo of an attempt
+			// that already read its base counts as a lost race below, so
+			// that no loop of redos runs forever.
 			useCache = false
 			start = c.traceRetry(start)
 			continue
@@ -844,6 +856,11 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		var err error
 		if b, err = p.rebase.base(ctx, c); err != nil {
 			return attempt{}, err
+		}
+	}
+	if b.snap != nil {
+		if _, err := snapshot.NextID(b.snap.ID); err != nil {
+			return attempt{}, fmt.Errorf("commit: after %s: %w", c.snaps.Path(b.snap.ID), err)
 		}
 	}
 	var schemaID int64
@@ -1176,19 +1193,27 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snap
 
 // createdInGap reports whether the snapshot just created after base may sit
 // in a gap of ids an expiration deleted rather than at the head of the
-// table: the EARLIEST hint is above base. An expiration writes the hint
-// before it deletes any snapshot file and deletes only ids below it, so if
-// the id after base had been used and expired, the hint is above base;
-// otherwise nobody had used the id (creating it would have failed). A
-// rollback running concurrently with commits is not covered (as in Java,
-// writers must be stopped for it); the check before the create catches a
-// rollback that came earlier. One GET, after the create.
+// table: the EARLIEST hint is above base + 1 and names a snapshot that
+// exists (snapshot.Manager.ConfirmEarliestHint). An expiration writes the
+// hint before it deletes any snapshot file and deletes only ids below it,
+// so if the id after base had been used and expired, the hint is above
+// base + 1 and names a kept snapshot; otherwise nobody had used the id
+// (creating it would have failed). A rollback running concurrently with
+// commits is not covered (as in Java, writers must be stopped for it); the
+// check before the create catches a rollback that came earlier. One GET, after the create (and a HEAD and a
+// GET more when the hint is above base + 1).
 func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (bool, error) {
 	hint, ok, err := c.snaps.EarliestHint(ctx)
-	if err != nil {
+	if err != nil || !ok || hint <= base.ID+1 {
+		// A hint at base.ID+1 named a snapshot file of that id, which the
+		// create found absent: it lies (see below).
 		return false, err
 	}
-	return ok && hint > base.ID, nil
+	// A hint naming a snapshot that does not exist lies (a rollback
+	// interrupted after deleting it); trusting it would take back every
+	// commit.
+	hint, ok, err = c.snaps.ConfirmEarliestHint(ctx, hint)
+	return ok && hint > base.ID+1, err
 }
 
 // baseGone reports whether snapshot base is no longer the table's snapshot

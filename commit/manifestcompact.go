@@ -75,6 +75,9 @@ func (c *Committer) compactManifestsOnce(ctx context.Context, user string) (id i
 	if err != nil || b.snap == nil {
 		return 0, false, err
 	}
+	if _, err := snapshot.NextID(b.snap.ID); err != nil {
+		return 0, false, fmt.Errorf("commit: manifest compaction after %s: %w", c.snaps.Path(b.snap.ID), err)
+	}
 	forced := mergeConfig{targetSize: c.merge.targetSize, minCount: 1, fullThreshold: 1}
 	merged, pending, err := c.mw.merge(ctx, b.metas, forced, c.ts.PartitionFields())
 	if err != nil {

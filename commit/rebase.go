@@ -46,6 +46,9 @@ type rebaser struct {
 	// last, for ErrRetriesExhausted.
 	losses int
 	last   int64
+	// phantom counts races lost for an id that then could not be read
+	// (ErrNoProgress).
+	phantom phantoms
 }
 
 // lostAt records that the race for snapshot id was lost.
@@ -65,8 +68,12 @@ func (r *rebaser) base(ctx context.Context, c *Committer) (base, error) {
 	}
 	latest, err := c.latestFrom(ctx, from)
 	if errors.Is(err, snapshot.ErrNotFound) {
+		if err := r.phantom.note(from, c.snaps.Path(from), err); err != nil {
+			return base{}, err
+		}
 		return c.readBase(ctx)
 	}
+	r.phantom.reset()
 	if err != nil {
 		return base{}, err
 	}

@@ -49,6 +49,26 @@
 // deleting anything. Missing metadata of an expired snapshot is tolerated: it
 // is what an interrupted earlier run leaves.
 //
+// # What is never deleted
+//
+// Names come from metadata that may be damaged or crafted, so only paths below
+// the table root with no empty, "." or ".." element are deleted (a data file
+// named "../x" or "/x" would otherwise fail every run with
+// fileio.ErrInvalidPath, or reach outside the table), and a realtime.offsets
+// property is honoured only when it resolves to
+// [branch/branch-<name>/]metadata/<name>.offsets (progress.IsFilePath): a
+// property naming schema/schema-0 or a data file deletes nothing. Such names
+// are skipped and reported in Result.Skipped and RollbackResult.Skipped; they
+// never stop a run.
+//
+// # Hints that lie
+//
+// An EARLIEST hint naming a snapshot that does not exist (and does not move
+// while it is checked) is rewritten to the earliest listed snapshot at the
+// start of a run: left alone, it would hide every older snapshot once commits
+// reach its id. Rollback writes EARLIEST, when it must, before it deletes the
+// newer snapshots, so that an interruption cannot leave such a hint.
+//
 // # Interruption
 //
 // The EARLIEST hint is written to end before the first deletion (Java writes

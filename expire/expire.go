@@ -75,6 +75,10 @@ type Result struct {
 	// snapshot files. Files that were already gone are not listed. For a dry
 	// run, the files that would be deleted.
 	Deleted []string
+	// Skipped are the files the expired snapshots name that the run left
+	// alone because their names are unsafe or name no offsets file (see
+	// Skipped), in deletion order; they do not stop the run.
+	Skipped []Skipped
 }
 
 type config struct {
@@ -194,6 +198,11 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return Result{}, err
 	}
+	if !opts.DryRun {
+		if err := repairEarliest(ctx, sm, earliest); err != nil {
+			return Result{}, err
+		}
+	}
 	ids, err := snapshotIDs(ctx, sm, earliest, latest)
 	if err != nil {
 		return Result{}, err
@@ -260,7 +269,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Expired: expired, Earliest: end}
+	res := Result{Expired: expired, Earliest: end, Skipped: screen(p)}
 	if opts.DryRun {
 		res.Deleted = p.All()
 		for _, id := range expired {

@@ -54,6 +54,10 @@ type RollbackResult struct {
 	// Deleted are the other files deleted (paths relative to the table
 	// root), in deletion order; files already gone are not listed.
 	Deleted []string
+	// Skipped are the files of the removed snapshots and tags that
+	// DeleteFiles left alone because their names are unsafe or name no
+	// offsets file (see Skipped); they do not stop the rollback.
+	Skipped []Skipped
 }
 
 // Rollback makes the snapshot to names the latest snapshot of the table
@@ -164,6 +168,7 @@ func Rollback(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, t
 		if p, err = planRollback(ctx, t, target, newer, goneTags, keptTags, par); err != nil {
 			return RollbackResult{}, err
 		}
+		res.Skipped = screen(p)
 	}
 
 	d := &snapfiles.Deleter{FIO: fio, Width: par, Hook: opts.beforeDelete}
@@ -179,16 +184,19 @@ func Rollback(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, t
 	if err := sm.CommitLatestHint(ctx, tid); err != nil {
 		return res, err
 	}
+	// The EARLIEST hint moves before the newer snapshots go: the snapshot
+	// it named may be one of them, and a rollback interrupted after deleting
+	// it would leave a hint naming a missing snapshot.
+	if create || tid < earliest {
+		if err := sm.CommitEarliestHint(ctx, tid); err != nil {
+			return res, err
+		}
+	}
 	for _, s := range newer {
 		if err := d.One(ctx, sm.Path(s.ID)); err != nil {
 			return res, err
 		}
 		res.Snapshots = append(res.Snapshots, s.ID)
-	}
-	if create || tid < earliest {
-		if err := sm.CommitEarliestHint(ctx, tid); err != nil {
-			return res, err
-		}
 	}
 	for i := len(goneTags) - 1; i >= 0; i-- {
 		if err := d.One(ctx, sm.TagPath(goneTags[i].Name)); err != nil {

@@ -23,6 +23,43 @@ func Dir(branch string) string {
 	return "branch/branch-" + branch + "/metadata"
 }
 
+// FileSuffix ends the name of every offsets file.
+const FileSuffix = ".offsets"
+
+// IsFilePath reports whether rel, a path relative to the table root, has
+// the form of an offsets file: <Dir(branch)>/<name>.offsets for the main
+// branch or any branch, with <name> a non-empty file name (no '/'). A
+// Property value that Path resolves to anything else (a schema file, a data
+// file) names no offsets file, and table maintenance must neither delete
+// nor trust it (package expire skips it).
+func IsFilePath(rel string) bool {
+	dir, name, ok := cutLast(rel)
+	if !ok {
+		return false
+	}
+	if stem, ok := strings.CutSuffix(name, FileSuffix); !ok || stem == "" || stem == "." {
+		return false
+	}
+	if dir == Dir("") {
+		return true
+	}
+	b, ok := strings.CutSuffix(dir, "/"+Dir(""))
+	if !ok {
+		return false
+	}
+	branch, ok := strings.CutPrefix(b, "branch/branch-")
+	return ok && branch != "" && branch != "." && !strings.Contains(branch, "/") && !strings.HasPrefix(branch, ".")
+}
+
+// cutLast splits p at its last '/'.
+func cutLast(p string) (dir, name string, ok bool) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", "", false
+	}
+	return p[:i], p[i+1:], true
+}
+
 // Location returns the full location of rel, a path below fio's root, in
 // the form a snapshot property records it (paimon-cpp records the path its
 // file system was given: the table path joined with the relative path):

@@ -224,3 +224,27 @@ func TestReadCommitted(t *testing.T) {
 		t.Errorf("ReadOffset on branch dev = %d, %v; want 8", end, err)
 	}
 }
+
+func TestIsFilePath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"metadata/0b1c.offsets":                true,
+		"metadata/a.offsets":                   true,
+		"branch/branch-dev/metadata/a.offsets": true,
+		"metadata/.offsets":                    false,
+		"metadata/a.offsets.tmp":               false,
+		"metadata/sub/a.offsets":               false,
+		"schema/schema-0":                      false,
+		"bucket-0/data-1.parquet":              false,
+		"a.offsets":                            false,
+		"x/metadata/a.offsets":                 false,
+		"branch/branch-/metadata/a.offsets":    false,
+		"branch/branch-a/b/metadata/a.offsets": false,
+		"branch/dev/metadata/a.offsets":        false,
+		"metadata/../schema/schema-0.offsets":  false,
+		"":                                     false,
+	} {
+		if got := progress.IsFilePath(p); got != want {
+			t.Errorf("IsFilePath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -153,19 +154,40 @@ func (m *Manager) listVersioned(ctx context.Context, dir, prefix string) ([]int6
 	return ids, nil
 }
 
-// LatestID returns the id of the latest snapshot (Java HintFileUtils.findLatest): the LATEST
-// hint if it names an id whose successor does not exist, otherwise the largest listed id.
-// Errors wrap ErrNotFound when the table has no snapshot.
+// LatestID returns the id of the latest snapshot (Java HintFileUtils.findLatest, made safe
+// against a hint that lies): the id h the LATEST hint names when snapshot-h exists and
+// snapshot-(h+1) does not (two concurrent existence checks), otherwise the largest listed id.
+// A hint naming a missing snapshot, which an interrupted rollback or a hand-deleted snapshot
+// leaves, therefore resolves to the latest snapshot that exists (Java would return h and then
+// fail to read it). Errors wrap ErrNotFound when the table has no snapshot.
 func (m *Manager) LatestID(ctx context.Context) (int64, error) {
 	if id, ok := m.readHint(ctx, HintLatest); ok && id > 0 {
-		next, err := m.Exists(ctx, id+1)
-		if err != nil {
+		var hinted bool
+		var herr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			hinted, herr = m.Exists(ctx, id)
+		}()
+		next := false
+		var err error
+		if id < math.MaxInt64 {
+			next, err = m.Exists(ctx, id+1)
+		}
+		<-done
+		if err = errors.Join(err, herr); err != nil {
 			return 0, err
 		}
-		if !next {
+		if hinted && !next {
 			return id, nil
 		}
 	}
+	return m.listedLatest(ctx)
+}
+
+// listedLatest returns the largest snapshot id listed; errors wrap ErrNotFound when there is
+// none.
+func (m *Manager) listedLatest(ctx context.Context) (int64, error) {
 	ids, err := m.IDs(ctx)
 	if err != nil {
 		return 0, err
@@ -199,9 +221,32 @@ func (m *Manager) EarliestID(ctx context.Context) (int64, error) {
 	return ids[0], nil
 }
 
-// Latest reads the latest snapshot.
+// Latest reads the latest snapshot, resolved as LatestID does. When the LATEST hint names
+// snapshot h, snapshot-h is read while the absence of snapshot-(h+1) is checked, so that a
+// true hint costs no more requests than reading the snapshot (one GET and one HEAD, at once).
 func (m *Manager) Latest(ctx context.Context) (*Snapshot, error) {
-	id, err := m.LatestID(ctx)
+	if id, ok := m.readHint(ctx, HintLatest); ok && id > 0 && id < math.MaxInt64 {
+		var next bool
+		var nerr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			next, nerr = m.Exists(ctx, id+1)
+		}()
+		s, err := m.Get(ctx, id)
+		<-done
+		switch {
+		case nerr != nil:
+			return nil, nerr
+		case next:
+			// The hint lags: list.
+		case err == nil:
+			return s, nil
+		case !errors.Is(err, ErrNotFound):
+			return nil, err
+		}
+	}
+	id, err := m.listedLatest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -352,6 +397,38 @@ func (m *Manager) EarliestHint(ctx context.Context) (int64, bool, error) {
 	}
 	id, perr := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	return id, perr == nil, nil
+}
+
+// ConfirmEarliestHint judges id, a value of the EARLIEST hint just read (EarliestHint): ok
+// is true, with the hint's current value, when that value names an existing snapshot. An
+// expiration writes the hint before it deletes anything and never deletes the snapshot the
+// hint names, so a hint naming a missing snapshot either moved meanwhile (another expiration
+// raised it: the hint is read again and judged anew, up to three times, after which the last
+// value is trusted) or lies: ok is false when the hint still holds the same value, or is gone.
+// A lying hint is what a rollback interrupted after deleting the hinted snapshot leaves, or
+// a hint written by hand; callers must then ignore it (Java HintFileUtils.findEarliest falls
+// back to listing in that case too). Errors are those of reading the hint and checking the
+// snapshot.
+func (m *Manager) ConfirmEarliestHint(ctx context.Context, id int64) (int64, bool, error) {
+	for attempt := 0; ; attempt++ {
+		exists, err := m.Exists(ctx, id)
+		if err != nil {
+			return 0, false, err
+		}
+		if exists {
+			return id, true, nil
+		}
+		again, ok, err := m.EarliestHint(ctx)
+		if err != nil || !ok {
+			return 0, false, err
+		}
+		if again == id {
+			return 0, false, nil
+		}
+		if id = again; attempt >= hintAttempts-1 {
+			return id, true, nil
+		}
+	}
 }
 
 // CommitEarliestHint overwrites snapshot/EARLIEST with id (written by snapshot expiration).

@@ -8,12 +8,23 @@
 // back after the known ones. Encoding follows Java HEAD: Jackson's pretty printer, Java's key
 // order, null-valued optional keys omitted.
 //
+// # Hints
+//
+// The LATEST and EARLIEST hints may lag, be missing or lie; they only save listings. The latest
+// snapshot is the id h the LATEST hint names when snapshot-h exists and snapshot-(h+1) does not,
+// otherwise the largest listed id (Manager.LatestID, Manager.Latest). The earliest is the
+// EARLIEST id when that snapshot exists, otherwise the smallest listed id (Manager.EarliestID).
+// A hint naming a missing snapshot (an interrupted rollback, a hand-deleted file) is therefore
+// never returned; Manager.ConfirmEarliestHint tells such a lie from a hint that moved. Snapshot
+// ids end at math.MaxInt64: NextID refuses to go past it.
+//
 // # Errors
 //
 // [ErrNotFound] when a snapshot or tag does not exist (it also matches fileio.ErrNotExist when
 // the file system reported the absence), [ErrCorrupt] when a file is not valid snapshot JSON (the
-// error names the file), [ErrExist] when Commit finds the snapshot id taken. Other file-system
-// errors are wrapped unchanged.
+// error names the file), [ErrExist] when Commit finds the snapshot id taken, [ErrIDOverflow]
+// when no snapshot id follows the latest (NextID). Other file-system errors are wrapped
+// unchanged.
 package snapshot
 
 import (
@@ -21,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -33,7 +45,20 @@ var (
 	ErrCorrupt = errors.New("snapshot: corrupt file")
 	// ErrExist reports that Commit lost the race for a snapshot id: the file already exists.
 	ErrExist = errors.New("snapshot: already exists")
+	// ErrIDOverflow reports that the next snapshot id does not fit an int64: the latest id is
+	// math.MaxInt64 (a crafted or damaged table). Java's long would wrap around to a negative id.
+	ErrIDOverflow = errors.New("snapshot: snapshot id overflow")
 )
+
+// NextID returns the id of the snapshot that follows snapshot id: id + 1. Errors wrap
+// ErrIDOverflow when id is math.MaxInt64 (the next id would wrap to math.MinInt64, which
+// names the file snapshot--9223372036854775808) or below 0.
+func NextID(id int64) (int64, error) {
+	if id < 0 || id == math.MaxInt64 {
+		return 0, fmt.Errorf("%w: no snapshot id follows %d", ErrIDOverflow, id)
+	}
+	return id + 1, nil
+}
 
 // CommitKind is the kind of change a snapshot records (Java Snapshot.CommitKind).
 type CommitKind string

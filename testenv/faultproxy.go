@@ -31,7 +31,8 @@ type Fault struct {
 	// request.
 	After bool
 	// Status is the HTTP status of the failure, with an S3 XML error body:
-	// 403 (AccessDenied, which fileio does not retry) or 500
+	// 403 (AccessDenied, which fileio does not retry), 412
+	// (PreconditionFailed, which fileio reads as "the key is taken") or 500
 	// (InternalError, retried by the S3 client).
 	Status int
 	// Times is how many matching requests fail; 0 means all of them.
@@ -116,8 +117,11 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 // errorBody is an S3 error document for status.
 func errorBody(status int) string {
 	code := "InternalError"
-	if status == http.StatusForbidden {
+	switch status {
+	case http.StatusForbidden:
 		code = "AccessDenied"
+	case http.StatusPreconditionFailed:
+		code = "PreconditionFailed" // what a create-if-absent PUT meets at a taken key
 	}
 	return `<?xml version="1.0" encoding="UTF-8"?>` +
 		"<Error><Code>" + code + "</Code><Message>injected by testenv.FaultProxy</Message><RequestId>0</RequestId></Error>"

@@ -67,6 +67,14 @@ func checkRetain(ts *schema.TableSchema, minSet bool, retainMin int, maxSet bool
 	return nil
 }
 
+// printSkipped warns, on standard error, of the files expire or rollback
+// left alone because the metadata names them unsafely (expire.Skipped).
+func printSkipped(cmd *cobra.Command, skipped []expire.Skipped) {
+	for _, s := range skipped {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: skipped %s: %s\n", s.Path, s.Reason)
+	}
+}
+
 func newExpireCmd() *cobra.Command {
 	var (
 		olderThan                string
@@ -131,6 +139,7 @@ func newExpireCmd() *cobra.Command {
 			for _, p := range res.Deleted {
 				fmt.Fprintln(out, verb, p)
 			}
+			printSkipped(cmd, res.Skipped)
 			if err != nil {
 				return err
 			}

@@ -52,6 +52,7 @@ func newRollbackCmd() *cobra.Command {
 			for _, p := range res.Deleted {
 				fmt.Fprintln(out, "deleted", p)
 			}
+			printSkipped(cmd, res.Skipped)
 			if err != nil {
 				return err
 			}
