@@ -269,7 +269,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Expired: expired, Earliest: end, Skipped: screen(p)}
+	res := Result{Expired: expired, Earliest: end, Skipped: p.Screen()}
 	if opts.DryRun {
 		res.Deleted = p.All()
 		for _, id := range expired {

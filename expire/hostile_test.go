@@ -249,3 +249,46 @@ func TestRollbackMovesEarliestFirst(t *testing.T) {
 	}
 	equal(t, "EARLIEST when snapshot-4 was deleted", seen, []string{"1"})
 }
+
+// TestTagDeleteScreensHostileNames: deleting a tag whose snapshot expired
+// deletes the files only the tag held, through the same plan as expiration;
+// a crafted data-file name made it fail with fileio.ErrInvalidPath, and an
+// offsets property naming the schema made it delete schema/schema-0. Both
+// are skipped and reported, as by Expire and Rollback.
+func TestTagDeleteScreensHostileNames(t *testing.T) {
+	ctx := context.Background()
+	tbl := kvTable(t, nil)
+	fio := tbl.FileIO
+	root := localDir(t, fio)
+	victim := filepath.Join(filepath.Dir(root), "evil.parquet")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(t, tbl, kv([]int64{1}, "a"))      // 1
+	craft(t, tbl, "../../evil.parquet", 2)  // 2
+	setOffsetsProperty(t, fio, 2, "schema/schema-0")
+	if _, err := tag.Create(ctx, fio, tbl.Schema, "t", 2, tag.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	overwrite(t, tbl, kv([]int64{3}, "b")) // 3: drops the crafted file
+	write(t, tbl, kv([]int64{4}, "b"))     // 4
+	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatalf("Expire: %v", err)
+	}
+	equal(t, "expired", res.Expired, []int64{1, 2, 3})
+	equal(t, "skipped by expire", skippedPaths(res.Skipped), []string{})
+
+	del, err := tag.Delete(ctx, fio, tbl.Schema, "t", tag.DeleteOptions{})
+	if err != nil {
+		t.Fatalf("tag.Delete: %v", err)
+	}
+	equal(t, "skipped by tag.Delete", skippedPaths(del.Skipped), []string{"bucket-0/../../evil.parquet", "schema/schema-0"})
+	if ok, err := fio.Exists(ctx, "schema/schema-0"); err != nil || !ok {
+		t.Errorf("schema/schema-0 after tag.Delete: exists %v, %v", ok, err)
+	}
+	if data, err := os.ReadFile(victim); err != nil || string(data) != "keep" {
+		t.Errorf("%s: %q, %v", victim, data, err)
+	}
+	equal(t, "rows", read(t, fio), []string{"3|b", "4|b"})
+}

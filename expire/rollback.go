@@ -168,7 +168,7 @@ func Rollback(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, t
 		if p, err = planRollback(ctx, t, target, newer, goneTags, keptTags, par); err != nil {
 			return RollbackResult{}, err
 		}
-		res.Skipped = screen(p)
+		res.Skipped = p.Screen()
 	}
 
 	d := &snapfiles.Deleter{FIO: fio, Width: par, Hook: opts.beforeDelete}

@@ -1,79 +1,24 @@
 package expire
 
-import (
-	"strings"
-	"unicode/utf8"
-
-	"github.com/paimon-go/paimon/internal/snapfiles"
-	"github.com/paimon-go/paimon/progress"
-)
+import "github.com/paimon-go/paimon/internal/snapfiles"
 
 // Skipped is a file the table's metadata names that Expire or Rollback
-// would delete but leaves alone, because the name cannot be a file this
-// package may delete.
-type Skipped struct {
-	// Path is the path the metadata names, relative to the table root, as
-	// resolved (a data file "../x" of bucket 0 is "bucket-0/../x").
-	Path string
-	// Reason says why: ReasonUnsafePath or ReasonNotOffsetsFile.
-	Reason string
-}
+// would delete but leaves alone, because the name cannot be a file table
+// maintenance may delete (a crafted name below or outside the table root,
+// or an offsets property naming some other file). Path is relative to the
+// table root as resolved (a data file "../x" of bucket 0 is "bucket-0/../x");
+// Reason is ReasonUnsafePath or ReasonNotOffsetsFile. Tag deletion reports
+// the same type (tag.DeleteResult.Skipped).
+type Skipped = snapfiles.Skipped
 
 // Reasons of Skipped.
 const (
 	// ReasonUnsafePath: the path has an empty, "." or ".." element (a file
-	// name such as "../x" or "/x"), is empty or not valid UTF-8: it may
-	// lie outside the table root, and fileio refuses it
-	// (fileio.ErrInvalidPath).
-	ReasonUnsafePath = "unsafe path"
+	// name such as "../x" or "/x"), is empty or not valid UTF-8: it may lie
+	// outside the table root, and fileio refuses it (fileio.ErrInvalidPath).
+	ReasonUnsafePath = snapfiles.ReasonUnsafePath
 	// ReasonNotOffsetsFile: a realtime.offsets snapshot property resolves to
 	// a file that is not <Dir(branch)>/<name>.offsets (progress.IsFilePath),
 	// such as schema/schema-0 or a data file.
-	ReasonNotOffsetsFile = "not an offsets file"
+	ReasonNotOffsetsFile = snapfiles.ReasonNotOffsetsFile
 )
-
-// screen removes from p every path this package must not delete and
-// returns them, in p's order: paths that are not safe paths below the table
-// root (see ReasonUnsafePath) from every group, and offsets paths that do
-// not have the form of an offsets file. The remaining plan is what a run
-// deletes, so that a crafted name neither blocks maintenance (fileio would
-// fail the deletion, every run) nor makes it delete a file the name was not
-// meant to reach.
-func screen(p *snapfiles.Plan) []Skipped {
-	var out []Skipped
-	keep := func(paths []string, offsets bool) []string {
-		kept := paths[:0]
-		for _, x := range paths {
-			switch {
-			case !safePath(x):
-				out = append(out, Skipped{Path: x, Reason: ReasonUnsafePath})
-			case offsets && !progress.IsFilePath(x):
-				out = append(out, Skipped{Path: x, Reason: ReasonNotOffsetsFile})
-			default:
-				kept = append(kept, x)
-			}
-		}
-		return kept
-	}
-	p.Data = keep(p.Data, false)
-	p.Index = keep(p.Index, false)
-	p.Manifests = keep(p.Manifests, false)
-	p.Lists = keep(p.Lists, false)
-	p.Offsets = keep(p.Offsets, true)
-	return out
-}
-
-// safePath reports whether p is a relative path of non-empty elements
-// other than "." and "..", valid UTF-8 without NUL: a path below the table
-// root (the paths fileio accepts).
-func safePath(p string) bool {
-	if p == "" || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return false
-	}
-	for elem := range strings.SplitSeq(p, "/") {
-		if elem == "" || elem == "." || elem == ".." {
-			return false
-		}
-	}
-	return true
-}

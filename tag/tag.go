@@ -187,7 +187,16 @@ type DeleteResult struct {
 	// Deleted are the files deleted besides the tag file (paths relative to
 	// the table root), in deletion order.
 	Deleted []string
+	// Skipped are files the tag's metadata names that Delete leaves alone
+	// because table maintenance may not delete them: a crafted data-file
+	// name ("../x", "/x") or an offsets property naming some other file
+	// (the screening of expiration, see expire.Skipped).
+	Skipped []Skipped
 }
+
+// Skipped is a file a deletion leaves alone (see DeleteResult.Skipped); it
+// is the type expire.Skipped names too.
+type Skipped = snapfiles.Skipped
 
 // Delete deletes tag name of the table rooted at fio (schema ts) (Java
 // TagManager.deleteTag). When the tagged snapshot has expired and no other
@@ -252,6 +261,7 @@ func Delete(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, nam
 	if p == nil {
 		return res, nil
 	}
+	res.Skipped = p.Screen()
 	w := opts.Parallelism
 	if w <= 0 {
 		w = 8

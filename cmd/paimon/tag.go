@@ -88,6 +88,7 @@ func newTagDeleteCmd() *cobra.Command {
 			for _, p := range res.Deleted {
 				fmt.Fprintln(out, "deleted", p)
 			}
+			printSkipped(cmd, res.Skipped)
 			return err
 		}),
 	}
