@@ -264,8 +264,8 @@ func TestTagDeleteScreensHostileNames(t *testing.T) {
 	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	write(t, tbl, kv([]int64{1}, "a"))      // 1
-	craft(t, tbl, "../../evil.parquet", 2)  // 2
+	write(t, tbl, kv([]int64{1}, "a"))     // 1
+	craft(t, tbl, "../../evil.parquet", 2) // 2
 	setOffsetsProperty(t, fio, 2, "schema/schema-0")
 	if _, err := tag.Create(ctx, fio, tbl.Schema, "t", 2, tag.CreateOptions{}); err != nil {
 		t.Fatal(err)
