@@ -17,6 +17,16 @@ var (
 	// is io/fs.ErrExist.
 	ErrExist = fs.ErrExist
 
+	// ErrOutcomeUnknown means CreateIfAbsent cannot tell whether it created
+	// the file: an attempt failed in a way that may have left the file
+	// written (a lost answer, S3's 409 ConditionalRequestConflict, a
+	// transient error on the last attempt), and neither a later attempt nor
+	// reading the file back settled it (the read failed, or the retries ran
+	// out). The file may hold the caller's data, another writer's, or be
+	// absent; a caller must not act as if it lost a race (and delete what
+	// the file could refer to) nor as if it won.
+	ErrOutcomeUnknown = errors.New("create outcome unknown")
+
 	// ErrClosed means the FileIO or the File was used after Close. It is
 	// io/fs.ErrClosed.
 	ErrClosed = fs.ErrClosed

@@ -52,6 +52,9 @@ type store struct {
 	query   string // raw URL query, kept for URL()
 	retry   retryPolicy
 	stats   counters
+	// retriesCreates is set for gs, whose client retries a conditional
+	// write by itself: an "exists" answer may follow a lost response.
+	retriesCreates bool
 	// deleteHeads is set for s3, whose Delete is a HEAD plus a DELETE.
 	deleteHeads bool
 	closed      atomic.Bool
@@ -139,6 +142,7 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 		} else {
 			bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
 			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
+			s.retriesCreates = true
 		}
 		if err != nil {
 			return nil, fmt.Errorf("fileio: open %q: %w", rawURL, err)
@@ -443,11 +447,19 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 // If an attempt failed in a way that leaves it unknown whether the object was
 // written (a lost response, or S3's 409 ConditionalRequestConflict), the next
 // attempt's "exists" answer is checked by reading the object back: if it
-// holds exactly data, the earlier attempt won and CreateIfAbsent returns nil.
-// Callers must therefore make concurrent writers' data differ (a snapshot
-// does: it names its commit user and identifier).
+// holds exactly data, the earlier attempt won and CreateIfAbsent returns nil;
+// if it holds other bytes, another writer won (ErrExist). On GCS every
+// "exists" answer is checked that way, because the GCS client retries a
+// conditional write by itself after a lost response. Callers must therefore
+// make concurrent writers' data differ (a snapshot does: it names its commit
+// user and identifier).
 //
-// Errors: ErrExist if the path is taken.
+// Errors: ErrExist if another writer's file takes the path; ErrOutcomeUnknown
+// (wrapping the store's errors) if the file may have been written by this
+// call and the check could not tell (the read-back failed, or every attempt
+// failed after one whose outcome is unknown): the path may hold data, other
+// bytes, or nothing. A first attempt refused outright (for example 403)
+// wraps the store's error only.
 func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) error {
 	key, err := f.key("create", path)
 	if err != nil {
@@ -457,7 +469,7 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 		c := gcerrors.Code(err)
 		return c == gcerrors.FailedPrecondition || c == gcerrors.AlreadyExists
 	}
-	ambiguous := false
+	ambiguous := f.s.retriesCreates
 	for attempt := 1; ; attempt++ {
 		f.s.stats.add(opPut)
 		err = f.s.bucket.WriteAll(ctx, key, data, writerOptions(true))
@@ -465,30 +477,45 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 			return nil
 		}
 		if exists(err) {
-			if ambiguous && f.holds(ctx, key, data) {
+			if !ambiguous {
+				return fmt.Errorf("fileio: create %s: %w", f.s.location(key), ErrExist)
+			}
+			ours, rerr := f.holds(ctx, key, data)
+			switch {
+			case rerr != nil:
+				return fmt.Errorf("fileio: create %s: %w: the store answered that it exists after an attempt with a lost answer, and reading it back failed: %w",
+					f.s.location(key), ErrOutcomeUnknown, f.wrapErr("read", key, rerr))
+			case ours:
 				return nil
 			}
 			return fmt.Errorf("fileio: create %s: %w", f.s.location(key), ErrExist)
 		}
-		if attempt >= f.s.retry.attempts || !transient(ctx, err) {
-			return f.wrapErr("create", key, err)
-		}
-		ambiguous = true
-		if f.s.retry.wait(ctx, attempt) != nil {
+		// A transient failure (5xx, a network error) or one cut short by ctx
+		// may have been applied by the store.
+		maybe := ctx.Err() != nil || transient(context.WithoutCancel(ctx), err)
+		ambiguous = ambiguous || maybe
+		if !maybe || attempt >= f.s.retry.attempts || f.s.retry.wait(ctx, attempt) != nil {
+			if ambiguous {
+				return fmt.Errorf("fileio: create %s: %w: %w", f.s.location(key), ErrOutcomeUnknown, f.wrapErr("create", key, err))
+			}
 			return f.wrapErr("create", key, err)
 		}
 	}
 }
 
-// holds reports whether the object key exists with exactly data as content.
-func (f *FileIO) holds(ctx context.Context, key string, data []byte) bool {
+// holds reports whether the object key exists with exactly data as content;
+// err is the read's error (ErrNotExist-wrapping when the object is absent).
+func (f *FileIO) holds(ctx context.Context, key string, data []byte) (bool, error) {
 	var got []byte
 	err := f.s.do(ctx, opGet, func() error {
 		var err error
 		got, err = f.s.bucket.ReadAll(ctx, key)
 		return err
 	})
-	return err == nil && bytes.Equal(got, data)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(got, data), nil
 }
 
 // Create returns a writer for the file at path. The file appears, complete,

@@ -31,6 +31,8 @@ type faulty struct {
 	fail map[string]int
 	// failErr is the error injected; errInjected if nil.
 	failErr error
+	// opErr, when it names the operation, overrides failErr for it.
+	opErr map[string]error
 	// putLands makes an injected put failure happen after the object was
 	// written, like a lost response.
 	putLands bool
@@ -47,6 +49,9 @@ func (d *faulty) take(op string) error {
 	defer d.mu.Unlock()
 	if d.fail[op] > 0 {
 		d.fail[op]--
+		if err := d.opErr[op]; err != nil {
+			return err
+		}
 		if d.failErr != nil {
 			return d.failErr
 		}
@@ -333,4 +338,53 @@ func TestRangePastEndOnStrictStore(t *testing.T) {
 		t.Fatalf("Open(empty) = %v", err)
 	}
 	file.Close()
+}
+
+// Issue 12 part 1: the PUT lands, its answer is lost, the retry meets the
+// object ("exists") and reading it back fails. The object may be ours:
+// CreateIfAbsent must not report ErrExist (the committer would take it as a
+// lost race and delete what the snapshot refers to).
+func TestCreateIfAbsentLostResponseThenFailedCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		getErr  error
+		getFail int
+		gets    int64
+	}{
+		{"read-back denied once", httpError(http.StatusForbidden, "AccessDenied"), 1, 1},
+		{"read-back fails on every retry", errInjected, 4, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			f, d := newFaulty(t)
+			d.fail["put"], d.putLands = 1, true
+			d.fail["get"] = tc.getFail
+			d.opErr = map[string]error{"get": tc.getErr}
+			err := f.CreateIfAbsent(ctx, "snapshot/snapshot-2", []byte("mine"))
+			if !errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrExist) {
+				t.Fatalf("CreateIfAbsent: %v, want ErrOutcomeUnknown and not ErrExist", err)
+			}
+			if got := f.Stats(); got != (Stats{Put: 2, Get: tc.gets}) {
+				t.Errorf("Stats = %+v, want 2 puts and %d gets", got, tc.gets)
+			}
+		})
+	}
+}
+
+// A transient failure of the last attempt leaves the outcome unknown; a
+// permanent refusal of the first attempt does not.
+func TestCreateIfAbsentGivesUpOutcomeUnknown(t *testing.T) {
+	ctx := context.Background()
+	f, d := newFaulty(t)
+	d.fail["put"] = 4
+	err := f.CreateIfAbsent(ctx, "s", []byte("mine"))
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, errInjected) {
+		t.Fatalf("CreateIfAbsent after 4 transient failures: %v, want ErrOutcomeUnknown wrapping the failure", err)
+	}
+	f, d = newFaulty(t)
+	d.fail["put"], d.failErr = 1, httpError(http.StatusForbidden, "AccessDenied")
+	err = f.CreateIfAbsent(ctx, "s", []byte("mine"))
+	if err == nil || errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrExist) {
+		t.Fatalf("CreateIfAbsent refused with 403: %v, want neither ErrOutcomeUnknown nor ErrExist", err)
+	}
 }
