@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,21 +24,35 @@ type Fault struct {
 	// (including create-if-absent), http.MethodGet, http.MethodHead,
 	// http.MethodDelete.
 	Method string
-	// Key is a substring of the object keys to fail.
+	// Key is a substring of the object keys to fail. Listings have the key
+	// "?list=PREFIX".
 	Key string
+	// Class, when set, replaces Key: the fault matches the keys whose
+	// KeyClass is Class.
+	Class string
+	// Skip lets the first Skip matching requests through before the fault
+	// fails any.
+	Skip int
+	// Armed, when set, keeps the fault off until Armed has failed a
+	// request (a read-back failing only after the write's answer was lost).
+	Armed *Fault
 	// After forwards the request, so that the store applies it, and then
 	// replaces the store's answer with Status: a lost answer. Otherwise the
 	// proxy answers Status without forwarding: the store never sees the
 	// request.
 	After bool
 	// Status is the HTTP status of the failure, with an S3 XML error body:
-	// 403 (AccessDenied, which fileio does not retry) or 500
-	// (InternalError, retried by the S3 client).
+	// 403 (AccessDenied, which fileio does not retry), 409
+	// (ConditionalRequestConflict, S3's answer to a conditional write racing
+	// another on the key), 412 (PreconditionFailed, the key exists), 503
+	// (SlowDown) or another status (InternalError); fileio retries 409 and
+	// 5xx.
 	Status int
 	// Times is how many matching requests fail; 0 means all of them.
 	Times int
 
 	hits atomic.Int64
+	seen int // matching requests, under FaultProxy.mu
 }
 
 // Hits returns how many requests the fault failed.
@@ -91,7 +106,11 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 		return nil
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f := p.match(r.Method, strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/"))
+		key := strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/")
+		if r.URL.Path == "/"+p.bucket || r.URL.Path == "/"+p.bucket+"/" {
+			key = "?list=" + r.URL.Query().Get("prefix")
+		}
+		f := p.match(r.Method, key)
 		switch {
 		case f == nil:
 		case !f.After:
@@ -113,11 +132,30 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 	return p, u.String()
 }
 
+// KeyClass returns key up to its first UUID ("db.db/t/manifest/manifest-list-"
+// for "db.db/t/manifest/manifest-list-<uuid>-1"), or key itself when it has
+// none: the part of a key that is the same in every run of an operation.
+func KeyClass(key string) string {
+	if loc := uuidRE.FindStringIndex(key); loc != nil {
+		return key[:loc[0]]
+	}
+	return key
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
 // errorBody is an S3 error document for status.
 func errorBody(status int) string {
 	code := "InternalError"
-	if status == http.StatusForbidden {
+	switch status {
+	case http.StatusForbidden:
 		code = "AccessDenied"
+	case http.StatusConflict:
+		code = "ConditionalRequestConflict"
+	case http.StatusPreconditionFailed:
+		code = "PreconditionFailed"
+	case http.StatusServiceUnavailable:
+		code = "SlowDown"
 	}
 	return `<?xml version="1.0" encoding="UTF-8"?>` +
 		"<Error><Code>" + code + "</Code><Message>injected by testenv.FaultProxy</Message><RequestId>0</RequestId></Error>"
@@ -129,7 +167,12 @@ func (p *FaultProxy) match(method, key string) *Fault {
 	defer p.mu.Unlock()
 	p.log = append(p.log, method+" "+key)
 	for _, f := range p.faults {
-		if f.Method == method && strings.Contains(key, f.Key) && (f.Times == 0 || f.Hits() < f.Times) {
+		if f.Method != method || (f.Class == "" && !strings.Contains(key, f.Key)) || (f.Class != "" && KeyClass(key) != f.Class) ||
+			(f.Armed != nil && f.Armed.Hits() == 0) {
+			continue
+		}
+		f.seen++
+		if f.seen > f.Skip && (f.Times == 0 || f.Hits() < f.Times) {
 			f.hits.Add(1)
 			return f
 		}
