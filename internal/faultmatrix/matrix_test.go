@@ -266,7 +266,7 @@ func TestFaultMatrix(t *testing.T) {
 // the operation's run on it.
 func newTable(t *testing.T, op operation) (*testenv.FaultProxy, *catalog.Table, func(context.Context, *testing.T, *catalog.Table) error) {
 	proxy, u := testenv.NewFaultProxy(t, testenv.MinIO(t))
-	tbl := tabletest.NewTable(t, u, op.schema)
+	tbl := newTableAt(t, u, op.schema)
 	op.setup(context.Background(), t, tbl)
 	run := op.run
 	if op.prepare != nil {
@@ -274,6 +274,11 @@ func newTable(t *testing.T, op operation) (*testenv.FaultProxy, *catalog.Table, 
 	}
 	proxy.TakeLog()
 	return proxy, tbl, run
+}
+
+// newTableAt creates table db.t with schema s in the warehouse at u.
+func newTableAt(t *testing.T, u string, s catalog.Schema) *catalog.Table {
+	return tabletest.NewTable(t, u, s)
 }
 
 // record runs op without faults and returns the requests it made.
