@@ -78,6 +78,8 @@
 // Test them with errors.Is:
 //
 //   - [ErrNotExist] (identical to io/fs.ErrNotExist): the file does not exist.
+//     A GCS 403, which gocloud reports as NotFound, wraps io/fs.ErrPermission
+//     instead: a denial is no proof of absence.
 //     Returned by ReadFile, NewRangeReader, Open, Size and Delete. Exists
 //     reports false instead; List of a missing directory returns no entries.
 //   - [ErrExist] (identical to io/fs.ErrExist): CreateIfAbsent found the path

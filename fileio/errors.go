@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 
 	"gocloud.dev/gcerrors"
 )
@@ -51,8 +52,25 @@ func (f *FileIO) wrapErr(op, key string, err error) error {
 		return nil
 	}
 	loc := f.s.location(key)
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	if notFound(err) {
 		return fmt.Errorf("fileio: %s %s: %w", op, loc, ErrNotExist)
 	}
+	if gcerrors.Code(err) == gcerrors.NotFound { // a denial gcsblob calls NotFound
+		return fmt.Errorf("fileio: %s %s: %w: %w", op, loc, fs.ErrPermission, err)
+	}
 	return fmt.Errorf("fileio: %s %s: %w", op, loc, err)
+}
+
+// notFound reports whether err says that the object does not exist.
+// gocloud's gcsblob reports HTTP 403 as NotFound too (GCS denies access to
+// objects that may not exist); a denial proves nothing about the object
+// (taking it as absence made an expiration think a snapshot file it could
+// not delete was gone, and a create's check think the create failed), so
+// it is not taken as absence.
+func notFound(err error) bool {
+	if gcerrors.Code(err) != gcerrors.NotFound {
+		return false
+	}
+	status, ok := httpStatus(err)
+	return !ok || status != http.StatusForbidden
 }

@@ -401,13 +401,13 @@ func (f *FileIO) openRange(ctx context.Context, key string, offset, length int64
 	if err == nil {
 		return r, r.Size(), nil
 	}
-	if gcerrors.Code(err) == gcerrors.NotFound || (offset == 0 && length < 0) || ctx.Err() != nil {
+	if notFound(err) || (offset == 0 && length < 0) || ctx.Err() != nil {
 		return nil, 0, err
 	}
 	f.s.stats.add(opHead)
 	attrs, aerr := f.s.bucket.Attributes(ctx, key)
 	switch {
-	case aerr != nil && gcerrors.Code(aerr) == gcerrors.NotFound:
+	case aerr != nil && notFound(aerr):
 		return nil, 0, aerr
 	case aerr == nil && offset >= attrs.Size:
 		return io.NopCloser(bytes.NewReader(nil)), attrs.Size, nil
@@ -607,7 +607,7 @@ func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
 		return false, err
 	}
 	_, err = f.attributes(ctx, key)
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	if notFound(err) {
 		return false, nil
 	}
 	return err == nil, f.wrapErr("stat", key, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/driver"
 	"gocloud.dev/gcerrors"
+	"google.golang.org/api/googleapi"
 
 	"github.com/paimon-go/paimon/fileio/internal/localblob"
 )
@@ -63,6 +65,10 @@ func (d *faulty) take(op string) error {
 func (d *faulty) ErrorCode(err error) gcerrors.ErrorCode {
 	if errors.Is(err, errInjected) {
 		return gcerrors.Unknown
+	}
+	var gerr *googleapi.Error
+	if errors.As(err, &gerr) && (gerr.Code == http.StatusForbidden || gerr.Code == http.StatusNotFound) {
+		return gcerrors.NotFound // as gcsblob answers
 	}
 	var re *smithyhttp.ResponseError
 	if errors.As(err, &re) {
@@ -386,5 +392,33 @@ func TestCreateIfAbsentGivesUpOutcomeUnknown(t *testing.T) {
 	err = f.CreateIfAbsent(ctx, "s", []byte("mine"))
 	if err == nil || errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrExist) {
 		t.Fatalf("CreateIfAbsent refused with 403: %v, want neither ErrOutcomeUnknown nor ErrExist", err)
+	}
+}
+
+// gocloud's gcsblob reports a GCS 403 as NotFound. A denied read, stat or
+// delete must not pass for a missing file: an expiration took a denied
+// DELETE of a snapshot file for "already gone" and left the snapshot
+// referring to deleted manifests.
+func TestGCSDenialIsNotAbsence(t *testing.T) {
+	ctx := context.Background()
+	f, d := newFaulty(t)
+	if err := f.WriteFile(ctx, "snapshot/snapshot-1", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	denied := &googleapi.Error{Code: http.StatusForbidden}
+	d.fail["get"], d.fail["attrs"], d.fail["delete"] = 1, 1, 1
+	d.failErr = denied
+	if _, err := f.ReadFile(ctx, "snapshot/snapshot-1"); errors.Is(err, ErrNotExist) || !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("denied ReadFile: %v, want fs.ErrPermission and not ErrNotExist", err)
+	}
+	if ok, err := f.Exists(ctx, "snapshot/snapshot-1"); err == nil || ok {
+		t.Errorf("denied Exists: %v, %v; want an error", ok, err)
+	}
+	if err := f.Delete(ctx, "snapshot/snapshot-1"); errors.Is(err, ErrNotExist) || !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("denied Delete: %v, want fs.ErrPermission and not ErrNotExist", err)
+	}
+	d.fail["get"], d.failErr = 1, &googleapi.Error{Code: http.StatusNotFound}
+	if _, err := f.ReadFile(ctx, "snapshot/snapshot-1"); !errors.Is(err, ErrNotExist) {
+		t.Errorf("ReadFile answered 404: %v, want ErrNotExist", err)
 	}
 }

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -88,8 +90,77 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 	if err != nil || target.Host == "" {
 		t.Fatalf("testenv: fault proxy: %s names no endpoint (%v)", bucketURL, err)
 	}
-	p := &FaultProxy{bucket: u.Host}
+	p, srv := newFaultProxy(t, u.Host, target, false)
+	q.Set("endpoint", srv.URL)
+	u.RawQuery = q.Encode()
+	return p, u.String()
+}
+
+// NewGCSFaultProxy starts a FaultProxy in front of the fake-gcs-server
+// bucket of bucketURL (as FakeGCS returns it, "gs://BUCKET") and points
+// STORAGE_EMULATOR_HOST at the proxy for the rest of the test (t.Setenv),
+// so that fileio.Open(bucketURL) goes through it. Keys are the object
+// names of the JSON API paths (".../b/BUCKET/o/KEY"), of XML reads
+// ("/BUCKET/KEY") and of uploads (POST, the name taken from the upload's
+// metadata). The proxy is stopped when t ends.
+func NewGCSFaultProxy(t testing.TB, bucketURL string) *FaultProxy {
+	t.Helper()
+	u, err := url.Parse(bucketURL)
+	if err != nil || u.Scheme != "gs" {
+		t.Fatalf("testenv: GCS fault proxy: %s is no gs:// URL (%v)", bucketURL, err)
+	}
+	host := os.Getenv("STORAGE_EMULATOR_HOST")
+	target, err := url.Parse("http://" + strings.TrimPrefix(host, "http://"))
+	if err != nil || host == "" {
+		t.Fatalf("testenv: GCS fault proxy: STORAGE_EMULATOR_HOST %q: %v", host, err)
+	}
+	p, srv := newFaultProxy(t, u.Host, target, true)
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(srv.URL, "http://"))
+	return p
+}
+
+// uploadName finds the object name in the JSON metadata of a GCS upload.
+var uploadName = regexp.MustCompile(`"name":\s*"([^"]*)"`)
+
+// gcsKey returns the object key of a GCS request (see NewGCSFaultProxy),
+// reading and restoring r's body for uploads.
+func gcsKey(r *http.Request, bucket string) string {
+	path := r.URL.Path
+	if i := strings.Index(path, "/b/"+bucket+"/o"); i >= 0 {
+		rest := strings.TrimPrefix(path[i+len("/b/"+bucket+"/o"):], "/")
+		if rest != "" {
+			return rest
+		}
+		if r.Method == http.MethodGet {
+			return "?list=" + r.URL.Query().Get("prefix")
+		}
+		if name := r.URL.Query().Get("name"); name != "" {
+			return name
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if m := uploadName.FindSubmatch(body); m != nil {
+			return string(m[1])
+		}
+		return "?upload"
+	}
+	return strings.TrimPrefix(path, "/"+bucket+"/")
+}
+
+// newFaultProxy starts the proxy to target for bucket; gcs selects GCS
+// keys and sends the target's Host (fake-gcs-server routes XML reads by
+// it; S3 signs the Host, so MinIO must see the proxy's).
+func newFaultProxy(t testing.TB, bucket string, target *url.URL, gcs bool) (*FaultProxy, *httptest.Server) {
+	p := &FaultProxy{bucket: bucket}
 	rp := httputil.NewSingleHostReverseProxy(target)
+	if gcs {
+		director := rp.Director
+		rp.Director = func(r *http.Request) {
+			director(r)
+			r.Host = target.Host
+		}
+	}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		f, _ := resp.Request.Context().Value(faultKey{}).(*Fault)
 		if f == nil {
@@ -106,9 +177,14 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 		return nil
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/")
-		if r.URL.Path == "/"+p.bucket || r.URL.Path == "/"+p.bucket+"/" {
+		var key string
+		switch {
+		case gcs:
+			key = gcsKey(r, p.bucket)
+		case r.URL.Path == "/"+p.bucket || r.URL.Path == "/"+p.bucket+"/":
 			key = "?list=" + r.URL.Query().Get("prefix")
+		default:
+			key = strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/")
 		}
 		f := p.match(r.Method, key)
 		switch {
@@ -127,9 +203,7 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	q.Set("endpoint", srv.URL)
-	u.RawQuery = q.Encode()
-	return p, u.String()
+	return p, srv
 }
 
 // KeyClass returns key up to its first UUID ("db.db/t/manifest/manifest-list-"

@@ -58,7 +58,7 @@ func TestCreateIfAbsentCallersLostAnswerFailedCheck(t *testing.T) {
 		existed: fileio.ErrExist,
 	}} {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
-			proxy, u := testenv.NewFaultProxy(t, testenv.MinIO(t))
+			proxy, u := minio(t)
 			tbl := newAppendTableWithRow(t, u)
 			put := &testenv.Fault{Method: http.MethodPut, Key: tc.key, After: true, Status: 500, Times: 1}
 			get := &testenv.Fault{Method: http.MethodGet, Key: tc.key, Status: 403, Times: 1, Armed: put}
