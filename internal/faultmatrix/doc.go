@@ -9,8 +9,14 @@
 // expected rows, and every file every snapshot refers to must exist. The
 // package has no API; everything is in its test files.
 //
-// The short form runs by default (the requests on snapshot/ files); the
-// long form (every request) runs with -faults.long:
+// The short form runs by default (the PUTs and DELETEs of snapshot files
+// and of the EARLIEST hint); the long form (every request) runs with
+// -faults.long:
 //
 //	go test ./internal/faultmatrix -run TestFaultMatrix -faults.long -v
+//
+// TestFaultMatrixGCS runs the same matrix on fake-gcs-server (through
+// testenv.NewGCSFaultProxy), without the faults that repeat without end,
+// and is skipped when the binary is absent. The other tests check the
+// other create-if-absent callers (tags, schemas, offsets files).
 package faultmatrix

@@ -258,14 +258,14 @@ func TestFaultMatrix(t *testing.T) {
 	runMatrix(t, minio, *long, kinds)
 }
 
-// TestFaultMatrixGCS is the short form on fake-gcs-server (skipped without
+// TestFaultMatrixGCS is the matrix on fake-gcs-server (skipped without
 // it), where uploads are POSTs and the GCS client retries a request after
 // a lost answer itself: the retry of an applied create answers 412. Faults
 // that repeat without end are left out: the client retries uploads for
 // 32 s.
 func TestFaultMatrixGCS(t *testing.T) {
 	testenv.FakeGCS(t)
-	runMatrix(t, fakeGCS, false, func(method string) []kind {
+	runMatrix(t, fakeGCS, *long, func(method string) []kind {
 		var out []kind
 		for _, k := range kinds(method) {
 			if !strings.Contains(k.name, "every") && !strings.Contains(k.name, "4 times") {
