@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"cloud.google.com/go/storage"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -52,9 +53,6 @@ type store struct {
 	query   string // raw URL query, kept for URL()
 	retry   retryPolicy
 	stats   counters
-	// retriesCreates is set for gs, whose client retries a conditional
-	// write by itself: an "exists" answer may follow a lost response.
-	retriesCreates bool
 	// deleteHeads is set for s3, whose Delete is a HEAD plus a DELETE.
 	deleteHeads bool
 	closed      atomic.Bool
@@ -142,7 +140,6 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 		} else {
 			bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
 			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
-			s.retriesCreates = true
 		}
 		if err != nil {
 			return nil, fmt.Errorf("fileio: open %q: %w", rawURL, err)
@@ -448,11 +445,10 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 // written (a lost response, or S3's 409 ConditionalRequestConflict), the next
 // attempt's "exists" answer is checked by reading the object back: if it
 // holds exactly data, the earlier attempt won and CreateIfAbsent returns nil;
-// if it holds other bytes, another writer won (ErrExist). On GCS every
-// "exists" answer is checked that way, because the GCS client retries a
-// conditional write by itself after a lost response. Callers must therefore
-// make concurrent writers' data differ (a snapshot does: it names its commit
-// user and identifier).
+// if it holds other bytes, another writer won (ErrExist). Callers must
+// therefore make concurrent writers' data differ (a snapshot does: it names
+// its commit user and identifier). The GCS client's own retries are turned
+// off for these writes (noClientRetries), so that every attempt is seen here.
 //
 // Errors: ErrExist if another writer's file takes the path; ErrOutcomeUnknown
 // (wrapping the store's errors) if the file may have been written by this
@@ -469,10 +465,12 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 		c := gcerrors.Code(err)
 		return c == gcerrors.FailedPrecondition || c == gcerrors.AlreadyExists
 	}
-	ambiguous := f.s.retriesCreates
+	opts := writerOptions(true)
+	opts.BeforeWrite = noClientRetries
+	ambiguous := false
 	for attempt := 1; ; attempt++ {
 		f.s.stats.add(opPut)
-		err = f.s.bucket.WriteAll(ctx, key, data, writerOptions(true))
+		err = f.s.bucket.WriteAll(ctx, key, data, opts)
 		if err == nil {
 			return nil
 		}
@@ -501,6 +499,19 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 			return f.wrapErr("create", key, err)
 		}
 	}
+}
+
+// noClientRetries is the BeforeWrite of CreateIfAbsent: it turns off the
+// GCS client's own retries of the write (other stores' clients do not
+// retry here). The GCS client retries a conditional write after a lost
+// response by itself, and the retry's 412 reached CreateIfAbsent as a
+// first answer "exists": a lost race, although the write was ours.
+func noClientRetries(as func(any) bool) error {
+	var obj **storage.ObjectHandle
+	if as(&obj) {
+		*obj = (*obj).Retryer(storage.WithPolicy(storage.RetryNever))
+	}
+	return nil
 }
 
 // holds reports whether the object key exists with exactly data as content;
