@@ -483,10 +483,11 @@ func (c *Committer) Close() error {
 // published then.
 //
 // Errors: ErrConflict, ErrRetriesExhausted, ErrNoProgress,
-// snapshot.ErrIDOverflow, ErrUnsupported, ctx errors, and file-system
-// errors. After an error nothing was published, except (1) when
-// creating the snapshot failed with an unknown outcome and checking it failed
-// too; then the written manifests are left in place (an orphan at worst); and
+// snapshot.ErrIDOverflow, ErrUnsupported, ErrOutcomeUnknown, ctx errors, and
+// file-system errors. After an error nothing was published, except (1)
+// ErrOutcomeUnknown: creating the snapshot may have succeeded and reading it
+// back failed; then nothing it could refer to is deleted (an orphan at worst)
+// and a retry of the same identifier commits exactly once; and
 // (2) ErrCompactionNotCommitted: the APPEND snapshot of the data files was
 // published (its id is returned) and only the compaction changes failed.
 func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
@@ -1123,6 +1124,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		c.beforeCreate()
 	}
 	err = c.fio.CreateIfAbsent(ctx, path, data)
+	// An unknown outcome becomes nil (ours), fileio.ErrExist (another's) or
+	// stays unknown (ErrOutcomeUnknown): then nothing may be deleted.
+	err = newOutcomeResolver(c.fio, c.sleep).resolve(ctx, path, data, err)
 	if err == nil && b.snap != nil {
 		// The id after the base may have been used and then deleted by an
 		// expiration since the base was read (always possible for a cached
@@ -1153,22 +1157,12 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		p.rebase.lostAt(s.ID)
 		return attempt{cached: cached}, nil
 	}
-	// Unknown outcome: look at what is there now.
-	got, gerr := c.snaps.Get(context.WithoutCancel(ctx), s.ID)
-	switch {
-	case gerr == nil && got.CommitUser == s.CommitUser && got.CommitIdentifier == s.CommitIdentifier &&
-		got.BaseManifestList == s.BaseManifestList && got.DeltaManifestList == s.DeltaManifestList:
-		return published(), nil
-	case gerr == nil:
-		cleanBase()
-		p.rebase.lostAt(s.ID)
-		return attempt{cached: cached}, nil // someone else's snapshot: lost the race
-	case errors.Is(gerr, snapshot.ErrNotFound):
-		cleanBase()
-		return attempt{}, fmt.Errorf("commit: create %s: %w", path, err)
+	if errors.Is(err, ErrOutcomeUnknown) {
+		keepProg = true
+		return attempt{unknown: true}, err
 	}
-	keepProg = true
-	return attempt{unknown: true}, fmt.Errorf("commit: create %s (outcome unknown): %w", path, errors.Join(err, gerr))
+	cleanBase()
+	return attempt{}, fmt.Errorf("commit: create %s: %w", path, err)
 }
 
 // takeBackIfInGap checks the snapshot just created at path after base
@@ -1180,13 +1174,13 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snap
 	ctx = context.WithoutCancel(ctx)
 	gap, err = c.createdInGap(ctx, base)
 	if err != nil {
-		return false, fmt.Errorf("commit: created %s but could not read the EARLIEST hint to check it is not below it (outcome unknown): %w", path, err)
+		return false, fmt.Errorf("%w: created %s but could not read the EARLIEST hint to check it is not below it: %w", ErrOutcomeUnknown, path, err)
 	}
 	if !gap {
 		return false, nil
 	}
 	if err := c.fio.Delete(ctx, path); err != nil {
-		return false, fmt.Errorf("commit: %s was created in a gap left by an expiration and could not be deleted (outcome unknown): %w", path, err)
+		return false, fmt.Errorf("%w: %s was created in a gap left by an expiration and could not be deleted: %w", ErrOutcomeUnknown, path, err)
 	}
 	return true, nil
 }

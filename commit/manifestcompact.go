@@ -44,8 +44,8 @@ import (
 // (ErrRetriesExhausted). Other errors: malformed manifests
 // (manifest.ErrMerge and the manifest package's decoding errors), ctx
 // errors and file-system errors; after an error nothing was published, and
-// the files written for it are deleted unless creating the snapshot had an
-// unknown outcome.
+// the files written for it are deleted, except after ErrOutcomeUnknown
+// (creating the snapshot may have succeeded; nothing is deleted).
 func (c *Committer) CompactManifests(ctx context.Context) (int64, error) {
 	if c.retry.timeout > 0 {
 		var cancel context.CancelFunc
@@ -129,6 +129,7 @@ func (c *Committer) compactManifestsOnce(ctx context.Context, user string) (id i
 	}
 	path := c.snaps.Path(s.ID)
 	err = c.fio.CreateIfAbsent(ctx, path, data)
+	err = newOutcomeResolver(c.fio, c.sleep).resolve(ctx, path, data, err)
 	if err == nil {
 		// As for commits: the id may have been used and expired since
 		// latest was read (see createdInGap).
@@ -150,21 +151,12 @@ func (c *Committer) compactManifestsOnce(ctx context.Context, user string) (id i
 		clean()
 		return 0, true, nil
 	}
-	// Unknown outcome: look at what is there now.
-	got, gerr := c.snaps.Get(context.WithoutCancel(ctx), s.ID)
-	switch {
-	case gerr == nil && got.CommitUser == s.CommitUser && got.BaseManifestList == s.BaseManifestList:
-		c.forgetLast()
-		c.hints.update(ctx, s.ID)
-		return s.ID, false, nil
-	case gerr == nil:
-		clean()
-		return 0, true, nil
-	case errors.Is(gerr, snapshot.ErrNotFound):
-		clean()
-		return 0, false, fmt.Errorf("commit: create %s: %w", path, err)
+	if errors.Is(err, ErrOutcomeUnknown) {
+		c.forgetLast() // the snapshot may now follow the one it knows
+		return 0, false, err
 	}
-	return 0, false, fmt.Errorf("commit: create %s (outcome unknown): %w", path, errors.Join(err, gerr))
+	clean()
+	return 0, false, fmt.Errorf("commit: create %s: %w", path, err)
 }
 
 // forgetLast forgets the snapshot this Committer published last (and the

@@ -177,6 +177,8 @@ func Rollback(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, t
 		if err != nil {
 			return RollbackResult{}, err
 		}
+		// fileio.ErrOutcomeUnknown (the snapshot may be absent) stops the
+		// rollback before any hint or deletion; a retry completes it.
 		if err := fio.CreateIfAbsent(ctx, sm.Path(tid), data); err != nil && !errors.Is(err, fileio.ErrExist) {
 			return res, fmt.Errorf("expire: rollback: recreate %s from tag %q: %w", sm.Path(tid), fromTag.Name, err)
 		}

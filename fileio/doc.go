@@ -83,10 +83,14 @@
 // Test them with errors.Is:
 //
 //   - [ErrNotExist] (identical to io/fs.ErrNotExist): the file does not exist.
+//     A GCS 403, which gocloud reports as NotFound, wraps io/fs.ErrPermission
+//     instead: a denial is no proof of absence.
 //     Returned by ReadFile, NewRangeReader, Open, Size and Delete. Exists
 //     reports false instead; List of a missing directory returns no entries.
 //   - [ErrExist] (identical to io/fs.ErrExist): CreateIfAbsent found the path
-//     already taken.
+//     already taken by another writer's data.
+//   - [ErrOutcomeUnknown]: CreateIfAbsent cannot tell whether it created the
+//     file (an answer was lost and the check failed); never wraps ErrExist.
 //   - [ErrInvalidURL]: Open could not parse or does not support the URL.
 //   - [ErrInvalidPath]: a path argument is malformed (see Paths).
 //   - [ErrInvalidRange]: a negative offset.

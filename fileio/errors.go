@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 
 	"gocloud.dev/gcerrors"
 )
@@ -16,6 +17,16 @@ var (
 	// ErrExist means CreateIfAbsent found an object already at the path. It
 	// is io/fs.ErrExist.
 	ErrExist = fs.ErrExist
+
+	// ErrOutcomeUnknown means CreateIfAbsent cannot tell whether it created
+	// the file: an attempt failed in a way that may have left the file
+	// written (a lost answer, S3's 409 ConditionalRequestConflict, a
+	// transient error on the last attempt), and neither a later attempt nor
+	// reading the file back settled it (the read failed, or the retries ran
+	// out). The file may hold the caller's data, another writer's, or be
+	// absent; a caller must not act as if it lost a race (and delete what
+	// the file could refer to) nor as if it won.
+	ErrOutcomeUnknown = errors.New("create outcome unknown")
 
 	// ErrClosed means the FileIO or the File was used after Close. It is
 	// io/fs.ErrClosed.
@@ -41,8 +52,25 @@ func (f *FileIO) wrapErr(op, key string, err error) error {
 		return nil
 	}
 	loc := f.s.location(key)
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	if notFound(err) {
 		return fmt.Errorf("fileio: %s %s: %w", op, loc, ErrNotExist)
 	}
+	if gcerrors.Code(err) == gcerrors.NotFound { // a denial gcsblob calls NotFound
+		return fmt.Errorf("fileio: %s %s: %w: %w", op, loc, fs.ErrPermission, err)
+	}
 	return fmt.Errorf("fileio: %s %s: %w", op, loc, err)
+}
+
+// notFound reports whether err says that the object does not exist.
+// gocloud's gcsblob reports HTTP 403 as NotFound too (GCS denies access to
+// objects that may not exist); a denial proves nothing about the object
+// (taking it as absence made an expiration think a snapshot file it could
+// not delete was gone, and a create's check think the create failed), so
+// it is not taken as absence.
+func notFound(err error) bool {
+	if gcerrors.Code(err) != gcerrors.NotFound {
+		return false
+	}
+	status, ok := httpStatus(err)
+	return !ok || status != http.StatusForbidden
 }

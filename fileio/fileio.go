@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"cloud.google.com/go/storage"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -405,13 +406,13 @@ func (f *FileIO) openRange(ctx context.Context, key string, offset, length int64
 	if err == nil {
 		return r, r.Size(), nil
 	}
-	if gcerrors.Code(err) == gcerrors.NotFound || (offset == 0 && length < 0) || ctx.Err() != nil {
+	if notFound(err) || (offset == 0 && length < 0) || ctx.Err() != nil {
 		return nil, 0, err
 	}
 	f.s.stats.add(opHead)
 	attrs, aerr := f.s.bucket.Attributes(ctx, key)
 	switch {
-	case aerr != nil && gcerrors.Code(aerr) == gcerrors.NotFound:
+	case aerr != nil && notFound(aerr):
 		return nil, 0, aerr
 	case aerr == nil && offset >= attrs.Size:
 		return io.NopCloser(bytes.NewReader(nil)), attrs.Size, nil
@@ -451,11 +452,18 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 // If an attempt failed in a way that leaves it unknown whether the object was
 // written (a lost response, or S3's 409 ConditionalRequestConflict), the next
 // attempt's "exists" answer is checked by reading the object back: if it
-// holds exactly data, the earlier attempt won and CreateIfAbsent returns nil.
-// Callers must therefore make concurrent writers' data differ (a snapshot
-// does: it names its commit user and identifier).
+// holds exactly data, the earlier attempt won and CreateIfAbsent returns nil;
+// if it holds other bytes, another writer won (ErrExist). Callers must
+// therefore make concurrent writers' data differ (a snapshot does: it names
+// its commit user and identifier). The GCS client's own retries are turned
+// off for these writes (noClientRetries), so that every attempt is seen here.
 //
-// Errors: ErrExist if the path is taken.
+// Errors: ErrExist if another writer's file takes the path; ErrOutcomeUnknown
+// (wrapping the store's errors) if the file may have been written by this
+// call and the check could not tell (the read-back failed, or every attempt
+// failed after one whose outcome is unknown): the path may hold data, other
+// bytes, or nothing. A first attempt refused outright (for example 403)
+// wraps the store's error only.
 func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) error {
 	key, err := f.key("create", path)
 	if err != nil {
@@ -465,38 +473,68 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 		c := gcerrors.Code(err)
 		return c == gcerrors.FailedPrecondition || c == gcerrors.AlreadyExists
 	}
+	opts := writerOptions(true)
+	opts.BeforeWrite = noClientRetries
 	ambiguous := false
 	for attempt := 1; ; attempt++ {
 		f.s.stats.add(opPut)
-		err = f.s.bucket.WriteAll(ctx, key, data, writerOptions(true))
+		err = f.s.bucket.WriteAll(ctx, key, data, opts)
 		if err == nil {
 			return nil
 		}
 		if exists(err) {
-			if ambiguous && f.holds(ctx, key, data) {
+			if !ambiguous {
+				return fmt.Errorf("fileio: create %s: %w", f.s.location(key), ErrExist)
+			}
+			ours, rerr := f.holds(ctx, key, data)
+			switch {
+			case rerr != nil:
+				return fmt.Errorf("fileio: create %s: %w: the store answered that it exists after an attempt with a lost answer, and reading it back failed: %w",
+					f.s.location(key), ErrOutcomeUnknown, f.wrapErr("read", key, rerr))
+			case ours:
 				return nil
 			}
 			return fmt.Errorf("fileio: create %s: %w", f.s.location(key), ErrExist)
 		}
-		if attempt >= f.s.retry.attempts || !transient(ctx, err) {
-			return f.wrapErr("create", key, err)
-		}
-		ambiguous = true
-		if f.s.retry.wait(ctx, attempt) != nil {
+		// A transient failure (5xx, a network error) or one cut short by ctx
+		// may have been applied by the store.
+		maybe := ctx.Err() != nil || transient(context.WithoutCancel(ctx), err)
+		ambiguous = ambiguous || maybe
+		if !maybe || attempt >= f.s.retry.attempts || f.s.retry.wait(ctx, attempt) != nil {
+			if ambiguous {
+				return fmt.Errorf("fileio: create %s: %w: %w", f.s.location(key), ErrOutcomeUnknown, f.wrapErr("create", key, err))
+			}
 			return f.wrapErr("create", key, err)
 		}
 	}
 }
 
-// holds reports whether the object key exists with exactly data as content.
-func (f *FileIO) holds(ctx context.Context, key string, data []byte) bool {
+// noClientRetries is the BeforeWrite of CreateIfAbsent: it turns off the
+// GCS client's own retries of the write (other stores' clients do not
+// retry here). The GCS client retries a conditional write after a lost
+// response by itself, and the retry's 412 reached CreateIfAbsent as a
+// first answer "exists": a lost race, although the write was ours.
+func noClientRetries(as func(any) bool) error {
+	var obj **storage.ObjectHandle
+	if as(&obj) {
+		*obj = (*obj).Retryer(storage.WithPolicy(storage.RetryNever))
+	}
+	return nil
+}
+
+// holds reports whether the object key exists with exactly data as content;
+// err is the read's error (ErrNotExist-wrapping when the object is absent).
+func (f *FileIO) holds(ctx context.Context, key string, data []byte) (bool, error) {
 	var got []byte
 	err := f.s.do(ctx, opGet, func() error {
 		var err error
 		got, err = f.s.bucket.ReadAll(ctx, key)
 		return err
 	})
-	return err == nil && bytes.Equal(got, data)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(got, data), nil
 }
 
 // Create returns a writer for the file at path. The file appears, complete,
@@ -588,7 +626,7 @@ func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
 		return false, err
 	}
 	_, err = f.attributes(ctx, key)
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	if notFound(err) {
 		return false, nil
 	}
 	return err == nil, f.wrapErr("stat", key, err)

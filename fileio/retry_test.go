@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/driver"
 	"gocloud.dev/gcerrors"
+	"google.golang.org/api/googleapi"
 
 	"github.com/paimon-go/paimon/fileio/internal/localblob"
 )
@@ -31,6 +33,8 @@ type faulty struct {
 	fail map[string]int
 	// failErr is the error injected; errInjected if nil.
 	failErr error
+	// opErr, when it names the operation, overrides failErr for it.
+	opErr map[string]error
 	// putLands makes an injected put failure happen after the object was
 	// written, like a lost response.
 	putLands bool
@@ -47,6 +51,9 @@ func (d *faulty) take(op string) error {
 	defer d.mu.Unlock()
 	if d.fail[op] > 0 {
 		d.fail[op]--
+		if err := d.opErr[op]; err != nil {
+			return err
+		}
 		if d.failErr != nil {
 			return d.failErr
 		}
@@ -58,6 +65,10 @@ func (d *faulty) take(op string) error {
 func (d *faulty) ErrorCode(err error) gcerrors.ErrorCode {
 	if errors.Is(err, errInjected) {
 		return gcerrors.Unknown
+	}
+	var gerr *googleapi.Error
+	if errors.As(err, &gerr) && (gerr.Code == http.StatusForbidden || gerr.Code == http.StatusNotFound) {
+		return gcerrors.NotFound // as gcsblob answers
 	}
 	var re *smithyhttp.ResponseError
 	if errors.As(err, &re) {
@@ -333,4 +344,81 @@ func TestRangePastEndOnStrictStore(t *testing.T) {
 		t.Fatalf("Open(empty) = %v", err)
 	}
 	file.Close()
+}
+
+// Issue 12 part 1: the PUT lands, its answer is lost, the retry meets the
+// object ("exists") and reading it back fails. The object may be ours:
+// CreateIfAbsent must not report ErrExist (the committer would take it as a
+// lost race and delete what the snapshot refers to).
+func TestCreateIfAbsentLostResponseThenFailedCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		getErr  error
+		getFail int
+		gets    int64
+	}{
+		{"read-back denied once", httpError(http.StatusForbidden, "AccessDenied"), 1, 1},
+		{"read-back fails on every retry", errInjected, 4, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			f, d := newFaulty(t)
+			d.fail["put"], d.putLands = 1, true
+			d.fail["get"] = tc.getFail
+			d.opErr = map[string]error{"get": tc.getErr}
+			err := f.CreateIfAbsent(ctx, "snapshot/snapshot-2", []byte("mine"))
+			if !errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrExist) {
+				t.Fatalf("CreateIfAbsent: %v, want ErrOutcomeUnknown and not ErrExist", err)
+			}
+			if got := f.Stats(); got != (Stats{Put: 2, Get: tc.gets}) {
+				t.Errorf("Stats = %+v, want 2 puts and %d gets", got, tc.gets)
+			}
+		})
+	}
+}
+
+// A transient failure of the last attempt leaves the outcome unknown; a
+// permanent refusal of the first attempt does not.
+func TestCreateIfAbsentGivesUpOutcomeUnknown(t *testing.T) {
+	ctx := context.Background()
+	f, d := newFaulty(t)
+	d.fail["put"] = 4
+	err := f.CreateIfAbsent(ctx, "s", []byte("mine"))
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, errInjected) {
+		t.Fatalf("CreateIfAbsent after 4 transient failures: %v, want ErrOutcomeUnknown wrapping the failure", err)
+	}
+	f, d = newFaulty(t)
+	d.fail["put"], d.failErr = 1, httpError(http.StatusForbidden, "AccessDenied")
+	err = f.CreateIfAbsent(ctx, "s", []byte("mine"))
+	if err == nil || errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrExist) {
+		t.Fatalf("CreateIfAbsent refused with 403: %v, want neither ErrOutcomeUnknown nor ErrExist", err)
+	}
+}
+
+// gocloud's gcsblob reports a GCS 403 as NotFound. A denied read, stat or
+// delete must not pass for a missing file: an expiration took a denied
+// DELETE of a snapshot file for "already gone" and left the snapshot
+// referring to deleted manifests.
+func TestGCSDenialIsNotAbsence(t *testing.T) {
+	ctx := context.Background()
+	f, d := newFaulty(t)
+	if err := f.WriteFile(ctx, "snapshot/snapshot-1", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	denied := &googleapi.Error{Code: http.StatusForbidden}
+	d.fail["get"], d.fail["attrs"], d.fail["delete"] = 1, 1, 1
+	d.failErr = denied
+	if _, err := f.ReadFile(ctx, "snapshot/snapshot-1"); errors.Is(err, ErrNotExist) || !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("denied ReadFile: %v, want fs.ErrPermission and not ErrNotExist", err)
+	}
+	if ok, err := f.Exists(ctx, "snapshot/snapshot-1"); err == nil || ok {
+		t.Errorf("denied Exists: %v, %v; want an error", ok, err)
+	}
+	if err := f.Delete(ctx, "snapshot/snapshot-1"); errors.Is(err, ErrNotExist) || !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("denied Delete: %v, want fs.ErrPermission and not ErrNotExist", err)
+	}
+	d.fail["get"], d.failErr = 1, &googleapi.Error{Code: http.StatusNotFound}
+	if _, err := f.ReadFile(ctx, "snapshot/snapshot-1"); !errors.Is(err, ErrNotExist) {
+		t.Errorf("ReadFile answered 404: %v, want ErrNotExist", err)
+	}
 }

@@ -117,7 +117,9 @@ func Path(fio *fileio.FileIO, property string) (string, error) {
 // returns the value to record as the snapshot's Property: the file's
 // Location (paimon-cpp RealtimeCommitProperties::WriteOffsets). Errors wrap
 // ErrInvalidRange (see Encode) or the file system's error (fileio.ErrExist
-// should the UUID be taken), naming the file.
+// should the UUID be taken, fileio.ErrOutcomeUnknown when the file may have
+// been written: nothing refers to it, so it is an orphan at worst), naming
+// the file.
 func Write(ctx context.Context, fio *fileio.FileIO, branch string, o Offsets) (string, error) {
 	data, err := Encode(o)
 	if err != nil {

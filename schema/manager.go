@@ -132,7 +132,9 @@ func (m *Manager) All(ctx context.Context) ([]*TableSchema, error) {
 // Commit validates s, encodes it and creates schema-<s.ID> only if absent
 // (SchemaManager.commit → FileIO.tryToWriteAtomic). If the id is taken the
 // error wraps fs.ErrExist: the caller lost a race and should re-read Latest
-// and retry with the next id.
+// and retry with the next id. If the error wraps fileio.ErrOutcomeUnknown
+// (never together with fs.ErrExist), schema-<s.ID> may hold s: the caller
+// must not take it as a lost race; it should read the file back (or fail).
 func (m *Manager) Commit(ctx context.Context, s *TableSchema) error {
 	if err := s.Validate(); err != nil {
 		return err

@@ -72,8 +72,10 @@ func validName(name string) error {
 //
 // Errors: ErrInvalidName, ErrExist (unless opts.IgnoreIfExists),
 // snapshot.ErrNotFound when the snapshot does not exist,
-// schema.ErrInvalidOption for a malformed tag.default-time-retained, and
-// file-system errors.
+// schema.ErrInvalidOption for a malformed tag.default-time-retained,
+// fileio.ErrOutcomeUnknown when the tag file may have been written by this
+// call (an answer was lost and reading it back failed; never ErrExist then),
+// and file-system errors.
 func Create(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, name string, id int64, opts CreateOptions) (*snapshot.Tag, error) {
 	if err := validName(name); err != nil {
 		return nil, err

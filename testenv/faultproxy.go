@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,22 +26,35 @@ type Fault struct {
 	// (including create-if-absent), http.MethodGet, http.MethodHead,
 	// http.MethodDelete.
 	Method string
-	// Key is a substring of the object keys to fail.
+	// Key is a substring of the object keys to fail. Listings have the key
+	// "?list=PREFIX".
 	Key string
+	// Class, when set, replaces Key: the fault matches the keys whose
+	// KeyClass is Class.
+	Class string
+	// Skip lets the first Skip matching requests through before the fault
+	// fails any.
+	Skip int
+	// Armed, when set, keeps the fault off until Armed has failed a
+	// request (a read-back failing only after the write's answer was lost).
+	Armed *Fault
 	// After forwards the request, so that the store applies it, and then
 	// replaces the store's answer with Status: a lost answer. Otherwise the
 	// proxy answers Status without forwarding: the store never sees the
 	// request.
 	After bool
 	// Status is the HTTP status of the failure, with an S3 XML error body:
-	// 403 (AccessDenied, which fileio does not retry), 412
-	// (PreconditionFailed, which fileio reads as "the key is taken") or 500
-	// (InternalError, retried by the S3 client).
+	// 403 (AccessDenied, which fileio does not retry), 409
+	// (ConditionalRequestConflict, S3's answer to a conditional write racing
+	// another on the key), 412 (PreconditionFailed, the key exists), 503
+	// (SlowDown) or another status (InternalError); fileio retries 409 and
+	// 5xx.
 	Status int
 	// Times is how many matching requests fail; 0 means all of them.
 	Times int
 
 	hits atomic.Int64
+	seen int // matching requests, under FaultProxy.mu
 }
 
 // Hits returns how many requests the fault failed.
@@ -74,8 +90,77 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 	if err != nil || target.Host == "" {
 		t.Fatalf("testenv: fault proxy: %s names no endpoint (%v)", bucketURL, err)
 	}
-	p := &FaultProxy{bucket: u.Host}
+	p, srv := newFaultProxy(t, u.Host, target, false)
+	q.Set("endpoint", srv.URL)
+	u.RawQuery = q.Encode()
+	return p, u.String()
+}
+
+// NewGCSFaultProxy starts a FaultProxy in front of the fake-gcs-server
+// bucket of bucketURL (as FakeGCS returns it, "gs://BUCKET") and points
+// STORAGE_EMULATOR_HOST at the proxy for the rest of the test (t.Setenv),
+// so that fileio.Open(bucketURL) goes through it. Keys are the object
+// names of the JSON API paths (".../b/BUCKET/o/KEY"), of XML reads
+// ("/BUCKET/KEY") and of uploads (POST, the name taken from the upload's
+// metadata). The proxy is stopped when t ends.
+func NewGCSFaultProxy(t testing.TB, bucketURL string) *FaultProxy {
+	t.Helper()
+	u, err := url.Parse(bucketURL)
+	if err != nil || u.Scheme != "gs" {
+		t.Fatalf("testenv: GCS fault proxy: %s is no gs:// URL (%v)", bucketURL, err)
+	}
+	host := os.Getenv("STORAGE_EMULATOR_HOST")
+	target, err := url.Parse("http://" + strings.TrimPrefix(host, "http://"))
+	if err != nil || host == "" {
+		t.Fatalf("testenv: GCS fault proxy: STORAGE_EMULATOR_HOST %q: %v", host, err)
+	}
+	p, srv := newFaultProxy(t, u.Host, target, true)
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(srv.URL, "http://"))
+	return p
+}
+
+// uploadName finds the object name in the JSON metadata of a GCS upload.
+var uploadName = regexp.MustCompile(`"name":\s*"([^"]*)"`)
+
+// gcsKey returns the object key of a GCS request (see NewGCSFaultProxy),
+// reading and restoring r's body for uploads.
+func gcsKey(r *http.Request, bucket string) string {
+	path := r.URL.Path
+	if i := strings.Index(path, "/b/"+bucket+"/o"); i >= 0 {
+		rest := strings.TrimPrefix(path[i+len("/b/"+bucket+"/o"):], "/")
+		if rest != "" {
+			return rest
+		}
+		if r.Method == http.MethodGet {
+			return "?list=" + r.URL.Query().Get("prefix")
+		}
+		if name := r.URL.Query().Get("name"); name != "" {
+			return name
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if m := uploadName.FindSubmatch(body); m != nil {
+			return string(m[1])
+		}
+		return "?upload"
+	}
+	return strings.TrimPrefix(path, "/"+bucket+"/")
+}
+
+// newFaultProxy starts the proxy to target for bucket; gcs selects GCS
+// keys and sends the target's Host (fake-gcs-server routes XML reads by
+// it; S3 signs the Host, so MinIO must see the proxy's).
+func newFaultProxy(t testing.TB, bucket string, target *url.URL, gcs bool) (*FaultProxy, *httptest.Server) {
+	p := &FaultProxy{bucket: bucket}
 	rp := httputil.NewSingleHostReverseProxy(target)
+	if gcs {
+		director := rp.Director
+		rp.Director = func(r *http.Request) {
+			director(r)
+			r.Host = target.Host
+		}
+	}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		f, _ := resp.Request.Context().Value(faultKey{}).(*Fault)
 		if f == nil {
@@ -92,7 +177,16 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 		return nil
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f := p.match(r.Method, strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/"))
+		var key string
+		switch {
+		case gcs:
+			key = gcsKey(r, p.bucket)
+		case r.URL.Path == "/"+p.bucket || r.URL.Path == "/"+p.bucket+"/":
+			key = "?list=" + r.URL.Query().Get("prefix")
+		default:
+			key = strings.TrimPrefix(r.URL.Path, "/"+p.bucket+"/")
+		}
+		f := p.match(r.Method, key)
 		switch {
 		case f == nil:
 		case !f.After:
@@ -109,10 +203,20 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	q.Set("endpoint", srv.URL)
-	u.RawQuery = q.Encode()
-	return p, u.String()
+	return p, srv
 }
+
+// KeyClass returns key up to its first UUID ("db.db/t/manifest/manifest-list-"
+// for "db.db/t/manifest/manifest-list-<uuid>-1"), or key itself when it has
+// none: the part of a key that is the same in every run of an operation.
+func KeyClass(key string) string {
+	if loc := uuidRE.FindStringIndex(key); loc != nil {
+		return key[:loc[0]]
+	}
+	return key
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // errorBody is an S3 error document for status.
 func errorBody(status int) string {
@@ -120,8 +224,12 @@ func errorBody(status int) string {
 	switch status {
 	case http.StatusForbidden:
 		code = "AccessDenied"
+	case http.StatusConflict:
+		code = "ConditionalRequestConflict"
 	case http.StatusPreconditionFailed:
-		code = "PreconditionFailed" // what a create-if-absent PUT meets at a taken key
+		code = "PreconditionFailed"
+	case http.StatusServiceUnavailable:
+		code = "SlowDown"
 	}
 	return `<?xml version="1.0" encoding="UTF-8"?>` +
 		"<Error><Code>" + code + "</Code><Message>injected by testenv.FaultProxy</Message><RequestId>0</RequestId></Error>"
@@ -133,7 +241,12 @@ func (p *FaultProxy) match(method, key string) *Fault {
 	defer p.mu.Unlock()
 	p.log = append(p.log, method+" "+key)
 	for _, f := range p.faults {
-		if f.Method == method && strings.Contains(key, f.Key) && (f.Times == 0 || f.Hits() < f.Times) {
+		if f.Method != method || (f.Class == "" && !strings.Contains(key, f.Key)) || (f.Class != "" && KeyClass(key) != f.Class) ||
+			(f.Armed != nil && f.Armed.Hits() == 0) {
+			continue
+		}
+		f.seen++
+		if f.seen > f.Skip && (f.Times == 0 || f.Hits() < f.Times) {
 			f.hits.Add(1)
 			return f
 		}

@@ -60,12 +60,13 @@ type faultCase struct {
 
 func faultCases() []faultCase {
 	return []faultCase{{
+		// A refused first PUT was not applied: nothing to read back.
 		name:     "snapshot PUT denied",
 		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", Status: 403}},
 		denied:   true,
 		errHas:   "snapshot/snapshot-3",
 		hint:     "2",
-		requests: map[string]int{"PUT " + snapshot3: 1, "GET " + snapshot3: 1},
+		requests: map[string]int{"PUT " + snapshot3: 1, "GET " + snapshot3: 0},
 	}, {
 		name:     "snapshot PUT fails with 500 on every retry",
 		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", Status: 500}},
@@ -108,6 +109,29 @@ func faultCases() []faultCase {
 		hint:     "3",
 		requests: map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 1},
 	}, {
+		// Issue 12 part 1: the retry meets "exists" and fileio's read-back
+		// is denied once. fileio cannot tell (not ErrExist: the committer
+		// took that as a lost race and deleted the manifest lists snapshot 3
+		// refers to); the committer reads snapshot-3 back, finds its own.
+		name: "snapshot PUT applied, answer lost once, read-back denied once",
+		faults: []*testenv.Fault{
+			{Method: http.MethodPut, Key: "snapshot/snapshot-3", After: true, Status: 500, Times: 1},
+			{Method: http.MethodGet, Key: "snapshot/snapshot-3", Status: 403, Times: 1},
+		},
+		ok:       true,
+		hint:     "3",
+		requests: map[string]int{"PUT " + snapshot3: 2, "GET " + snapshot3: 2},
+	}, {
+		// As above, the read-back failing on each of fileio's 4 attempts.
+		name: "snapshot PUT applied, answer lost once, read-back fails 4 times",
+		faults: []*testenv.Fault{
+			{Method: http.MethodPut, Key: "snapshot/snapshot-3", After: true, Status: 500, Times: 1},
+			{Method: http.MethodGet, Key: "snapshot/snapshot-3", Status: 500, Times: 4},
+		},
+		ok:       true,
+		hint:     "3",
+		requests: map[string]int{"PUT " + snapshot3: 2, "GET " + snapshot3: 5},
+	}, {
 		// Neither the create nor the check succeeds: the outcome is unknown,
 		// so the committer keeps its manifests (orphans at worst).
 		name: "snapshot PUT and the check GET fail",
@@ -118,7 +142,8 @@ func faultCases() []faultCase {
 		errHas:   "outcome unknown",
 		orphans:  true,
 		hint:     "2",
-		requests: map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 4},
+		// 4 reads back (commit's outcomeResolver) of 4 attempts each.
+		requests: map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 16},
 	}, {
 		// As above, but the store did create snapshot-3: the commit's
 		// error says the outcome is unknown, and a retry of the same
@@ -133,7 +158,7 @@ func faultCases() []faultCase {
 		errHas:    "outcome unknown",
 		published: true,
 		hint:      "2",
-		requests:  map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 4},
+		requests:  map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 16},
 	}, {
 		name:      "overwrite: snapshot PUT denied",
 		overwrite: true,
@@ -141,7 +166,7 @@ func faultCases() []faultCase {
 		denied:    true,
 		errHas:    "snapshot/snapshot-3",
 		hint:      "2",
-		requests:  map[string]int{"PUT " + snapshot3: 1, "GET " + snapshot3: 1},
+		requests:  map[string]int{"PUT " + snapshot3: 1, "GET " + snapshot3: 0},
 	}, {
 		name:      "overwrite: manifest PUTs fail with 500 on every retry",
 		overwrite: true,
@@ -234,6 +259,9 @@ func runFaultCase(t *testing.T, tc faultCase) {
 		}
 		if !strings.Contains(err.Error(), tc.errHas) {
 			t.Errorf("error %q does not mention %q", err, tc.errHas)
+		}
+		if (tc.errHas == "outcome unknown") != errors.Is(err, commit.ErrOutcomeUnknown) {
+			t.Errorf("errors.Is(err, commit.ErrOutcomeUnknown) = %v: %v", !(tc.errHas == "outcome unknown"), err)
 		}
 		if errors.Is(err, commit.ErrConflict) || errors.Is(err, commit.ErrRetriesExhausted) {
 			t.Errorf("store failure reported as a race: %v", err)
