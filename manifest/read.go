@@ -200,6 +200,8 @@ func wrapDecodeErr(name string, err error) error {
 	switch {
 	case errors.Is(err, ocf.ErrTooLarge):
 		return fmt.Errorf("%w: %s: %w", ErrTooLarge, name, err)
+	case errors.Is(err, ErrTooLarge):
+		return fmt.Errorf("manifest: %s: %w", name, err)
 	case errors.Is(err, ErrUnsupportedVersion), errors.Is(err, ErrUnsupportedFormat):
 		return fmt.Errorf("manifest: %s: %w", name, err)
 	case errors.Is(err, ocf.ErrUnsupportedCodec):
