@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -133,4 +134,32 @@ func tooLargeResult(err, sentinel error, name string) string {
 		return "ok"
 	}
 	return fmt.Sprintf("err = %v, want %v naming %s", err, sentinel, name)
+}
+
+// TestCompressibleBlocksWithinBudget decodes blocks that expand ~4000 times but stay within the
+// budget, in zstd frames without a content size (as Java's zstd streams): the decompression
+// buffer grows until the block fits.
+func TestCompressibleBlocksWithinBudget(t *testing.T) {
+	one, err := EncodeManifest([]Entry{sampleEntry()}, WriteOptions{Compression: "null"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ocf.Open(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rec, err := f.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, codec := range []string{ocf.CodecZstandard, ocf.CodecDeflate} {
+		data := hostileManifest(t, codec, 3, 2<<20, false)
+		got, err := DecodeManifest(data, "m")
+		if want := 3 * ((2 << 20) / len(rec)); err != nil || len(got) != want {
+			t.Fatalf("%s: %d entries, %v; want %d", codec, len(got), err, want)
+		}
+		if !reflect.DeepEqual(got[len(got)-1], sampleEntry()) {
+			t.Errorf("%s: last entry %+v", codec, got[len(got)-1])
+		}
+	}
 }

@@ -269,17 +269,19 @@ func (f *File) decompress(raw []byte, limit int) ([]byte, error) {
 		if h.Decode(raw) == nil && h.HasFCS && h.FrameContentSize > uint64(limit) {
 			return nil, tooLarge("zstandard", limit)
 		}
-		// The decoders limit DecodeAll to the capacity of dst (WithDecodeAllCapLimit): try a
-		// capacity that fits ordinary blocks, then the whole limit.
-		// Exceeding the capacity fails with ErrDecoderSizeExceeded, or with "output bigger than
-		// max block size" when it happens inside a zstd block.
-		guess := min(limit, 64*len(raw)+64<<10)
-		out, err := f.zstd.DecodeAll(raw, make([]byte, 0, guess))
-		if err != nil && guess < limit {
-			out, err = f.zstd.DecodeAll(raw, make([]byte, 0, limit))
+		// The decoders limit DecodeAll to the capacity of dst (WithDecodeAllCapLimit). Start
+		// with the exact size when the frame has it, else with 32 times the input but no more
+		// than Java's blocks (64 KB + one record) need, and grow fourfold up to limit.
+		size := min(limit, 128<<10, 32*len(raw)+4<<10)
+		if h.HasFCS {
+			size = int(h.FrameContentSize)
 		}
-		if err != nil && (errors.Is(err, zstd.ErrDecoderSizeExceeded) ||
-			strings.Contains(err.Error(), "bigger than max block size")) {
+		out, err := f.zstd.DecodeAll(raw, make([]byte, 0, size))
+		for zstdTooSmall(err) && size < limit {
+			size = min(limit, max(4*size, 4<<10))
+			out, err = f.zstd.DecodeAll(raw, make([]byte, 0, size))
+		}
+		if zstdTooSmall(err) {
 			return nil, tooLarge("zstandard", limit)
 		}
 		if err != nil {
@@ -288,6 +290,14 @@ func (f *File) decompress(raw []byte, limit int) ([]byte, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnsupportedCodec, f.Codec)
+}
+
+// zstdTooSmall reports whether DecodeAll failed because the output exceeded the capacity of
+// dst: ErrDecoderSizeExceeded, or "output bigger than max block size" when that happens inside
+// a zstd block.
+func zstdTooSmall(err error) bool {
+	return err != nil && (errors.Is(err, zstd.ErrDecoderSizeExceeded) ||
+		strings.Contains(err.Error(), "bigger than max block size"))
 }
 
 // zstdEncoders holds one encoder per zstd level, shared by all Writers:
