@@ -225,15 +225,16 @@ func TestSchemaResolution(t *testing.T) {
 // costs milliseconds (DecodeBudget gives every file at least 32 MiB).
 const fuzzBudget = 1 << 20
 
-// fuzzDecode decodes data as kind with the fuzzing budget.
-func fuzzDecode(kind string, data []byte) (any, error) {
+// fuzzDecode decodes data as kind with the fuzzing budget and the decoders cached in c (plans
+// per writer schema, the zstd decoder), as a Reader does.
+func fuzzDecode(c *codec, kind string, data []byte) (any, error) {
 	switch kind {
 	case "list":
-		return decodeFileBudget(nil, data, "x", listTable, listFromArrow, fuzzBudget)
+		return decodeFileBudget(c, data, "x", listTable, listFromArrow, fuzzBudget)
 	case "index":
-		return decodeFileBudget(nil, data, "x", indexTable, indexFromArrow, fuzzBudget)
+		return decodeFileBudget(c, data, "x", indexTable, indexFromArrow, fuzzBudget)
 	}
-	return decodeFileBudget(nil, data, "x", entryTable, entriesFromArrow, fuzzBudget)
+	return decodeFileBudget(c, data, "x", entryTable, entriesFromArrow, fuzzBudget)
 }
 
 // FuzzReadManifest decodes arbitrary bytes as each kind of manifest file (with a 1 MiB budget).
@@ -247,9 +248,12 @@ func FuzzReadManifest(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	r := &Reader{}
+	defer r.Close()
+	c := &r.codec
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, kind := range []string{"list", "manifest", "index"} {
-			rows, err := fuzzDecode(kind, data)
+			rows, err := fuzzDecode(c, kind, data)
 			if err != nil {
 				if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupportedFormat) &&
 					!errors.Is(err, ErrUnsupportedVersion) && !errors.Is(err, ErrTooLarge) {
