@@ -27,6 +27,12 @@ func hostileManifest(t testing.TB, codec string, blocks, blockSize int, withSize
 	if err != nil {
 		t.Fatal(err)
 	}
+	return hostileFile(t, one, codec, blocks, blockSize, withSize)
+}
+
+// hostileFile is hostileManifest for the one-row file one of any kind.
+func hostileFile(t testing.TB, one []byte, codec string, blocks, blockSize int, withSize bool) []byte {
+	t.Helper()
 	f, err := ocf.Open(one)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +112,39 @@ func TestHostileManifestBoundedMemory(t *testing.T) {
 		{"zstd-small-blocks-110KB", ocf.CodecZstandard, 110, 16 << 20, false},
 		{"zstd-1MiB-blocks-110KB", ocf.CodecZstandard, 600, 1 << 20, false},
 		{"deflate-110KB", ocf.CodecDeflate, 4, 7 << 20, false},
+	}
+	// The same attack on a manifest list and an index manifest.
+	for _, kind := range []string{"list", "index"} {
+		t.Run(kind+"-zstd-110KB", func(t *testing.T) {
+			res, peak := memcheck.Peak(t, peakLimit, func() []byte {
+				var one []byte
+				var err error
+				if kind == "list" {
+					one, err = EncodeManifestList([]FileMeta{{FileName: "manifest-1", FileSize: 1000,
+						PartitionStats: SimpleStats{MinValues: EmptyRow(), MaxValues: EmptyRow(), NullCounts: []int64{}}}},
+						WriteOptions{Compression: "null"})
+				} else {
+					one, err = EncodeIndexManifest([]IndexManifestEntry{{Partition: EmptyRow(),
+						IndexFile: IndexFileMeta{IndexType: "HASH", FileName: "index-1"}}}, WriteOptions{Compression: "null"})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				data := hostileFile(t, one, ocf.CodecZstandard, 16, ocf.MaxBlockSize-1, false)
+				t.Logf("%d bytes", len(data))
+				return data
+			}, func(data []byte) string {
+				_, err := decodeKind(kind, data)
+				return tooLargeResult(err, ErrTooLarge, "x")
+			})
+			t.Logf("peak heap %d MiB", peak>>20)
+			if peak > peakLimit {
+				t.Errorf("peak heap %d bytes, want ≤ %d", peak, peakLimit)
+			}
+			if res != "ok" {
+				t.Errorf("decode: %s", res)
+			}
+		})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
