@@ -18,12 +18,12 @@ func fullRuns64(keys int) []byte {
 	for k := range keys {
 		payload = binary.LittleEndian.AppendUint32(payload, uint32(k))
 		payload = binary.LittleEndian.AppendUint32(payload, 12347) // SERIAL_COOKIE, one container
-		payload = append(payload, 1)                                // container 0 is a run container
-		payload = binary.LittleEndian.AppendUint16(payload, 0)      // high 16 bits 0
-		payload = binary.LittleEndian.AppendUint16(payload, 65535)  // cardinality - 1
-		payload = binary.LittleEndian.AppendUint16(payload, 1)      // one run
-		payload = binary.LittleEndian.AppendUint16(payload, 0)      // from 0
-		payload = binary.LittleEndian.AppendUint16(payload, 65535)  // length - 1
+		payload = append(payload, 1)                               // container 0 is a run container
+		payload = binary.LittleEndian.AppendUint16(payload, 0)     // high 16 bits 0
+		payload = binary.LittleEndian.AppendUint16(payload, 65535) // cardinality - 1
+		payload = binary.LittleEndian.AppendUint16(payload, 1)     // one run
+		payload = binary.LittleEndian.AppendUint16(payload, 0)     // from 0
+		payload = binary.LittleEndian.AppendUint16(payload, 65535) // length - 1
 	}
 	blob := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
 	blob = append(blob, payload...)
