@@ -22,7 +22,8 @@
 // valid feature or option that is not implemented, ErrSchemaMismatch for a
 // file column or an input batch that cannot be brought to the requested
 // type, ErrOutOfRange for a stored value the requested Arrow type cannot
-// hold. I/O errors of the underlying file are returned wrapped as they are
+// hold, ErrTooLarge for a file that would decompress beyond DecodeBudget. I/O
+// errors of the underlying file are returned wrapped as they are
 // (they are not ErrCorrupt).
 package format
 
@@ -54,7 +55,20 @@ var (
 	// ErrOutOfRange reports a stored value that the requested Arrow type
 	// cannot represent (e.g. a TIMESTAMP(9) before 1677 as Arrow nanoseconds).
 	ErrOutOfRange = errors.New("format: value out of range")
+	// ErrTooLarge reports a data file whose metadata or pages would make the
+	// reader decompress or allocate far more than a file of its size holds
+	// (see DecodeBudget): a hostile or corrupt file, refused before the
+	// memory is spent. Errors wrapping it name the file.
+	ErrTooLarge = errors.New("format: file decodes beyond its memory budget")
 )
+
+// DecodeBudget returns the number of bytes a reader may decompress (ORC
+// streams) or hold in one page (Parquet) for a file of size bytes:
+// max(32 MiB, 256 × size). Real files compress their columns a few to a
+// few dozen times; a file that expands more is refused with ErrTooLarge.
+func DecodeBudget(size int64) int64 {
+	return max(32<<20, 256*size)
+}
 
 // DefaultBatchSize is the number of rows per batch a reader returns when
 // ReadOptions.BatchSize is 0.

@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -294,11 +295,12 @@ func cArray[V any](elem comp[V]) comp[[]V] {
 		if err != nil {
 			return nil, err
 		}
+		size := int64(reflect.TypeFor[V]().Size())
 		return func(d *ocf.Decoder) []V {
 			var out []V
 			for {
 				n := d.BlockCount(1)
-				if n == 0 || d.Err() != nil {
+				if n == 0 || d.Err() != nil || !d.Charge(int64(n)*size) {
 					if out == nil {
 						out = []V{}
 					}

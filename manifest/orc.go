@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/orc"
 )
 
@@ -17,10 +18,16 @@ func decodeORC[T any](data []byte, fromArrow arrowConverter[T]) ([]T, error) {
 	if err != nil {
 		return nil, orcErr(err)
 	}
-	out := make([]T, 0, min(f.NumRows(), maxPrealloc))
+	size := recordCost[T]()
+	budget := DecodeBudget(len(data))
+	out := make([]T, 0, min(f.NumRows(), maxPrealloc, budget/size))
 	for rec, err := range f.Records(context.Background(), nil, 0) {
 		if err != nil {
 			return nil, orcErr(err)
+		}
+		if (int64(len(out))+rec.NumRows())*size > budget {
+			rec.Release()
+			return nil, fmt.Errorf("%w: ORC: more than %d rows", ErrTooLarge, budget/size)
 		}
 		rows, err := fromArrow(rec)
 		rec.Release()
@@ -33,6 +40,9 @@ func decodeORC[T any](data []byte, fromArrow arrowConverter[T]) ([]T, error) {
 }
 
 func orcErr(err error) error {
+	if errors.Is(err, format.ErrTooLarge) {
+		return fmt.Errorf("%w: ORC: %w", ErrTooLarge, err)
+	}
 	if errors.Is(err, orc.ErrUnsupportedFormat) {
 		return fmt.Errorf("%w: ORC: %w", ErrUnsupportedFormat, err)
 	}

@@ -172,9 +172,14 @@ var (
 // decodeFile sniffs the format from the magic bytes and decodes every row.
 // c may be nil (no caching).
 func decodeFile[T any](c *codec, data []byte, name string, t *table[T], fromArrow arrowConverter[T]) ([]T, error) {
+	return decodeFileBudget(c, data, name, t, fromArrow, DecodeBudget(len(data)))
+}
+
+// decodeFileBudget is decodeFile with an explicit decoding budget (bytes) for Avro files.
+func decodeFileBudget[T any](c *codec, data []byte, name string, t *table[T], fromArrow arrowConverter[T], budget int64) ([]T, error) {
 	switch {
 	case bytes.HasPrefix(data, ocf.Magic[:]):
-		rows, err := decodeAvro(c, data, t)
+		rows, err := decodeAvro(c, data, t, budget)
 		if err != nil {
 			return nil, wrapDecodeErr(name, err)
 		}
@@ -193,6 +198,10 @@ func decodeFile[T any](c *codec, data []byte, name string, t *table[T], fromArro
 
 func wrapDecodeErr(name string, err error) error {
 	switch {
+	case errors.Is(err, ocf.ErrTooLarge):
+		return fmt.Errorf("%w: %s: %w", ErrTooLarge, name, err)
+	case errors.Is(err, ErrTooLarge):
+		return fmt.Errorf("manifest: %s: %w", name, err)
 	case errors.Is(err, ErrUnsupportedVersion), errors.Is(err, ErrUnsupportedFormat):
 		return fmt.Errorf("manifest: %s: %w", name, err)
 	case errors.Is(err, ocf.ErrUnsupportedCodec):
@@ -204,8 +213,9 @@ func wrapDecodeErr(name string, err error) error {
 // maxPrealloc bounds the number of rows allocated up front from block headers.
 const maxPrealloc = 1 << 16
 
-// decodeAvro decodes an Avro object container file with the record layout t.
-func decodeAvro[T any](c *codec, data []byte, t *table[T]) ([]T, error) {
+// decodeAvro decodes an Avro object container file with the record layout t, decompressing and
+// allocating at most budget bytes (see DecodeBudget).
+func decodeAvro[T any](c *codec, data []byte, t *table[T], budget int64) ([]T, error) {
 	var zdec *zstd.Decoder
 	if c != nil {
 		var err error
@@ -218,6 +228,8 @@ func decodeAvro[T any](c *codec, data []byte, t *table[T]) ([]T, error) {
 		return nil, err
 	}
 	defer f.Close()
+	b := ocf.NewBudget(budget)
+	f.SetBudget(b)
 	total, err := f.RecordCount()
 	if err != nil {
 		return nil, err
@@ -226,7 +238,8 @@ func decodeAvro[T any](c *codec, data []byte, t *table[T]) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]T, 0, min(total, maxPrealloc))
+	size := recordCost[T]()
+	out := make([]T, 0, min(total, maxPrealloc, max(b.Left(), 0)/size))
 	for {
 		count, block, err := f.Next()
 		if errors.Is(err, io.EOF) {
@@ -236,7 +249,11 @@ func decodeAvro[T any](c *codec, data []byte, t *table[T]) ([]T, error) {
 			return nil, err
 		}
 		d := ocf.NewDecoder(block)
+		d.SetBudget(b)
 		for i := int64(0); i < count; i++ {
+			if !d.Charge(size) {
+				return nil, fmt.Errorf("record %d: %w", len(out), d.Err())
+			}
 			v := read(d)
 			if err := d.Err(); err != nil {
 				return nil, fmt.Errorf("record %d: %w", len(out), err)

@@ -21,8 +21,9 @@
 //
 // Malformed or truncated files yield errors wrapping [ErrCorrupt]; files in a format other than
 // Avro (ORC, Parquet manifests) wrap [ErrUnsupportedFormat]; a "_VERSION" other than the one
-// Java accepts wraps [ErrUnsupportedVersion]. Errors name the file. I/O errors of the file
-// system are wrapped unchanged. Nothing panics on bad input.
+// Java accepts wraps [ErrUnsupportedVersion]; a file that would decompress or decode beyond
+// [DecodeBudget] wraps [ErrTooLarge]. Errors name the file. I/O errors of the file system are
+// wrapped unchanged. Nothing panics on bad input.
 package manifest
 
 import (

@@ -26,3 +26,8 @@ var (
 	// fields of the table (count or Go type).
 	ErrInvalidPartition = errors.New("progress: invalid partition")
 )
+
+// MaxFileSize is the largest offsets file (bytes) Read and Decode accept: about 300,000
+// partition-buckets. The bound keeps a damaged or hostile file from being read whole into
+// memory.
+const MaxFileSize = 32 << 20

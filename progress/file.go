@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/paimon-go/paimon/fileio"
 )
 
 // Version is the only offsets file version there is
@@ -125,7 +127,12 @@ func writeString(b *bytes.Buffer, s string) {
 // integer literals within range), another version, a negative bucket or
 // offset, a duplicate partition-bucket, a key repeated within one object,
 // or data after the top-level object.
+//
+// Data over MaxFileSize is refused with an error wrapping fileio.ErrTooLarge.
 func Decode(data []byte) (Offsets, error) {
+	if len(data) > MaxFileSize {
+		return Offsets{}, fmt.Errorf("progress: offsets: %w: %d bytes, limit %d", fileio.ErrTooLarge, len(data), MaxFileSize)
+	}
 	if !utf8.Valid(data) {
 		return Offsets{}, fmt.Errorf("%w: not UTF-8", ErrCorrupt)
 	}

@@ -144,7 +144,7 @@ func Read(ctx context.Context, fio *fileio.FileIO, branch string, property strin
 	if err != nil {
 		return Offsets{}, err
 	}
-	data, err := fio.ReadFile(ctx, rel)
+	data, err := fio.ReadFileLimit(ctx, rel, MaxFileSize)
 	if err != nil {
 		return Offsets{}, fmt.Errorf("progress: offsets file %s of branch %s: %w", rel, branchName(branch), err)
 	}

@@ -85,7 +85,7 @@ func (m *Manager) List(ctx context.Context) ([]int64, error) {
 // fs.ErrNotExist; a bad file ErrCorrupt or ErrInvalidSchema, naming the path.
 func (m *Manager) Get(ctx context.Context, id int64) (*TableSchema, error) {
 	p := m.Path(id)
-	data, err := m.fs.ReadFile(ctx, p)
+	data, err := readFile(ctx, m.fs, p)
 	if err != nil {
 		return nil, fmt.Errorf("schema: read %s: %w", p, err)
 	}

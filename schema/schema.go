@@ -93,7 +93,12 @@ type schemaJSON struct {
 // from the fields; missing options are empty; a missing "timeMillis" is 0.
 // "id", "fields", "partitionKeys" and "primaryKeys" are required. The result is checked
 // with Validate.
+//
+// Errors wrap fileio.ErrTooLarge for data over MaxFileSize.
 func Decode(data []byte) (*TableSchema, error) {
+	if err := checkSize(data); err != nil {
+		return nil, err
+	}
 	var raw schemaJSON
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {

@@ -78,7 +78,7 @@ func (m *Manager) hintPath(name string) string { return m.root + SnapshotDir + "
 // ErrCorrupt if it cannot be parsed.
 func (m *Manager) Get(ctx context.Context, id int64) (*Snapshot, error) {
 	p := m.Path(id)
-	data, err := m.fs.ReadFile(ctx, p)
+	data, err := readFile(ctx, m.fs, p)
 	if err != nil {
 		if errors.Is(err, fileio.ErrNotExist) {
 			return nil, fmt.Errorf("%w: snapshot %d: %w", ErrNotFound, id, err)
@@ -456,7 +456,7 @@ func (m *Manager) TagPath(name string) string { return m.root + TagDir + "/" + T
 // cannot be parsed.
 func (m *Manager) Tag(ctx context.Context, name string) (*Tag, error) {
 	p := m.TagPath(name)
-	data, err := m.fs.ReadFile(ctx, p)
+	data, err := readFile(ctx, m.fs, p)
 	if err != nil {
 		if errors.Is(err, fileio.ErrNotExist) {
 			return nil, fmt.Errorf("%w: tag %q: %w", ErrNotFound, name, err)

@@ -289,8 +289,11 @@ func decoders() map[string]fieldDecoder {
 }
 
 // Decode parses snapshot JSON of any version. Unknown keys are kept (see ExtraKeys) and written
-// back by Encode. Errors wrap ErrCorrupt.
+// back by Encode. Errors wrap ErrCorrupt, or fileio.ErrTooLarge for data over MaxFileSize.
 func Decode(data []byte) (*Snapshot, error) {
+	if err := checkSize(data); err != nil {
+		return nil, err
+	}
 	fields, err := readObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)

@@ -31,8 +31,11 @@ const (
 )
 
 // DecodeTag parses tag JSON (snapshot JSON plus tagCreateTime and tagTimeRetained). Errors
-// wrap ErrCorrupt.
+// wrap ErrCorrupt, or fileio.ErrTooLarge for data over MaxFileSize.
 func DecodeTag(data []byte) (*Tag, error) {
+	if err := checkSize(data); err != nil {
+		return nil, err
+	}
 	fields, err := readObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)

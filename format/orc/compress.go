@@ -10,6 +10,8 @@ import (
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/paimon-go/paimon/format"
 )
 
 // maxBlockSize bounds PostScript.compressionBlockSize: the chunk header
@@ -26,10 +28,13 @@ type codec struct {
 	kind      uint64
 	blockSize int
 	zstd      *zstd.Decoder
+	// left is what the file may still decompress (format.DecodeBudget of
+	// its size, shared by footer, stripe footers and streams).
+	left int64
 }
 
-func newCodec(kind, blockSize uint64) (*codec, error) {
-	c := &codec{kind: kind}
+func newCodec(kind, blockSize uint64, budget int64) (*codec, error) {
+	c := &codec{kind: kind, left: budget}
 	switch kind {
 	case compressionNone:
 		return c, nil
@@ -65,7 +70,7 @@ func (c *codec) decompress(src []byte, what string) ([]byte, error) {
 	if c.kind == compressionNone {
 		return src, nil
 	}
-	out := make([]byte, 0, min(len(src)*2, 1<<20))
+	out := make([]byte, 0, int(min(int64(len(src))*2, 1<<20, max(c.left, 0))))
 	for len(src) > 0 {
 		if len(src) < 3 {
 			return nil, corruptf("%s: truncated compression chunk header", what)
@@ -83,8 +88,13 @@ func (c *codec) decompress(src []byte, what string) ([]byte, error) {
 			continue
 		}
 		var err error
+		before := len(out)
 		if out, err = c.decompressChunk(out, chunk); err != nil {
 			return nil, corruptf("%s: %v", what, err)
+		}
+		if c.left -= int64(len(out) - before); c.left < 0 {
+			return nil, fmt.Errorf("%w: orc: %s: the file decompresses to more than format.DecodeBudget allows",
+				format.ErrTooLarge, what)
 		}
 	}
 	return out, nil
@@ -95,7 +105,13 @@ func (c *codec) decompress(src []byte, what string) ([]byte, error) {
 func (c *codec) decompressChunk(out, chunk []byte) ([]byte, error) {
 	switch c.kind {
 	case compressionZstd:
-		return c.zstd.DecodeAll(chunk, out)
+		// Decode into the spare capacity as a fresh slice: the decoder's
+		// WithDecoderMaxMemory limit counts what dst already holds.
+		d, err := c.zstd.DecodeAll(chunk, out[len(out):])
+		if err != nil {
+			return nil, err
+		}
+		return append(out, d...), nil
 	case compressionSnappy:
 		n, err := snappy.DecodedLen(chunk)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -75,7 +76,7 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 			return nil, corruptf("no ORC magic in postscript or header")
 		}
 	}
-	c, err := newCodec(ps.compression, ps.blockSize)
+	c, err := newCodec(ps.compression, ps.blockSize, format.DecodeBudget(size))
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ func TestDecodeNanosSpecExamples(t *testing.T) {
 
 func TestChunkHeaderSpecExample(t *testing.T) {
 	// "The header for 5 bytes that did not compress would be [0x0b, 0x00, 0x00]."
-	c, err := newCodec(compressionZstd, 0)
+	c, err := newCodec(compressionZstd, 0, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,14 +188,14 @@ func TestChunkHeaderSpecExample(t *testing.T) {
 		t.Errorf("zstd chunk: got %d bytes, %v", len(got), err)
 	}
 	// a chunk may not expand beyond the compression block size
-	small, err := newCodec(compressionZstd, 1024)
+	small, err := newCodec(compressionZstd, 1024, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := small.decompress(stream, "t"); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("chunk larger than the block size: err = %v, want ErrCorrupt", err)
 	}
-	if _, err := newCodec(compressionLZO, 0); !errors.Is(err, ErrUnsupportedFormat) {
+	if _, err := newCodec(compressionLZO, 0, 1<<20); !errors.Is(err, ErrUnsupportedFormat) {
 		t.Errorf("LZO: err = %v, want ErrUnsupportedFormat", err)
 	}
 }

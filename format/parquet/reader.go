@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -102,6 +103,9 @@ func NewReader(ctx context.Context, f format.File, fileName string, want []types
 	if err != nil {
 		return nil, src.wrap(fileName, "open footer", err)
 	}
+	// Page headers declare their uncompressed size and arrow-go allocates it before
+	// decompressing: bound it by the file's budget, shared by its columns.
+	props.MaxUncompressedPageSize = maxPageSize(size, pf.MetaData().Schema.NumColumns())
 	r = &Reader{name: fileName, src: src, pf: pf, md: pf.MetaData(), want: want, opts: opts, mem: mem}
 	if err := r.validate(size); err != nil {
 		pf.Close()
@@ -564,6 +568,9 @@ func (t *trackingReaderAt) wrap(name, where string, err error) error {
 	if ioErr := t.ioErr(); ioErr != nil {
 		return fmt.Errorf("parquet: %s: %s: %w", name, where, ioErr)
 	}
+	if msg := err.Error(); strings.Contains(msg, "uncompressed page size") && strings.Contains(msg, "exceeds configured limit") {
+		return fmt.Errorf("%w: %s: %s: %v", format.ErrTooLarge, name, where, err)
+	}
 	if errors.Is(err, format.ErrCorrupt) || errors.Is(err, format.ErrSchemaMismatch) ||
 		errors.Is(err, format.ErrOutOfRange) || errors.Is(err, format.ErrUnsupportedFormat) {
 		return err
@@ -594,4 +601,12 @@ func guard(name string, src *trackingReaderAt, err *error) {
 		}
 		*err = fmt.Errorf("%w: %s: decoder failure: %v", format.ErrCorrupt, name, p)
 	}
+}
+
+// maxPageSize is the largest uncompressed page a file of size bytes with columns leaf columns
+// may declare: its format.DecodeBudget shared by the columns, at least 1 MiB (Java's default
+// page size) and at most arrow-go's default of 256 MiB. A larger page fails with
+// format.ErrTooLarge.
+func maxPageSize(size int64, columns int) int64 {
+	return min(parquet.DefaultMaxUncompressedPageSize, max(1<<20, format.DecodeBudget(size)/int64(max(columns, 1))))
 }

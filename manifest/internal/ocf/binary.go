@@ -19,6 +19,41 @@ import (
 // specification.
 var ErrCorrupt = errors.New("ocf: corrupt avro data")
 
+// ErrTooLarge reports a file whose decompressed blocks or decoded values exceed the [Budget] the
+// caller gave it. Errors wrapping it do not wrap [ErrCorrupt].
+var ErrTooLarge = errors.New("ocf: file exceeds its decoding budget")
+
+// Budget is the number of bytes the decoding of one file may still decompress and allocate.
+// One Budget is shared by the [File] and the [Decoder]s of its blocks; a nil *Budget is
+// unlimited. It is not safe for concurrent use.
+type Budget struct {
+	limit, used int64
+}
+
+// NewBudget returns a Budget of limit bytes.
+func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
+
+// Left returns the bytes not yet charged (math.MaxInt64 for a nil Budget).
+func (b *Budget) Left() int64 {
+	if b == nil {
+		return math.MaxInt64
+	}
+	return b.limit - b.used
+}
+
+// Charge records n more bytes; it returns an error wrapping [ErrTooLarge] when the total
+// exceeds the limit.
+func (b *Budget) Charge(n int64) error {
+	if b == nil {
+		return nil
+	}
+	if n < 0 || n > b.limit-b.used {
+		return fmt.Errorf("%w: %d bytes decoded or decompressed, limit %d", ErrTooLarge, b.used+max(n, 0), b.limit)
+	}
+	b.used += n
+	return nil
+}
+
 // maxDepth bounds the nesting of records while decoding, so a recursive writer schema cannot
 // exhaust the stack.
 const maxDepth = 64
@@ -26,14 +61,32 @@ const maxDepth = 64
 // Decoder reads Avro binary-encoded values from an in-memory buffer. It keeps the first error
 // (always wrapping [ErrCorrupt]); after an error every read returns a zero value.
 type Decoder struct {
-	buf   []byte
-	pos   int
-	err   error
-	depth int
+	buf    []byte
+	pos    int
+	err    error
+	depth  int
+	budget *Budget
 }
 
 // NewDecoder returns a Decoder over buf. buf is not copied; values returned by Bytes are copies.
 func NewDecoder(buf []byte) *Decoder { return &Decoder{buf: buf} }
+
+// SetBudget makes the Decoder charge b for the bytes Bytes and String copy and for what callers
+// pass to Charge.
+func (d *Decoder) SetBudget(b *Budget) { d.budget = b }
+
+// Charge charges n bytes of decoded values to the Decoder's budget; it fails the Decoder (with
+// an error wrapping [ErrTooLarge]) and returns false when the budget is exhausted.
+func (d *Decoder) Charge(n int64) bool {
+	if d.err != nil {
+		return false
+	}
+	if err := d.budget.Charge(n); err != nil {
+		d.Fail(fmt.Errorf("at offset %d: %w", d.pos, err))
+		return false
+	}
+	return true
+}
 
 // Err returns the first error encountered, or nil.
 func (d *Decoder) Err() error { return d.err }
@@ -44,12 +97,13 @@ func (d *Decoder) Remaining() int { return len(d.buf) - d.pos }
 // Offset returns the number of bytes consumed so far.
 func (d *Decoder) Offset() int { return d.pos }
 
-// Fail records err (wrapped in ErrCorrupt unless it already is) if no error was recorded yet.
+// Fail records err (wrapped in ErrCorrupt unless it already wraps ErrCorrupt or ErrTooLarge) if
+// no error was recorded yet.
 func (d *Decoder) Fail(err error) {
 	if d.err != nil {
 		return
 	}
-	if !errors.Is(err, ErrCorrupt) {
+	if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
 		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	d.err = err
@@ -188,7 +242,7 @@ func (d *Decoder) take(n int) []byte {
 // zero-length slice, so callers can tell it from an Avro null.
 func (d *Decoder) Bytes() []byte {
 	n := d.length()
-	if d.err != nil {
+	if d.err != nil || !d.Charge(int64(n)) {
 		return nil
 	}
 	b := make([]byte, n)
@@ -200,7 +254,7 @@ func (d *Decoder) Bytes() []byte {
 // String reads a length-prefixed UTF-8 string (not validated, as in Java's Utf8 handling).
 func (d *Decoder) String() string {
 	n := d.length()
-	if d.err != nil {
+	if d.err != nil || !d.Charge(int64(n)) {
 		return ""
 	}
 	s := string(d.buf[d.pos : d.pos+n])

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
@@ -54,13 +55,20 @@ type File struct {
 	pos     int
 	zstd    *zstd.Decoder
 	ownZstd bool
+	budget  *Budget
 }
+
+// SetBudget makes Next charge b for the decompressed size of every block and refuse, with an
+// error wrapping [ErrTooLarge], a block that would exceed it (the decompression of deflate and
+// snappy blocks stops at the budget; a zstandard block is bounded by [MaxBlockSize] and checked
+// once decompressed).
+func (f *File) SetBudget(b *Budget) { f.budget = b }
 
 // NewZstdDecoder returns a zstd decoder suitable for container blocks (bounded memory). It may
 // be shared by many Files and goroutines (DecodeAll is safe for concurrent use); close it when
 // done.
 func NewZstdDecoder() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxBlockSize))
+	return zstd.NewReader(nil, zstd.WithDecoderMaxMemory(MaxBlockSize), zstd.WithDecodeAllCapLimit(true))
 }
 
 // Open parses the container header of data. data must stay unchanged while blocks are read.
@@ -173,10 +181,18 @@ func (f *File) Next() (int64, []byte, error) {
 	if !bytes.Equal(sync, f.sync[:]) {
 		return 0, nil, fmt.Errorf("%w: block at offset %d: sync marker mismatch", ErrCorrupt, f.pos)
 	}
+	at := f.pos
 	f.pos = d.pos
-	block, err := f.decompress(raw)
+	limit := int(min(int64(MaxBlockSize), max(f.budget.Left(), 0)))
+	block, err := f.decompress(raw, limit)
+	if errors.Is(err, ErrTooLarge) {
+		return 0, nil, fmt.Errorf("block at offset %d: %w", at, err)
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w: block at offset %d: %w", ErrCorrupt, f.pos, err)
+	}
+	if err := f.budget.Charge(int64(len(block))); err != nil {
+		return 0, nil, fmt.Errorf("block at offset %d: %w", at, err)
 	}
 	// Every record of a non-trivial schema takes at least one byte; a larger count is corrupt.
 	if count > int64(len(block)) && len(block) > 0 {
@@ -185,19 +201,38 @@ func (f *File) Next() (int64, []byte, error) {
 	return count, block, nil
 }
 
-func (f *File) decompress(raw []byte) ([]byte, error) {
+// tooLarge is the error of a block that decompresses to more than limit bytes: corrupt when
+// limit is MaxBlockSize, over the budget otherwise.
+func tooLarge(codec string, limit int) error {
+	if limit >= MaxBlockSize {
+		return fmt.Errorf("%s block larger than %d bytes", codec, MaxBlockSize)
+	}
+	return fmt.Errorf("%w: %s block decompresses to more than the %d bytes left", ErrTooLarge, codec, limit)
+}
+
+// decompress returns the decompressed block, failing when it is larger than limit bytes
+// (limit is at most MaxBlockSize; zstandard blocks are only checked against MaxBlockSize).
+func (f *File) decompress(raw []byte, limit int) ([]byte, error) {
 	switch f.Codec {
 	case CodecNull:
 		return raw, nil
 	case CodecDeflate:
+		// Count first, then inflate into a buffer of the exact size: an expanding block never
+		// costs more than its own size, and a block beyond limit costs nothing.
 		r := flate.NewReader(bytes.NewReader(raw))
-		defer r.Close()
-		out, err := io.ReadAll(io.LimitReader(r, MaxBlockSize+1))
+		n, err := io.Copy(io.Discard, io.LimitReader(r, int64(limit)+1))
+		r.Close()
 		if err != nil {
 			return nil, fmt.Errorf("deflate: %w", err)
 		}
-		if len(out) > MaxBlockSize {
-			return nil, fmt.Errorf("deflate block larger than %d bytes", MaxBlockSize)
+		if n > int64(limit) {
+			return nil, tooLarge("deflate", limit)
+		}
+		out := make([]byte, n)
+		r = flate.NewReader(bytes.NewReader(raw))
+		defer r.Close()
+		if _, err := io.ReadFull(r, out); err != nil {
+			return nil, fmt.Errorf("deflate: %w", err)
 		}
 		return out, nil
 	case CodecSnappy:
@@ -209,8 +244,8 @@ func (f *File) decompress(raw []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("snappy: %w", err)
 		}
-		if n > MaxBlockSize {
-			return nil, fmt.Errorf("snappy block larger than %d bytes", MaxBlockSize)
+		if n > limit {
+			return nil, tooLarge("snappy", limit)
 		}
 		out, err := snappy.Decode(make([]byte, n), body)
 		if err != nil {
@@ -223,19 +258,46 @@ func (f *File) decompress(raw []byte) ([]byte, error) {
 	case CodecZstandard:
 		if f.zstd == nil {
 			dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
-				zstd.WithDecoderMaxMemory(MaxBlockSize), zstd.WithDecoderLowmem(true))
+				zstd.WithDecoderMaxMemory(MaxBlockSize), zstd.WithDecoderLowmem(true),
+				zstd.WithDecodeAllCapLimit(true))
 			if err != nil {
 				return nil, fmt.Errorf("zstd: %w", err)
 			}
 			f.zstd, f.ownZstd = dec, true
 		}
-		out, err := f.zstd.DecodeAll(raw, nil)
+		var h zstd.Header
+		if h.Decode(raw) == nil && h.HasFCS && h.FrameContentSize > uint64(limit) {
+			return nil, tooLarge("zstandard", limit)
+		}
+		// The decoders limit DecodeAll to the capacity of dst (WithDecodeAllCapLimit). Start
+		// with the exact size when the frame has it, else with 32 times the input but no more
+		// than Java's blocks (64 KB + one record) need, and grow fourfold up to limit.
+		size := min(limit, 128<<10, 32*len(raw)+4<<10)
+		if h.HasFCS {
+			size = int(h.FrameContentSize)
+		}
+		out, err := f.zstd.DecodeAll(raw, make([]byte, 0, size))
+		for zstdTooSmall(err) && size < limit {
+			size = min(limit, max(4*size, 4<<10))
+			out, err = f.zstd.DecodeAll(raw, make([]byte, 0, size))
+		}
+		if zstdTooSmall(err) {
+			return nil, tooLarge("zstandard", limit)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
 		}
 		return out, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnsupportedCodec, f.Codec)
+}
+
+// zstdTooSmall reports whether DecodeAll failed because the output exceeded the capacity of
+// dst: ErrDecoderSizeExceeded, or "output bigger than max block size" when that happens inside
+// a zstd block.
+func zstdTooSmall(err error) bool {
+	return err != nil && (errors.Is(err, zstd.ErrDecoderSizeExceeded) ||
+		strings.Contains(err.Error(), "bigger than max block size"))
 }
 
 // zstdEncoders holds one encoder per zstd level, shared by all Writers:
