@@ -75,3 +75,62 @@ func TestDecodeRefusesOversizedData(t *testing.T) {
 		t.Errorf("DecodeTag: %v, want fileio.ErrTooLarge", err)
 	}
 }
+
+// TestHugeHintFilesIgnored: LATEST and EARLIEST hint files of 1 GiB (sparse)
+// were read whole by every latest-snapshot lookup. A hint larger than
+// maxHintSize cannot hold an id; it is ignored like an unparsable hint
+// without being read, and the latest and earliest snapshots come from
+// listing.
+func TestHugeHintFilesIgnored(t *testing.T) {
+	res, peak := memcheck.Peak(t, 256<<20, func() []byte {
+		dir := t.TempDir()
+		m := &Manager{}
+		for _, id := range []int64{1, 2} {
+			p := filepath.Join(dir, m.Path(id))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			data, err := (&Snapshot{Version: 3, ID: id, SchemaID: 0, CommitUser: "u", CommitKind: "APPEND"}).Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, hint := range []string{HintLatest, HintEarliest} {
+			p := filepath.Join(dir, SnapshotDir, hint)
+			if err := os.WriteFile(p, []byte("1"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(p, 1<<30); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return []byte(dir)
+	}, func(dir []byte) string {
+		ctx := context.Background()
+		fio, err := fileio.Open(ctx, "file://"+string(dir))
+		if err != nil {
+			return err.Error()
+		}
+		m := NewManager(fio)
+		latest, err := m.LatestID(ctx)
+		if err != nil {
+			return fmt.Sprintf("LatestID: %v", err)
+		}
+		earliest, err := m.EarliestID(ctx)
+		if err != nil {
+			return fmt.Sprintf("EarliestID: %v", err)
+		}
+		_, ok, err := m.EarliestHint(ctx)
+		return fmt.Sprintf("latest %d earliest %d hint ok %v err %v", latest, earliest, ok, err)
+	})
+	t.Logf("peak heap %d MiB", peak>>20)
+	if peak > 256<<20 {
+		t.Errorf("peak heap %d bytes, want ≤ %d", peak, 256<<20)
+	}
+	if want := "latest 2 earliest 1 hint ok false err <nil>"; res != want {
+		t.Errorf("got %q, want %q", res, want)
+	}
+}

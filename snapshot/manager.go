@@ -106,12 +106,12 @@ func (m *Manager) Exists(ctx context.Context, id int64) (bool, error) {
 // follows and surfaces real I/O problems).
 func (m *Manager) readHint(ctx context.Context, name string) (int64, bool) {
 	for attempt := 0; attempt < hintAttempts; attempt++ {
-		data, err := m.fs.ReadFile(ctx, m.hintPath(name))
+		data, err := readFileLimit(ctx, m.fs, m.hintPath(name), maxHintSize)
 		if err == nil {
 			id, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 			return id, err == nil
 		}
-		if errors.Is(err, fileio.ErrNotExist) || ctx.Err() != nil {
+		if errors.Is(err, fileio.ErrNotExist) || errors.Is(err, fileio.ErrTooLarge) || ctx.Err() != nil {
 			return 0, false
 		}
 		select {
@@ -388,9 +388,9 @@ func (m *Manager) CommitLatestHint(ctx context.Context, id int64) error {
 // snapshot file, so every snapshot file it deletes has an id below the
 // hint (Java ExpireSnapshotsImpl writes it after; see package expire).
 func (m *Manager) EarliestHint(ctx context.Context) (int64, bool, error) {
-	data, err := m.fs.ReadFile(ctx, m.hintPath(HintEarliest))
-	if errors.Is(err, fileio.ErrNotExist) {
-		return 0, false, nil
+	data, err := readFileLimit(ctx, m.fs, m.hintPath(HintEarliest), maxHintSize)
+	if errors.Is(err, fileio.ErrNotExist) || errors.Is(err, fileio.ErrTooLarge) {
+		return 0, false, nil // missing, or too large to hold a number
 	}
 	if err != nil {
 		return 0, false, err
