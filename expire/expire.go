@@ -644,6 +644,11 @@ func list(ctx context.Context, sm *snapshot.Manager, keep func(int64) bool) ([]*
 	return out, nil
 }
 
+// maxConsumerFileSize is the largest consumer file read, in bytes: Java's
+// Consumer JSON is a few dozen bytes; a larger file is refused
+// (fileio.ErrTooLarge) rather than read whole.
+const maxConsumerFileSize = 1 << 20
+
 // minNextSnapshot returns the smallest nextSnapshot of the branch's consumers
 // (Java ConsumerManager.minNextSnapshot): consumer/consumer-<id> files holding
 // {"nextSnapshot": <id>}.
@@ -659,7 +664,7 @@ func minNextSnapshot(ctx context.Context, fio *fileio.FileIO, branch string) (in
 		if fi.IsDir || !strings.HasPrefix(path.Base(fi.Path), snapfiles.ConsumerPrefix) {
 			continue
 		}
-		data, err := fio.ReadFile(ctx, fi.Path)
+		data, err := fio.ReadFileLimit(ctx, fi.Path, maxConsumerFileSize)
 		if errors.Is(err, fileio.ErrNotExist) {
 			continue
 		}

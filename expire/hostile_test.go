@@ -2,9 +2,11 @@ package expire_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -291,4 +293,32 @@ func TestTagDeleteScreensHostileNames(t *testing.T) {
 		t.Errorf("%s: %q, %v", victim, data, err)
 	}
 	equal(t, "rows", read(t, fio), []string{"3|b", "4|b"})
+}
+
+// TestHugeConsumerFileRefused: a consumer file of 1 GiB (sparse) was read
+// whole by every expiration. It is refused from its size with
+// fileio.ErrTooLarge naming it, and nothing expires.
+func TestHugeConsumerFileRefused(t *testing.T) {
+	ctx := context.Background()
+	tbl := kvTable(t, nil)
+	fio := tbl.FileIO
+	for i := int64(1); i <= 3; i++ {
+		write(t, tbl, kv([]int64{i}, "a"))
+	}
+	p := filepath.Join(localDir(t, fio), "consumer", "consumer-c1")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`{"nextSnapshot":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Hour)})
+	if !errors.Is(err, fileio.ErrTooLarge) || !strings.Contains(err.Error(), "consumer/consumer-c1") {
+		t.Fatalf("Expire: %v, want fileio.ErrTooLarge naming consumer/consumer-c1", err)
+	}
+	equal(t, "expired", res.Expired, nil)
+	equal(t, "rows", read(t, fio), []string{"1|a", "2|a", "3|a"})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/fixture"
+	"github.com/paimon-go/paimon/internal/memcheck"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/orphan"
@@ -498,4 +499,42 @@ func TestCleanRejectsNegativeAge(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 	equal(t, "files", files(t, tbl.FileIO), before)
+}
+
+// TestCleanHugeChangelogBoundedMemory: a changelog file of 1 GiB (sparse)
+// was read whole by the reference walk before its size was checked. It is
+// refused from its size (fileio.ErrTooLarge naming it), within 256 MiB of
+// heap, and nothing is deleted.
+func TestCleanHugeChangelogBoundedMemory(t *testing.T) {
+	res, peak := memcheck.Peak(t, 256<<20, func() []byte {
+		tbl := history(t)
+		dir := localDir(t, tbl.FileIO)
+		p := filepath.Join(dir, "changelog", "changelog-1")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"id":1}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, 1<<30); err != nil {
+			t.Fatal(err)
+		}
+		return []byte(dir)
+	}, func(dir []byte) string {
+		ctx := context.Background()
+		fio, err := fileio.Open(ctx, "file://"+string(dir))
+		if err != nil {
+			return err.Error()
+		}
+		res, err := orphan.Clean(ctx, fio, 0, orphan.Options{Now: time.Now().Add(time.Hour)})
+		return fmt.Sprintf("deleted %d, too large %v, names it %v", len(res.Deleted),
+			errors.Is(err, fileio.ErrTooLarge), err != nil && strings.Contains(err.Error(), "changelog/changelog-1"))
+	})
+	t.Logf("peak heap %d MiB", peak>>20)
+	if peak > 256<<20 {
+		t.Errorf("peak heap %d bytes, want ≤ %d", peak, 256<<20)
+	}
+	if want := "deleted 0, too large true, names it true"; res != want {
+		t.Errorf("got %q, want %q", res, want)
+	}
 }

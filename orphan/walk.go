@@ -411,7 +411,7 @@ func (w *walker) readRef(ctx context.Context, r *ref) error {
 		}
 	case kindChangelog:
 		var data []byte
-		data, err = w.t.FIO.ReadFile(ctx, r.path)
+		data, err = w.t.FIO.ReadFileLimit(ctx, r.path, snapshot.MaxFileSize)
 		if errors.Is(err, fileio.ErrNotExist) {
 			r.state = stateVanished
 			return nil
