@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/paimon-go/paimon/fileio"
@@ -117,5 +118,34 @@ func TestNextID(t *testing.T) {
 		if got, err := snapshot.NextID(id); !errors.Is(err, snapshot.ErrIDOverflow) || got != 0 {
 			t.Fatalf("NextID(%d) = %d, %v; want ErrIDOverflow", id, got, err)
 		}
+	}
+}
+
+// TestGetRefusesSnapshotOfAnotherID: a snapshot file copied to another id's
+// name was served as that snapshot (readers saw snapshot 1's files as
+// snapshot 3's). Get refuses it with ErrCorrupt naming the file and both ids.
+func TestGetRefusesSnapshotOfAnotherID(t *testing.T) {
+	ctx := context.Background()
+	fio, err := fileio.Open(ctx, "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fio.Close()
+	m := snapshot.NewManager(fio)
+	data, err := (&snapshot.Snapshot{Version: 3, ID: 1, CommitUser: "u", CommitKind: "APPEND"}).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{m.Path(1), m.Path(3)} {
+		if err := fio.WriteFile(ctx, p, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, err := m.Get(ctx, 1); err != nil || s.ID != 1 {
+		t.Fatalf("Get(1): %v, %v", s, err)
+	}
+	_, err = m.Get(ctx, 3)
+	if !errors.Is(err, snapshot.ErrCorrupt) || !strings.Contains(err.Error(), "snapshot/snapshot-3") || !strings.Contains(err.Error(), "holds snapshot 1") {
+		t.Fatalf("Get(3): %v, want ErrCorrupt naming snapshot/snapshot-3 and id 1", err)
 	}
 }

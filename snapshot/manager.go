@@ -75,7 +75,8 @@ func (m *Manager) Path(id int64) string {
 func (m *Manager) hintPath(name string) string { return m.root + SnapshotDir + "/" + name }
 
 // Get reads snapshot id. Errors wrap ErrNotFound (and fileio.ErrNotExist) if it does not exist,
-// ErrCorrupt if it cannot be parsed.
+// ErrCorrupt if it cannot be parsed or holds another id (a file copied to the wrong name),
+// naming the file.
 func (m *Manager) Get(ctx context.Context, id int64) (*Snapshot, error) {
 	p := m.Path(id)
 	data, err := readFile(ctx, m.fs, p)
@@ -88,6 +89,12 @@ func (m *Manager) Get(ctx context.Context, id int64) (*Snapshot, error) {
 	s, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %s: %w", p, err)
+	}
+	if s.ID != id {
+		// A file copied or renamed to the wrong id: serving it would make
+		// readers see another snapshot's files under this id, and the
+		// committer build on a base that is not the latest.
+		return nil, fmt.Errorf("snapshot: %s: %w: the file holds snapshot %d", p, ErrCorrupt, s.ID)
 	}
 	return s, nil
 }
