@@ -218,8 +218,8 @@ func TestImportSignals(t *testing.T) {
 }
 
 // TestImportSignalsRandom sends SIGTERM (or SIGINT) to imports of a file
-// after random delays, so that it lands while rows are read, data files
-// written and commits made; the checks of TestImportSignals hold after
+// after a random commit of the first half and a random delay, so that it
+// lands while rows are read, data files written and commits made; the checks of TestImportSignals hold after
 // every run. An import that finished before the signal must have
 // imported every row.
 func TestImportSignalsRandom(t *testing.T) {
@@ -242,9 +242,12 @@ func TestImportSignalsRandom(t *testing.T) {
 		tbl := filepath.Join(dir, fmt.Sprintf("t%d", run))
 		mustRun(t, "create", tbl, "--column", "id:BIGINT", "--column", "s:STRING")
 		p := startImport(t, "--commit-every", strconv.Itoa(every), tbl, in)
-		// Wait for the first commit, then up to 1.5 s more.
-		waitFile(t, filepath.Join(tbl, "snapshot", "snapshot-1"))
-		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		// Wait for a random commit among the first half, then up to
+		// 100 ms more: the signal lands while rows are read, files written
+		// or a commit made, with at least 15 commits still to go.
+		k := 1 + rng.IntN(rows/every/2)
+		waitFile(t, filepath.Join(tbl, "snapshot", fmt.Sprintf("snapshot-%d", k)))
+		time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
 		if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			t.Fatal(err)
 		}
