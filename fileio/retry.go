@@ -51,10 +51,13 @@ func transient(ctx context.Context, err error) bool {
 }
 
 // httpStatus returns the HTTP status of a response error from the AWS SDK
-// (smithy-go's ResponseError) or the Google API client.
+// (smithy-go's ResponseError) or the Google API client. The AWS SDK reports
+// a request that got no answer at all (a connection closed or reset after
+// the request was sent) as a response error of status 0: that is no status,
+// and such an error is transient (the request may have been applied).
 func httpStatus(err error) (int, bool) {
 	var re interface{ HTTPStatusCode() int }
-	if errors.As(err, &re) {
+	if errors.As(err, &re) && re.HTTPStatusCode() != 0 {
 		return re.HTTPStatusCode(), true
 	}
 	var gerr *googleapi.Error

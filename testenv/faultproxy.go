@@ -43,6 +43,10 @@ type Fault struct {
 	// proxy answers Status without forwarding: the store never sees the
 	// request.
 	After bool
+	// Drop, with After, closes the connection without any answer once the
+	// store has applied the request (a reply lost on the network: the
+	// client sees no HTTP status at all). Status is then ignored.
+	Drop bool
 	// Status is the HTTP status of the failure, with an S3 XML error body:
 	// 403 (AccessDenied, which fileio does not retry), 409
 	// (ConditionalRequestConflict, S3's answer to a conditional write racing
@@ -197,6 +201,15 @@ func newFaultProxy(t testing.TB, bucket string, target *url.URL, gcs bool) (*Fau
 				_, _ = io.WriteString(w, errorBody(f.Status))
 			}
 			return
+		case f.Drop:
+			rp.ServeHTTP(httptest.NewRecorder(), r) // applied by the store, answer discarded
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					conn.Close()
+					return
+				}
+			}
+			panic(http.ErrAbortHandler) // closes the connection without an answer
 		default:
 			r = r.WithContext(context.WithValue(r.Context(), faultKey{}, f))
 		}

@@ -101,6 +101,17 @@ func faultCases() []faultCase {
 		hint:     "3",
 		requests: map[string]int{"PUT " + snapshot3: 2, "GET " + snapshot3: 1},
 	}, {
+		// The store created snapshot-3 and the connection closed without an
+		// answer (the SDK reports HTTP status 0). That is an unknown
+		// outcome like a 500, not a refusal: the retry meets the object
+		// and finds our bytes. Treated as definite, the committer deleted
+		// the manifest lists snapshot 3 refers to.
+		name:     "snapshot PUT applied, connection dropped once",
+		faults:   []*testenv.Fault{{Method: http.MethodPut, Key: "snapshot/snapshot-3", After: true, Drop: true, Times: 1}},
+		ok:       true,
+		hint:     "3",
+		requests: map[string]int{"PUT " + snapshot3: 2, "GET " + snapshot3: 1},
+	}, {
 		// Every answer is lost: fileio gives up, and the committer reads
 		// snapshot-3 back and recognizes it as its own.
 		name:     "snapshot PUT applied, every answer lost",

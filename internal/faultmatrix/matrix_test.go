@@ -169,6 +169,9 @@ func kinds(method string) []kind {
 			return []*testenv.Fault{once(m, c, k, after, status, times)}
 		}}
 	}
+	dropped := kind{"applied, connection closed without an answer", func(m, c string, k int) []*testenv.Fault {
+		return []*testenv.Fault{{Method: m, Class: c, Skip: k, After: true, Drop: true, Times: 1}}
+	}}
 	lostThenRead := func(name string, status, times, putTimes int) kind {
 		return kind{name, func(m, c string, k int) []*testenv.Fault {
 			put := once(m, c, k, true, 500, putTimes)
@@ -182,6 +185,7 @@ func kinds(method string) []kind {
 		return []kind{
 			fail("applied, answer lost (500)", true, 500, 1),
 			fail("applied, answer lost (503 SlowDown)", true, 503, 1),
+			dropped,
 			fail("applied, answered 409 ConditionalRequestConflict", true, 409, 1),
 			lostThenRead("applied, answer lost, read-back denied once", 403, 1, 1),
 			lostThenRead("applied, answer lost, read-back fails 4 times", 500, 4, 1),
@@ -194,12 +198,14 @@ func kinds(method string) []kind {
 	case http.MethodDelete:
 		return []kind{
 			fail("applied, answer lost (500)", true, 500, 1),
+			dropped,
 			fail("fails 4 times", false, 500, 4),
 			fail("denied", false, 403, 1),
 		}
 	case http.MethodGet:
 		return []kind{
 			fail("answer lost (500)", true, 500, 1),
+			dropped,
 			fail("fails 4 times", false, 500, 4),
 			fail("denied", false, 403, 1),
 		}
