@@ -150,9 +150,9 @@ func faultCases() []faultCase {
 			{Method: http.MethodPut, Key: "snapshot/snapshot-3", Status: 500},
 			{Method: http.MethodGet, Key: "snapshot/snapshot-3", Status: 500},
 		},
-		errHas:   "outcome unknown",
-		orphans:  true,
-		hint:     "2",
+		errHas:  "outcome unknown",
+		orphans: true,
+		hint:    "2",
 		// 4 reads back (commit's outcomeResolver) of 4 attempts each.
 		requests: map[string]int{"PUT " + snapshot3: 4, "GET " + snapshot3: 16},
 	}, {
