@@ -105,6 +105,9 @@ func (c *Committer) latestFrom(ctx context.Context, id int64) (*snapshot.Snapsho
 		if nextErr != nil {
 			return nil, nextErr
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		cur = next
 		next, nextErr = c.snaps.Get(ctx, cur.ID+1)
 	}

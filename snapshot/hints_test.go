@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +148,22 @@ func TestGetRefusesSnapshotOfAnotherID(t *testing.T) {
 	_, err = m.Get(ctx, 3)
 	if !errors.Is(err, snapshot.ErrCorrupt) || !strings.Contains(err.Error(), "snapshot/snapshot-3") || !strings.Contains(err.Error(), "holds snapshot 1") {
 		t.Fatalf("Get(3): %v, want ErrCorrupt naming snapshot/snapshot-3 and id 1", err)
+	}
+}
+
+// TestIDsIgnoreNonCanonicalNames: a stray snapshot/snapshot-007 was listed
+// as snapshot 7 (twice, next to snapshot-7), so expiration counted it and
+// deleted one snapshot too many. Only names Path gives are snapshot files.
+func TestIDsIgnoreNonCanonicalNames(t *testing.T) {
+	ctx := context.Background()
+	fio, m := hintTable(t, "canonical", 1, 2, 7)
+	for _, name := range []string{"snapshot-007", "snapshot-+3", "snapshot-00"} {
+		if err := fio.WriteFile(ctx, "snapshot/"+name, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := m.IDs(ctx)
+	if err != nil || !slices.Equal(ids, []int64{1, 2, 7}) {
+		t.Fatalf("IDs = %v, %v; want [1 2 7]", ids, err)
 	}
 }

@@ -152,8 +152,8 @@ func (m *Manager) listVersioned(ctx context.Context, dir, prefix string) ([]int6
 			continue
 		}
 		id, err := strconv.ParseInt(rest, 10, 64)
-		if err != nil {
-			continue
+		if err != nil || strconv.FormatInt(id, 10) != rest {
+			continue // not a name Path gives (snapshot-007 is not snapshot 7)
 		}
 		ids = append(ids, id)
 	}
