@@ -52,6 +52,9 @@ func (f *FileIO) wrapErr(op, key string, err error) error {
 		return nil
 	}
 	loc := f.s.location(key)
+	// Drivers repeat what the URL configured (an endpoint with a password
+	// that fails to parse only shows on the first request): mask it.
+	err = maskError(err, f.s.secrets)
 	if notFound(err) {
 		return fmt.Errorf("fileio: %s %s: %w", op, loc, ErrNotExist)
 	}

@@ -49,8 +49,9 @@ type store struct {
 	// request (a single PUT, or each part of a multipart upload) with its
 	// buffered body, since fileio cannot replay a stream itself.
 	streams *blob.Bucket
-	urlRoot string // scheme://host[/local/dir], without a trailing '/'
-	query   string // raw URL query, kept for URL()
+	urlRoot string   // scheme://host[/local/dir], without a trailing '/'
+	query   string   // raw URL query, kept for URL()
+	secrets []string // the secrets of the URL opened, masked in every error (maskError)
 	retry   retryPolicy
 	stats   counters
 	// deleteHeads is set for s3, whose Delete is a HEAD plus a DELETE.
@@ -117,7 +118,7 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 	if err != nil {
 		return nil, bad("bad path")
 	}
-	s := &store{query: u.RawQuery, retry: remoteRetry()}
+	s := &store{query: u.RawQuery, secrets: secretsOf(rawURL), retry: remoteRetry()}
 	switch u.Scheme {
 	case "file":
 		if u.Host != "" && u.Host != "localhost" {

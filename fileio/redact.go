@@ -19,8 +19,8 @@ const Redacted = "xxxxx"
 //   - The value of every query parameter whose name looks like a credential
 //     becomes [Redacted]: a name that contains, in any case, "secret",
 //     "passw", "token", "credential", "signature" or "session", or one of
-//     whose words ("_", "-", "." separated) is "auth", "pwd", "authorization"
-//     or ends in "key" (access_key, apikey, api-key). Names whose
+//     whose words ("_", "-", "." separated) is "auth", "pwd", "authorization",
+//     "sig" or "sas" (Azure SAS) or ends in "key" (access_key, apikey, api-key). Names whose
 //     last word is "name", "path", "file" or "duration" (role_session_name,
 //     private_key_path) hold no secret and stay readable.
 //   - The value of any other parameter is redacted recursively when it is
@@ -132,7 +132,7 @@ func credentialName(name string) bool {
 	}
 	for _, w := range words {
 		switch {
-		case w == "auth", w == "pwd", w == "authorization", strings.HasSuffix(w, "key"):
+		case w == "auth", w == "pwd", w == "authorization", w == "sig", w == "sas", strings.HasSuffix(w, "key"):
 			return true
 		}
 	}
@@ -147,16 +147,27 @@ const minSecret = 4
 // least minSecret bytes replaced by Redacted in its text, for errors of
 // drivers that repeat the URL they were given; errors.Is, errors.As and
 // gcerrors.Code see err's chain as before.
-func redactError(err error, rawURL string) error {
-	if err == nil {
-		return nil
-	}
+func redactError(err error, rawURL string) error { return maskError(err, secretsOf(rawURL)) }
+
+// secretsOf returns the secrets of rawURL (see Redact) of at least
+// minSecret bytes.
+func secretsOf(rawURL string) []string {
 	var secrets []string
 	redact(rawURL, func(s string) {
 		if len(s) >= minSecret {
 			secrets = append(secrets, s)
 		}
 	})
+	return secrets
+}
+
+// maskError returns err with every one of secrets replaced by Redacted in
+// its text (err itself when none occurs); errors.Is, errors.As and
+// gcerrors.Code see err's chain as before.
+func maskError(err error, secrets []string) error {
+	if err == nil || len(secrets) == 0 {
+		return err
+	}
 	msg := err.Error()
 	masked := msg
 	for _, s := range secrets {
