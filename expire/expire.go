@@ -483,11 +483,7 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 	// 5. Offsets files.
 	cands := map[string]bool{}
 	for _, s := range expired {
-		op, ok, err := t.OffsetsPath(s)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
+		if op, ok := t.OffsetsCandidate(s); ok {
 			cands[op] = true
 		}
 	}
@@ -568,11 +564,11 @@ func previousTag(tags []*snapshot.Tag, id int64) *snapshot.Tag {
 func offsetsInUse(ctx context.Context, t *snapfiles.Table, keep func(id int64) bool, tags []*snapshot.Tag) (map[string]bool, error) {
 	used := map[string]bool{}
 	note := func(s *snapshot.Snapshot) error {
-		op, ok, err := t.OffsetsPath(s)
-		if ok {
+		// A property that names no offsets file protects none.
+		if op, ok, err := t.OffsetsPath(s); err == nil && ok {
 			used[op] = true
 		}
-		return err
+		return nil
 	}
 	for _, tg := range tags {
 		if err := note(&tg.Snapshot); err != nil {

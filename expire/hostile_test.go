@@ -322,3 +322,50 @@ func TestHugeConsumerFileRefused(t *testing.T) {
 	equal(t, "expired", res.Expired, nil)
 	equal(t, "rows", read(t, fio), []string{"1|a", "2|a", "3|a"})
 }
+
+// TestOffsetsPropertyNamingNoOffsetsFile: a realtime.offsets property that
+// resolves to no path below the table (a bare "schema/schema-0", "/nowhere")
+// made every expiration and rollback fail with progress.ErrCorrupt, blocking
+// maintenance for good. It is skipped and reported as it is, and protects
+// nothing.
+func TestOffsetsPropertyNamingNoOffsetsFile(t *testing.T) {
+	ctx := context.Background()
+	tbl := kvTable(t, nil)
+	fio := tbl.FileIO
+	for i := int64(1); i <= 4; i++ {
+		write(t, tbl, kv([]int64{i}, "a"))
+	}
+	setRaw := func(id int64, v string) {
+		s := getSnap(t, fio, id)
+		if s.Properties == nil {
+			s.Properties = map[string]string{}
+		}
+		s.Properties[progress.Property] = v
+		data, err := s.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fio.WriteFile(ctx, snapshot.NewManager(fio).Path(id), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setRaw(1, "schema/schema-0")
+	setRaw(2, "/nowhere")
+	setRaw(4, "schema/schema-0")
+	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 2, OlderThan: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatalf("Expire: %v", err)
+	}
+	equal(t, "expired", res.Expired, []int64{1, 2})
+	equal(t, "skipped", skippedPaths(res.Skipped), []string{"/nowhere", "schema/schema-0"})
+	rb, err := expire.Rollback(ctx, fio, tbl.Schema, expire.Target{Snapshot: 3}, expire.RollbackOptions{DeleteFiles: true})
+	if err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+	equal(t, "rolled back", rb.Snapshots, []int64{4})
+	equal(t, "rollback skipped", skippedPaths(rb.Skipped), []string{"schema/schema-0"})
+	if ok, err := fio.Exists(ctx, "schema/schema-0"); err != nil || !ok {
+		t.Errorf("schema/schema-0: exists %v, %v", ok, err)
+	}
+	equal(t, "rows", read(t, fio), []string{"1|a", "2|a", "3|a"})
+}

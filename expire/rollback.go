@@ -335,11 +335,7 @@ func planRollback(ctx context.Context, t *snapfiles.Table, target *snapshot.Snap
 
 	cands := map[string]bool{}
 	for _, s := range gone {
-		op, ok, err := t.OffsetsPath(s)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		if op, ok := t.OffsetsCandidate(s); ok {
 			cands[op] = true
 		}
 	}
@@ -350,10 +346,8 @@ func planRollback(ctx context.Context, t *snapfiles.Table, target *snapshot.Snap
 		if err != nil {
 			return nil, err
 		}
-		if op, ok, err := t.OffsetsPath(target); err != nil {
-			return nil, err
-		} else if ok {
-			used[op] = true
+		if op, ok, err := t.OffsetsPath(target); err == nil && ok {
+			used[op] = true // a property naming no offsets file protects none
 		}
 		for op := range used {
 			delete(cands, op)

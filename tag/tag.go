@@ -348,9 +348,7 @@ func planDelete(ctx context.Context, t *snapfiles.Table, tg *snapshot.Tag, tags 
 	for _, g := range [][]string{p.Index, p.Manifests, p.Lists} {
 		slices.Sort(g)
 	}
-	if op, ok, err := t.OffsetsPath(&tg.Snapshot); err != nil {
-		return nil, err
-	} else if ok {
+	if op, ok := t.OffsetsCandidate(&tg.Snapshot); ok {
 		used, err := offsetsInUse(ctx, t, tg.Name)
 		if err != nil {
 			return nil, err
@@ -387,11 +385,8 @@ func offsetsInUse(ctx context.Context, t *snapfiles.Table, except string) (map[s
 			snaps = append(snaps, &tg.Snapshot)
 		}
 		for _, s := range snaps {
-			op, ok, err := t.OffsetsPath(s)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
+			// A property that names no offsets file protects none.
+			if op, ok, err := t.OffsetsPath(s); err == nil && ok {
 				used[op] = true
 			}
 		}

@@ -386,6 +386,18 @@ func (t *Table) OffsetsPath(s *snapshot.Snapshot) (string, bool, error) {
 	return p, true, nil
 }
 
+// OffsetsCandidate is OffsetsPath for deletion plans: a property that names
+// no offsets file (progress.ErrCorrupt) comes back as it is, so that
+// Plan.Screen skips and reports it instead of the run failing on every
+// attempt; false when s has no property.
+func (t *Table) OffsetsCandidate(s *snapshot.Snapshot) (string, bool) {
+	p, ok, err := t.OffsetsPath(s)
+	if err != nil {
+		return s.Properties[progress.Property], true
+	}
+	return p, ok
+}
+
 // Branches lists the branches of the table below fio (names of the
 // directories branch/branch-<name>), sorted.
 func Branches(ctx context.Context, fio *fileio.FileIO) ([]string, error) {
