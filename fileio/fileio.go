@@ -479,7 +479,15 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 	ambiguous := false
 	for attempt := 1; ; attempt++ {
 		f.s.stats.add(opPut)
-		err = f.s.bucket.WriteAll(ctx, key, data, opts)
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if f.s.retry.createTimeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, f.s.retry.createTimeout)
+		}
+		err = f.s.bucket.WriteAll(actx, key, data, opts)
+		// An attempt the store never answered (the request may have been
+		// applied) is given up after createTimeout and retried.
+		timedOut := err != nil && actx.Err() != nil && ctx.Err() == nil
+		cancel()
 		if err == nil {
 			return nil
 		}
@@ -499,7 +507,7 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 		}
 		// A transient failure (5xx, a network error) or one cut short by ctx
 		// may have been applied by the store.
-		maybe := ctx.Err() != nil || transient(context.WithoutCancel(ctx), err)
+		maybe := ctx.Err() != nil || timedOut || transient(context.WithoutCancel(ctx), err)
 		ambiguous = ambiguous || maybe
 		if !maybe || attempt >= f.s.retry.attempts || f.s.retry.wait(ctx, attempt) != nil {
 			if ambiguous {

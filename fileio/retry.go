@@ -18,12 +18,17 @@ type retryPolicy struct {
 	attempts int
 	base     time.Duration
 	max      time.Duration
+	// createTimeout bounds each attempt of CreateIfAbsent (0: unbounded): a
+	// store that applies a create and never answers would otherwise hold
+	// the commit forever. The metadata files it writes are small.
+	createTimeout time.Duration
 }
 
 // remoteRetry returns the policy for S3 and GCS: 4 attempts, 50 ms doubling
-// to at most 1 s.
+// to at most 1 s; an unanswered create-if-absent attempt is given up after
+// a minute.
 func remoteRetry() retryPolicy {
-	return retryPolicy{attempts: 4, base: 50 * time.Millisecond, max: time.Second}
+	return retryPolicy{attempts: 4, base: 50 * time.Millisecond, max: time.Second, createTimeout: time.Minute}
 }
 
 // noRetry returns the policy for local and memory stores: a single attempt.

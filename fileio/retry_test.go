@@ -38,6 +38,9 @@ type faulty struct {
 	// putLands makes an injected put failure happen after the object was
 	// written, like a lost response.
 	putLands bool
+	// putHangs, with putLands, makes the failed put wait for its context
+	// to end instead of failing: a store that applied it and never answers.
+	putHangs bool
 	// beforeFailedPut runs before an injected put failure (to let another
 	// writer win meanwhile).
 	beforeFailedPut func()
@@ -121,6 +124,9 @@ func (d *faulty) NewTypedWriter(ctx context.Context, key, ct string, o *driver.W
 		if werr != nil {
 			return nil, werr
 		}
+		if d.putHangs {
+			return &failingWriter{Writer: w, err: err, hang: ctx}, nil
+		}
 		return &failingWriter{Writer: w, err: err}, nil
 	}
 	// Write nowhere: a cancelled inner writer publishes nothing.
@@ -136,15 +142,48 @@ func (d *faulty) NewTypedWriter(ctx context.Context, key, ct string, o *driver.W
 	return &failingWriter{Writer: w, err: err}, nil
 }
 
-// failingWriter closes its inner writer and then reports err.
+// failingWriter closes its inner writer and then reports err, or, with
+// hang, waits for hang to end and reports its error.
 type failingWriter struct {
 	driver.Writer
-	err error
+	err  error
+	hang context.Context
 }
 
 func (w *failingWriter) Close() error {
 	w.Writer.Close()
+	if w.hang != nil {
+		<-w.hang.Done()
+		return w.hang.Err()
+	}
 	return w.err
+}
+
+// TestCreateIfAbsentUnansweredAttempt: the store applies a create and never
+// answers. CreateIfAbsent waited forever (an import hung, review D3); each
+// attempt is now given up after createTimeout, and the retry's "exists"
+// is checked: the file holds our bytes, so the create succeeded.
+func TestCreateIfAbsentUnansweredAttempt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f, d := newFaulty(t)
+	f.s.retry.createTimeout = 50 * time.Millisecond
+	d.putLands, d.putHangs = true, true
+	d.fail["put"] = 1
+	if err := f.CreateIfAbsent(ctx, "snapshot/snapshot-1", []byte("ours")); err != nil {
+		t.Fatalf("CreateIfAbsent: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("CreateIfAbsent returned only when the test's deadline ended")
+	}
+	if got, want := f.Stats(), (Stats{Put: 2, Get: 1}); got != want {
+		t.Errorf("Stats = %+v, want %+v", got, want)
+	}
+	// Another writer's bytes at the path: a lost race, as always.
+	d.fail["put"] = 1
+	if err := f.CreateIfAbsent(ctx, "snapshot/snapshot-1", []byte("theirs")); !errors.Is(err, ErrExist) {
+		t.Fatalf("CreateIfAbsent over another file: %v, want ErrExist", err)
+	}
 }
 
 // httpError returns an AWS SDK response error with the HTTP status and the
