@@ -459,6 +459,9 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 // its commit user and identifier). The GCS client's own retries are turned
 // off for these writes (noClientRetries), so that every attempt is seen here.
 //
+// On S3 and GCS an attempt that gets no answer within a minute is given up
+// and counts as one whose outcome is unknown.
+//
 // Errors: ErrExist if another writer's file takes the path; ErrOutcomeUnknown
 // (wrapping the store's errors) if the file may have been written by this
 // call and the check could not tell (the read-back failed, or every attempt
