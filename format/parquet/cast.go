@@ -77,7 +77,9 @@ func castArray(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (out ar
 			return b.NewArray(), true, nil
 		case arrow.DECIMAL128:
 			dt := to.(*arrow.Decimal128Type)
-			return buildDecimals(mem, arr, dt, func(i int) *big.Int { return big.NewInt(get(i)) }, 0)
+			// n as DECIMAL(p, s) is n × 10^s (Java CastExecutors, numeric
+			// to decimal), not the unscaled value n.
+			return buildDecimals(mem, arr, dt, func(i int) *big.Int { return big.NewInt(get(i)) }, int(dt.Scale))
 		case arrow.STRING:
 			b := array.NewStringBuilder(mem)
 			defer b.Release()

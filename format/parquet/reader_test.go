@@ -487,3 +487,21 @@ func recordFromArrowJSON(t testing.TB, sc *arrow.Schema, js string) arrow.Record
 	}
 	return rec
 }
+
+// TestIntegerAsDecimal: after ALTER TABLE … MODIFY c DECIMAL(12,2) on an
+// integer column, Java reads 9 from an old file as 9.00; the unscaled value
+// 9 was returned (0.09). An integer n read as DECIMAL(p, s) is n × 10^s
+// (Java CastExecutors: numeric to decimal).
+func TestIntegerAsDecimal(t *testing.T) {
+	f := types.Field
+	old := []types.DataField{f(0, "s", types.SmallInt()), f(1, "i", types.Int()), f(2, "b", types.BigInt())}
+	rec := recordFromJSON(t, old, `[{"s":9,"i":-7,"b":1234567890},{"s":null,"i":0,"b":-1}]`)
+	defer rec.Release()
+	data, _ := writeFile(t, old, nil, rec)
+	newer := []types.DataField{f(0, "s", types.DecimalOf(12, 2)), f(1, "i", types.DecimalOf(5, 3)), f(2, "b", types.DecimalOf(20, 4))}
+	rows, _ := readBytes(t, data, newer, format.ReadOptions{})
+	equalRows(t, "rows", rows, []string{
+		"9.00 | -7.000 | 1234567890.0000",
+		"null | 0.000 | -1.0000",
+	})
+}
