@@ -53,3 +53,30 @@ func (f *FileIO) ReadFileLimit(ctx context.Context, path string, limit int64) ([
 	}
 	return data, nil
 }
+
+// FileReader reads whole files; *FileIO is one. Packages that take a small file-system
+// interface (snapshot, schema) pass theirs to ReadLimit.
+type FileReader interface {
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+}
+
+// ReadLimit reads path from r, at most limit bytes: through ReadFileLimit when r has it (as
+// *FileIO does: a larger file is refused unread), otherwise with ReadFile and a check of the
+// size read.
+//
+// Errors: those of r; ErrTooLarge, naming path, if the file is larger than limit bytes.
+func ReadLimit(ctx context.Context, r FileReader, path string, limit int64) ([]byte, error) {
+	if l, ok := r.(interface {
+		ReadFileLimit(ctx context.Context, path string, limit int64) ([]byte, error)
+	}); ok {
+		return l.ReadFileLimit(ctx, path, limit)
+	}
+	data, err := r.ReadFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("fileio: read %s: %w: %d bytes, limit %d", path, ErrTooLarge, len(data), limit)
+	}
+	return data, nil
+}

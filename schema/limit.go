@@ -12,23 +12,9 @@ import (
 // from being read whole into memory.
 const MaxFileSize = 16 << 20
 
-// limitReader is the optional capability of an FS (*fileio.FileIO has it) to refuse a file
-// larger than a limit before reading it.
-type limitReader interface {
-	ReadFileLimit(ctx context.Context, path string, limit int64) ([]byte, error)
-}
-
-// readFile reads p, at most MaxFileSize bytes; a larger file yields an error wrapping
-// fileio.ErrTooLarge.
+// readFile reads p, at most MaxFileSize bytes (fileio.ReadLimit).
 func readFile(ctx context.Context, fs FS, p string) ([]byte, error) {
-	if l, ok := fs.(limitReader); ok {
-		return l.ReadFileLimit(ctx, p, MaxFileSize)
-	}
-	data, err := fs.ReadFile(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return data, checkSize(data)
+	return fileio.ReadLimit(ctx, fs, p, MaxFileSize)
 }
 
 // checkSize refuses data larger than MaxFileSize with an error wrapping fileio.ErrTooLarge.

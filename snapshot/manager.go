@@ -113,7 +113,7 @@ func (m *Manager) Exists(ctx context.Context, id int64) (bool, error) {
 // follows and surfaces real I/O problems).
 func (m *Manager) readHint(ctx context.Context, name string) (int64, bool) {
 	for attempt := 0; attempt < hintAttempts; attempt++ {
-		data, err := readFileLimit(ctx, m.fs, m.hintPath(name), maxHintSize)
+		data, err := fileio.ReadLimit(ctx, m.fs, m.hintPath(name), maxHintSize)
 		if err == nil {
 			id, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 			return id, err == nil
@@ -395,7 +395,7 @@ func (m *Manager) CommitLatestHint(ctx context.Context, id int64) error {
 // snapshot file, so every snapshot file it deletes has an id below the
 // hint (Java ExpireSnapshotsImpl writes it after; see package expire).
 func (m *Manager) EarliestHint(ctx context.Context) (int64, bool, error) {
-	data, err := readFileLimit(ctx, m.fs, m.hintPath(HintEarliest), maxHintSize)
+	data, err := fileio.ReadLimit(ctx, m.fs, m.hintPath(HintEarliest), maxHintSize)
 	if errors.Is(err, fileio.ErrNotExist) || errors.Is(err, fileio.ErrTooLarge) {
 		return 0, false, nil // missing, or too large to hold a number
 	}
