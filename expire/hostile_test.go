@@ -14,6 +14,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/internal/memcheck"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/snapshot"
@@ -306,15 +307,7 @@ func TestHugeConsumerFileRefused(t *testing.T) {
 		write(t, tbl, kv([]int64{i}, "a"))
 	}
 	p := filepath.Join(localDir(t, fio), "consumer", "consumer-c1")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(`{"nextSnapshot":1}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(p, 1<<30); err != nil {
-		t.Fatal(err)
-	}
+	memcheck.SparseFile(t, p, []byte(`{"nextSnapshot":1}`), 1<<30)
 	res, err := expire.Expire(ctx, fio, tbl.Schema, expire.Options{RetainMin: 1, OlderThan: time.Now().Add(time.Hour)})
 	if !errors.Is(err, fileio.ErrTooLarge) || !strings.Contains(err.Error(), "consumer/consumer-c1") {
 		t.Fatalf("Expire: %v, want fileio.ErrTooLarge naming consumer/consumer-c1", err)

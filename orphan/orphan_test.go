@@ -510,15 +510,7 @@ func TestCleanHugeChangelogBoundedMemory(t *testing.T) {
 		tbl := history(t)
 		dir := localDir(t, tbl.FileIO)
 		p := filepath.Join(dir, "changelog", "changelog-1")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(`{"id":1}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Truncate(p, 1<<30); err != nil {
-			t.Fatal(err)
-		}
+		memcheck.SparseFile(t, p, []byte(`{"id":1}`), 1<<30)
 		return []byte(dir)
 	}, func(dir []byte) string {
 		ctx := context.Background()

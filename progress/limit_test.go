@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,15 +20,7 @@ func TestHugeOffsetsFileRefused(t *testing.T) {
 	res, peak := memcheck.Peak(t, 256<<20, func() []byte {
 		dir := t.TempDir()
 		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(`{"version":1}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Truncate(p, 1<<30); err != nil {
-			t.Fatal(err)
-		}
+		memcheck.SparseFile(t, p, []byte(`{"version":1}`), 1<<30)
 		return []byte(dir)
 	}, func(dir []byte) string {
 		ctx := context.Background()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,15 +19,7 @@ func TestHugeSchemaFileRefused(t *testing.T) {
 	res, peak := memcheck.Peak(t, 256<<20, func() []byte {
 		dir := t.TempDir()
 		p := filepath.Join(dir, NewManager(nil, "t").Path(0))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(`{"id":0}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Truncate(p, 1<<30); err != nil {
-			t.Fatal(err)
-		}
+		memcheck.SparseFile(t, p, []byte(`{"id":0}`), 1<<30)
 		return []byte(dir)
 	}, func(dir []byte) string {
 		ctx := context.Background()

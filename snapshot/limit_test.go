@@ -25,15 +25,7 @@ func TestHugeSnapshotFileRefused(t *testing.T) {
 					rel = (&Manager{}).TagPath("t")
 				}
 				p := filepath.Join(dir, rel)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(`{"id":1}`), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Truncate(p, 1<<30); err != nil {
-					t.Fatal(err)
-				}
+				memcheck.SparseFile(t, p, []byte(`{"id":1}`), 1<<30)
 				return []byte(dir)
 			}, func(dir []byte) string {
 				ctx := context.Background()
@@ -100,12 +92,7 @@ func TestHugeHintFilesIgnored(t *testing.T) {
 		}
 		for _, hint := range []string{HintLatest, HintEarliest} {
 			p := filepath.Join(dir, SnapshotDir, hint)
-			if err := os.WriteFile(p, []byte("1"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Truncate(p, 1<<30); err != nil {
-				t.Fatal(err)
-			}
+			memcheck.SparseFile(t, p, []byte("1"), 1<<30)
 		}
 		return []byte(dir)
 	}, func(dir []byte) string {

@@ -99,3 +99,19 @@ func child(limit uint64, fn func() string) {
 	fmt.Printf("memcheck-peak=%d\n", ms.HeapSys)
 	os.Exit(0)
 }
+
+// SparseFile makes path (and its directory) a file of size bytes that starts with head and
+// holds zeros after it, without writing them (a sparse file on local disk): the hostile input
+// of a reader that reads a file whole before checking its size.
+func SparseFile(t *testing.T, path string, head []byte, size int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, head, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+}
