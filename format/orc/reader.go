@@ -14,9 +14,8 @@ import (
 	"github.com/paimon-go/paimon/types"
 )
 
-// Format is the ORC file format of package format (Java OrcFileFormat),
-// read-only: Name is "orc", NewReader returns a *Reader, NewWriter fails
-// with ErrUnsupportedFormat.
+// Format is the ORC file format of package format (Java OrcFileFormat):
+// Name is "orc", NewReader returns a *Reader, NewWriter a *Writer.
 type Format struct{}
 
 var _ format.Format = Format{}
@@ -34,9 +33,13 @@ func (Format) NewReader(ctx context.Context, f format.File, fileName string, wan
 	return r, nil
 }
 
-// NewWriter fails: this package only reads ORC.
-func (Format) NewWriter(context.Context, io.Writer, string, []types.DataField, format.WriteOptions) (format.Writer, error) {
-	return nil, unsupportedf("writing ORC files")
+// NewWriter is NewWriter of this package.
+func (Format) NewWriter(ctx context.Context, w io.Writer, fileName string, fields []types.DataField, opts format.WriteOptions) (format.Writer, error) {
+	wr, err := NewWriter(ctx, w, fileName, fields, opts)
+	if err != nil {
+		return nil, err
+	}
+	return wr, nil
 }
 
 // Reader reads one ORC data file as Arrow record batches of schema
@@ -195,6 +198,10 @@ func planField(n *node, t types.DataType, at arrow.DataType) (*colPlan, error) {
 		return &colPlan{at: at}, nil
 	}
 	p := &colPlan{n: n, at: at}
+	if t.Kind == types.KindMultiset && t.Elem != nil {
+		// Java stores MULTISET<T> as MAP<T, INT NOT NULL> (OrcFileFormat.refineDataType).
+		t = types.DataType{Kind: types.KindMap, Nullable: t.Nullable, Key: t.Elem, Value: &types.DataType{Kind: types.KindInt}}
+	}
 	switch t.Kind {
 	case types.KindRow:
 		st, ok := at.(*arrow.StructType)

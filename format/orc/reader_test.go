@@ -170,7 +170,8 @@ func TestReaderErrors(t *testing.T) {
 	if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "junk.orc") {
 		t.Fatalf("junk: err = %v", err)
 	}
-	if _, err := (Format{}).NewWriter(context.Background(), io.Discard, "w.orc", nil, format.WriteOptions{}); !errors.Is(err, format.ErrUnsupportedFormat) {
+	if _, err := (Format{}).NewWriter(context.Background(), io.Discard, "w.orc",
+		[]types.DataField{types.Field(0, "v", types.Variant())}, format.WriteOptions{}); !errors.Is(err, format.ErrUnsupportedFormat) {
 		t.Fatalf("NewWriter: err = %v", err)
 	}
 	if (Format{}).Name() != "orc" {
