@@ -57,6 +57,8 @@ const (
 	// registered, so readers apply no writer-specific workarounds
 	// (Java maps unknown writers to WriterVersion FUTURE).
 	writerID = 7_000
+	// softwareVersion is Footer.softwareVersion.
+	softwareVersion = "paimon-go"
 	// writerVersion is PostScript.writerVersion: ORC_14, the newest Java
 	// writer version (all known writer bugs fixed).
 	writerVersion = 9
@@ -398,6 +400,7 @@ func (w *Writer) finish() error {
 	}
 	ft = pbUint(ft, 8, 0)
 	ft = pbUint(ft, 9, writerID)
+	ft = pbBytes(ft, 12, []byte(softwareVersion))
 	fb := w.comp.compress(ft)
 	if _, err := w.out.Write(fb); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -563,3 +564,79 @@ func TestByteRLERoundTrip(t *testing.T) {
 }
 
 func decimal128FromInt(v int64) decimal128.Num { return decimal128.FromI64(v) }
+
+// javaEpochTimestamps are the instants of the Java scenario
+// orc_timestamps_epoch (interop/java ScenariosOrc) in epoch nanoseconds,
+// and javaEpochRead how Java Paimon 1.4.2 reads them back from the ORC file
+// its own writer made, as TIMESTAMP(3) and TIMESTAMP(9) (TIMESTAMP_LTZ
+// reads the same). Values in (-1 s, 0) with more than a millisecond of
+// fraction come back one second later: ORC's writer truncates the seconds
+// toward zero and its readers cannot tell them from positive ones.
+var (
+	javaEpochTimestamps = []int64{-1, -999_999, -1_000_000, -1_000_001, -500_000_000, -999_999_999,
+		-1_000_000_000, -1_000_000_001, -1_500_000_000, -1_999_000_000, -2_000_000_000,
+		-86_400_123_456_789, 0, 1, 999_999_999, 1_500_000_000, -9_000_000_000_123_456_789}
+	javaEpochRead = [][2]string{
+		{"1970-01-01T00:00:00.999", "1970-01-01T00:00:00.999999999"},
+		{"1970-01-01T00:00:00.999", "1970-01-01T00:00:00.999000001"},
+		{"1970-01-01T00:00:00.999", "1970-01-01T00:00:00.999000000"},
+		{"1970-01-01T00:00:00.998", "1970-01-01T00:00:00.998999999"},
+		{"1970-01-01T00:00:00.500", "1970-01-01T00:00:00.500000000"},
+		{"1969-12-31T23:59:59.000", "1969-12-31T23:59:59.000000001"},
+		{"1969-12-31T23:59:59.000", "1969-12-31T23:59:59.000000000"},
+		{"1969-12-31T23:59:58.999", "1969-12-31T23:59:58.999999999"},
+		{"1969-12-31T23:59:58.500", "1969-12-31T23:59:58.500000000"},
+		{"1969-12-31T23:59:58.001", "1969-12-31T23:59:58.001000000"},
+		{"1969-12-31T23:59:58.000", "1969-12-31T23:59:58.000000000"},
+		{"1969-12-30T23:59:59.876", "1969-12-30T23:59:59.876543211"},
+		{"1970-01-01T00:00:00.000", "1970-01-01T00:00:00.000000000"},
+		{"1970-01-01T00:00:00.000", "1970-01-01T00:00:00.000000001"},
+		{"1970-01-01T00:00:00.999", "1970-01-01T00:00:00.999999999"},
+		{"1970-01-01T00:00:01.500", "1970-01-01T00:00:01.500000000"},
+		{"1684-10-19T07:59:59.876", "1684-10-19T07:59:59.876543211"},
+	}
+)
+
+// TestWriteTimestampsAsJava writes the scenario's instants and reads them
+// back: every value must be what Java reads from its own ORC file, so that
+// a table's rows do not depend on which implementation wrote the file.
+func TestWriteTimestampsAsJava(t *testing.T) {
+	f := types.Field
+	fields := []types.DataField{
+		f(1, "ts3", types.TimestampOf(3)), f(2, "ts9", types.TimestampOf(9)),
+		f(3, "ltz3", types.LocalZonedTimestampOf(3)), f(4, "ltz9", types.LocalZonedTimestampOf(9)),
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, types.SchemaToArrow(fields))
+	defer b.Release()
+	for _, ns := range javaEpochTimestamps {
+		ms := ns / 1e6
+		if ns%1e6 < 0 {
+			ms--
+		}
+		for c, v := range []int64{ms, ns, ms, ns} {
+			b.Field(c).(*array.TimestampBuilder).Append(arrow.Timestamp(v))
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	data, _ := writeORC(t, fields, nil, rec)
+	got, _ := readORC(t, data, fields, format.ReadOptions{})
+	defer got.Release()
+	iso := func(c, i int, layout string) string {
+		v := int64(got.Column(c).(*array.Timestamp).Value(i))
+		unit := got.Column(c).DataType().(*arrow.TimestampType).Unit
+		s, ns := splitTimestamp(v, unit)
+		return time.Unix(s, ns).UTC().Format(layout)
+	}
+	for i, want := range javaEpochRead {
+		for c := range 4 {
+			layout := "2006-01-02T15:04:05.000"
+			if c%2 == 1 {
+				layout += "000000"
+			}
+			if g := iso(c, i, layout); g != want[c%2] {
+				t.Errorf("row %d (%d ns) %s: read %s, Java reads %s", i, javaEpochTimestamps[i], fields[c].Name, g, want[c%2])
+			}
+		}
+	}
+}
