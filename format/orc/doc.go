@@ -1,7 +1,11 @@
-// Package orc is a read-only decoder of Apache ORC files into Arrow records,
-// written from the ORC v1 specification (https://orc.apache.org/specification/ORCv1/)
-// for the ORC files Java Paimon writes: data files of tables with
-// file.format=orc and manifest files of tables with manifest.format=orc.
+// Package orc decodes Apache ORC files into Arrow records and encodes Arrow
+// records as ORC data files, written from the ORC v1 specification
+// (https://orc.apache.org/specification/ORCv1/) for the ORC files Java
+// Paimon writes: data files of tables with file.format=orc and manifest files
+// of tables with manifest.format=orc. The writer (Writer, NewWriter,
+// Format.NewWriter) lays files out as Java's OrcWriterFactory does; see
+// Writer for the type mapping and encodings. The rest of this comment is
+// about reading.
 //
 // Supported:
 //

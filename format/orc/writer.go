@@ -289,6 +289,10 @@ func (w *Writer) EstimatedSize() int64 {
 	return w.out.n + int64(float64(w.stripeRaw)*w.ratio)
 }
 
+// MaxEstimatedSize is EstimatedSize (which costs no encoding here): the
+// bound the rolling writer compares first.
+func (w *Writer) MaxEstimatedSize() int64 { return w.EstimatedSize() }
+
 // RowCount returns the number of rows written so far.
 func (w *Writer) RowCount() int64 { return w.rows }
 
@@ -555,7 +559,10 @@ func newCompressor(cfg writerConfig) (*compressor, error) {
 	switch cfg.compression {
 	case compressionZstd:
 		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(cfg.level)),
-			zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+			zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true),
+			// Single-segment frames declare a window of the chunk's own size, which
+			// readers bounding memory by the compression block size accept.
+			zstd.WithSingleSegment(true))
 		if err != nil {
 			return nil, unsupportedf("zstd encoder: %v", err)
 		}

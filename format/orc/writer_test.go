@@ -215,6 +215,18 @@ func TestWriteRoundTripAllTypes(t *testing.T) {
 			}
 		})
 	}
+	// A sliced batch (offsets into every buffer, nested ones included)
+	// writes the rows of the slice.
+	t.Run("slice", func(t *testing.T) {
+		part := rec.NewSlice(1, 4)
+		defer part.Release()
+		data, _ := writeORC(t, fields, map[string]string{"orc.compress.size": "1024"}, part, part)
+		got, _ := readORC(t, data, fields, format.ReadOptions{})
+		defer got.Release()
+		want := concatRecords(t, []arrow.RecordBatch{part, part})
+		defer want.Release()
+		equalRecords(t, got, want)
+	})
 }
 
 // TestWriteSchema checks the ORC type tree and paimon.id attributes Java's
@@ -324,7 +336,7 @@ func TestWriteManyStripes(t *testing.T) {
 			r.Release()
 		}
 	}()
-	data, res := writeORC(t, fields, map[string]string{"orc.stripe.size": "65536"}, recs...)
+	data, res := writeORC(t, fields, map[string]string{"orc.stripe.size": "65536", "orc.compress.size": "4096"}, recs...)
 	if res.RowCount != 200_000 {
 		t.Fatalf("RowCount %d", res.RowCount)
 	}
