@@ -14,8 +14,8 @@ import (
 // either name with errors.Is.
 var ErrCorrupt = format.ErrCorrupt
 
-// ErrUnsupportedFormat reports a valid ORC feature this read-only decoder
-// does not implement: LZO compression, UNION columns, column encryption,
+// ErrUnsupportedFormat reports a valid ORC feature this package does not
+// implement: LZO compression, UNION columns, column encryption,
 // unknown compression/type/encoding kinds, or a plain timestamp column whose
 // writer time zone is unknown to the system. It is
 // format.ErrUnsupportedFormat.

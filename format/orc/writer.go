@@ -153,7 +153,12 @@ func parseWriterOptions(opts map[string]string) (writerConfig, error) {
 // (rowIndexStride 0): integer RLE v2 (DIRECT_V2), direct strings,
 // byte and boolean RLE. Plain timestamps are written with writer time
 // zone UTC (wall-clock values read back unchanged in any reader time
-// zone). The footer holds per-column statistics (value count, has-null,
+// zone); seconds are truncated toward zero as Java's writer truncates
+// them, so an instant in (-1 s, 0) with more than a millisecond of
+// fraction reads back one second later in every reader, exactly as the
+// files Java writes (-1 ms reads as +0.999 s). CHAR(n) values are padded
+// with spaces to n characters and CHAR/VARCHAR values cut to n characters,
+// as Java's ORC writer does. The footer holds per-column statistics (value count, has-null,
 // min/max/sum of integers, floats, strings, dates and decimals, true
 // counts of booleans); no stripe-level Metadata is written. It implements
 // format.Writer and is not safe for concurrent use.

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/types"
@@ -650,5 +652,84 @@ func TestWriteTimestampsAsJava(t *testing.T) {
 				t.Errorf("row %d (%d ns) %s: read %s, Java reads %s", i, javaEpochTimestamps[i], fields[c].Name, g, want[c%2])
 			}
 		}
+	}
+}
+
+// TestWriteFooterStatistics decodes the footer's ColumnStatistics
+// (orc_proto.proto field numbers) of a small file: the values Java's
+// OrcSimpleStatsExtractor would read from it.
+func TestWriteFooterStatistics(t *testing.T) {
+	f := types.Field
+	fields := []types.DataField{
+		f(0, "i", types.Int()), f(1, "s", types.String()), f(2, "d", types.Double()),
+		f(3, "b", types.Boolean()), f(4, "dec", types.DecimalOf(5, 2)), f(5, "dt", types.Date()),
+		f(6, "bin", types.Bytes()), f(7, "arr", types.ArrayOf(types.Int())), f(8, "ts", types.TimestampOf(3)),
+	}
+	rec := recordFromJSON(t, fields, `[
+{"i":1,"s":"b","d":1.5,"b":true,"dec":"1.50","dt":10,"bin":"YWI=","arr":[1,2],"ts":5},
+{"i":null,"s":"a","d":null,"b":false,"dec":"-0.05","dt":-3,"bin":"","arr":null,"ts":null},
+{"i":-5,"s":null,"d":-2,"b":true,"dec":null,"dt":null,"bin":null,"arr":[],"ts":6}]`)
+	defer rec.Release()
+	data, _ := writeORC(t, fields, map[string]string{"file.compression": "none"}, rec)
+	psLen := int(data[len(data)-1])
+	ps, err := parsePostScript(data[len(data)-1-psLen : len(data)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := len(data) - 1 - psLen
+	footerBytes := data[end-int(ps.footerLength) : end]
+	var got []string
+	err = eachField(footerBytes, "footer", func(fd pbField) error {
+		if fd.num != 7 {
+			return nil
+		}
+		var parts []string
+		return eachField(fd.b, "stats", func(s pbField) error {
+			switch s.num {
+			case 1:
+				parts = append(parts, fmt.Sprintf("n=%d", s.v))
+			case 10:
+				parts = append(parts, fmt.Sprintf("null=%v", s.v == 1))
+				got = append(got, strings.Join(parts, " "))
+			default:
+				var sub []string
+				if err := eachField(s.b, "sub", func(x pbField) error {
+					switch {
+					case s.num == 3: // doubles
+						sub = append(sub, fmt.Sprint(math.Float64frombits(x.v)))
+					case s.num == 5: // bucket counts, packed
+						sub = append(sub, fmt.Sprint(x.b))
+					case x.typ == protowire.BytesType:
+						sub = append(sub, strconv.Quote(string(x.b)))
+					default: // sint32/sint64
+						sub = append(sub, fmt.Sprint(protowire.DecodeZigZag(x.v)))
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+				parts = append(parts, fmt.Sprintf("%d%v", s.num, sub))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"n=3 null=false",                  // root
+		"n=2 2[-5 1 -4] null=true",        // i: int min, max, sum
+		`n=2 4["a" "b" 2] null=true`,      // s: string min, max, total length
+		"n=2 3[-2 1.5 -0.5] null=true",    // d: double min, max, sum
+		"n=3 5[[2]] null=false",           // b: true count
+		`n=2 6["-0.05" "1.50"] null=true`, // dec: decimal min, max
+		"n=2 7[-3 10] null=true",          // dt: date min, max
+		"n=2 8[2] null=true",              // bin: total length
+		"n=2 null=true",                   // arr
+		"n=2 2[1 2 3] null=false",         // arr element
+		"n=2 null=true",                   // ts: counts only
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("footer statistics\n got %q\nwant %q", got, want)
 	}
 }
