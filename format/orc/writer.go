@@ -246,20 +246,30 @@ func (w *Writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if n == 0 {
 		return nil
 	}
-	all := []rng{{0, n}}
-	for i, c := range w.root.children {
-		w.stripeRaw += c.write(rec.Column(i), all)
-	}
-	w.root.st.values += int64(n)
-	w.rows += int64(n)
-	w.stripeRows += int64(n)
-	if w.stripeRaw >= w.cfg.stripeSize {
-		if err := w.flushStripe(); err != nil {
-			return w.fail(err)
+	// Rows go in in slices of writeBatch, as Java's OrcBulkWriter fills
+	// VectorizedRowBatches, so a stripe overshoots its size by at most one
+	// slice whatever the size of rec.
+	for lo := 0; lo < n; lo += writeBatch {
+		hi := min(n, lo+writeBatch)
+		part := []rng{{lo, hi}}
+		for i, c := range w.root.children {
+			w.stripeRaw += c.write(rec.Column(i), part)
+		}
+		w.root.st.values += int64(hi - lo)
+		w.rows += int64(hi - lo)
+		w.stripeRows += int64(hi - lo)
+		if w.stripeRaw >= w.cfg.stripeSize {
+			if err := w.flushStripe(); err != nil {
+				return w.fail(err)
+			}
 		}
 	}
 	return nil
 }
+
+// writeBatch is the number of rows written between two stripe-size checks
+// (Java's write.batch-size default).
+const writeBatch = 1024
 
 func (w *Writer) fail(err error) error {
 	w.failed = fmt.Errorf("orc: %s: write: %w", w.name, err)

@@ -376,6 +376,18 @@ func TestWriteManyStripes(t *testing.T) {
 	if res.Stats[0].Min != int64(0) || res.Stats[0].Max != int64(199_999) {
 		t.Errorf("id stats %v", res.Stats[0])
 	}
+	// One batch of all rows is cut into stripes just the same.
+	one, _ := writeORC(t, fields, map[string]string{"orc.stripe.size": "65536"}, want)
+	f1, err := Open(bytes.NewReader(one), int64(len(one)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f1.NumStripes() < 10 {
+		t.Errorf("one batch: %d stripes", f1.NumStripes())
+	}
+	got1, _ := readORC(t, one, fields, format.ReadOptions{})
+	defer got1.Release()
+	equalRecords(t, got1, want)
 }
 
 func concatRecords(t testing.TB, recs []arrow.RecordBatch) arrow.RecordBatch {
@@ -731,5 +743,78 @@ func TestWriteFooterStatistics(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("footer statistics\n got %q\nwant %q", got, want)
+	}
+}
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct{ n int }
+
+var errDiskFull = errors.New("disk full")
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		k := f.n
+		f.n = 0
+		return k, errDiskFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteOutputError: a failing output is returned wrapped, naming the
+// file, from the Write that flushes a stripe and from every call after it;
+// a canceled context stops Write and Close.
+func TestWriteOutputError(t *testing.T) {
+	ctx := context.Background()
+	fields, recs := benchRows(t, 20_000, 5_000)
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for _, limit := range []int{0, 2, 100, 50_000} {
+		w, err := NewWriter(ctx, &failAfter{n: limit}, "full.orc", fields,
+			format.WriteOptions{Options: map[string]string{"orc.stripe.size": "1000"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = nil
+		for _, r := range recs {
+			if err = w.Write(ctx, r); err != nil {
+				break
+			}
+		}
+		if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "full.orc") {
+			t.Fatalf("limit %d: Write err = %v", limit, err)
+		}
+		if err2 := w.Write(ctx, recs[0]); !errors.Is(err2, errDiskFull) {
+			t.Errorf("limit %d: Write after failure: %v", limit, err2)
+		}
+		if _, err := w.Close(ctx); !errors.Is(err, errDiskFull) {
+			t.Errorf("limit %d: Close err = %v", limit, err)
+		}
+	}
+	// The tail fails on Close.
+	w, err := NewWriter(ctx, &failAfter{n: 10}, "tail.orc", fields, format.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, recs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Close(ctx); !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "tail.orc") {
+		t.Errorf("Close err = %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	w, err = NewWriter(ctx, io.Discard, "c.orc", fields, format.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(cctx, recs[0]); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled Write: %v", err)
+	}
+	if _, err := NewWriter(cctx, io.Discard, "c.orc", fields, format.WriteOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled NewWriter: %v", err)
 	}
 }
