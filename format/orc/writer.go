@@ -419,6 +419,9 @@ func (w *Writer) finish() error {
 	}
 	ft = pbUint(ft, 8, 0)
 	ft = pbUint(ft, 9, writerID)
+	// calendar JULIAN_GREGORIAN, as Java's writer by default: DATE days
+	// are stored as given and Java reads them back unchanged.
+	ft = pbUint(ft, 11, 1)
 	ft = pbBytes(ft, 12, []byte(softwareVersion))
 	fb := w.comp.compress(ft)
 	if _, err := w.out.Write(fb); err != nil {
