@@ -1,5 +1,5 @@
 // Package ocf reads and writes Avro Object Container Files (Avro specification 1.11, "Object Container
-// Files") and the Avro binary encoding of primitive values, for the manifest package.
+// Files") and the Avro binary encoding of primitive values, for the manifest package and Avro data files (format/avro).
 //
 // It knows nothing about Paimon: it exposes the container header (writer schema JSON, codec), the
 // decompressed data blocks, a bounds-checked [Decoder] over a block, and an appending [Encoder].
