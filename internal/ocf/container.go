@@ -58,6 +58,8 @@ type File struct {
 	budget  *Budget
 	ra      io.ReaderAt // OpenAt: blocks are read from ra, data holds only the header
 	size    int64       // OpenAt: the file size
+
+	headerSize int
 }
 
 // SetBudget makes Next charge b for the decompressed size of every block and refuse, with an
@@ -103,7 +105,7 @@ func Open(data []byte, zdec ...*zstd.Decoder) (*File, error) {
 	if d.err != nil {
 		return nil, fmt.Errorf("header sync marker: %w", d.err)
 	}
-	f := &File{Meta: meta, data: data, pos: d.pos}
+	f := &File{Meta: meta, data: data, pos: d.pos, headerSize: d.pos}
 	if len(zdec) > 0 && zdec[0] != nil {
 		f.zstd = zdec[0]
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -88,3 +89,33 @@ func (w *Writer) Take() []byte {
 
 // Pending returns the uncompressed bytes of the block being built.
 func (w *Writer) Pending() int { return len(w.Block.Buf) }
+
+// RecordCountAt is RecordCount for a File of OpenAt: it reads every block header (not the
+// blocks). Errors wrap ErrCorrupt or are I/O errors of the reader.
+func (f *File) RecordCountAt() (int64, error) {
+	var total int64
+	at := int64(f.pos)
+	for at < f.size {
+		var hdr [20]byte
+		h := hdr[:min(int64(len(hdr)), f.size-at)]
+		if err := readAt(f.ra, h, at); err != nil {
+			return 0, err
+		}
+		d := NewDecoder(h)
+		count := d.Long()
+		size := d.Long()
+		if d.err != nil {
+			return 0, d.err
+		}
+		next := at + int64(d.pos) + size + 16
+		if count < 0 || size < 0 || next > f.size || total > math.MaxInt64-count {
+			return 0, fmt.Errorf("%w: invalid block header at offset %d", ErrCorrupt, at)
+		}
+		total += count
+		at = next
+	}
+	return total, nil
+}
+
+// HeaderSize returns the length of the container header (the offset of the first block).
+func (f *File) HeaderSize() int { return f.headerSize }
