@@ -37,6 +37,13 @@ func Format(name string) (format.Format, error) {
 	return nil, fmt.Errorf("%w: file format %q", format.ErrUnsupportedFormat, name)
 }
 
+// Writes reports whether this library writes data files of the format
+// named name (case-insensitive): parquet and avro.
+func Writes(name string) bool {
+	_, w := lookupFormat(strings.ToLower(name))
+	return w
+}
+
 // FormatOf returns the format of the data file at filePath from its name
 // extension (".parquet", ".orc", ".avro"), as Java's
 // DataFilePathFactory.formatIdentifier: every file of a table is read in

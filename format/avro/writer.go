@@ -389,7 +389,7 @@ type colStats struct {
 // maximum are found in the batch's own representation and converted once.
 func (s *colStats) collect(t types.DataType, a arrow.Array) {
 	s.nulls += int64(a.NullN())
-	if s.unordered || a.NullN() == a.Len() {
+	if s.unordered || a.NullN() == a.Len() || t.Kind == types.KindBlob {
 		return
 	}
 	lo, hi := -1, -1
