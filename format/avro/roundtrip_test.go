@@ -277,4 +277,3 @@ func TestProjectionAndBatches(t *testing.T) {
 	}
 	rd.Close()
 }
-
