@@ -102,3 +102,23 @@ func TestSchemaMismatch(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestEmptyRecordsBounded: a block claiming 2^40 records of a schema that
+// takes no bytes is refused with ErrTooLarge (bounded time), not decoded
+// forever.
+func TestEmptyRecordsBounded(t *testing.T) {
+	w, err := ocf.NewWriter([]byte(`{"type":"record","name":"r","fields":[]}`), ocf.CodecNull, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := w.Take()
+	sync := data[len(data)-16:]
+	e := ocf.Encoder{Buf: data}
+	e.Long(1 << 40)
+	e.Long(0)
+	e.Buf = append(e.Buf, sync...)
+	err = readErr(e.Buf, []types.DataField{types.Field(0, "x", types.Int())})
+	if !errors.Is(err, format.ErrTooLarge) || !strings.Contains(err.Error(), "bucket-0/data-1.avro") {
+		t.Fatalf("err %v, want ErrTooLarge naming the file", err)
+	}
+}

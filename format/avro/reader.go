@@ -222,6 +222,13 @@ func (r *Reader) Next(ctx context.Context) (b format.Batch, err error) {
 			}
 			r.d = ocf.NewDecoder(block)
 			r.d.SetBudget(r.budget)
+			// Records of a schema that takes no bytes (no fields) are bounded by the budget
+			// instead of the block size.
+			if !r.d.Charge(count * int64(1+8*len(r.missing))) {
+				err := wrap(r.name, r.d.Err())
+				r.Close()
+				return format.Batch{}, err
+			}
 			r.left = count
 			continue
 		}
@@ -469,7 +476,7 @@ func planValue(s *ocf.Schema, t types.DataType, b array.Builder, depth int) (dec
 		}
 		return func(d *ocf.Decoder) {
 			lb.Append(true)
-			for n := d.BlockCount(minSize(s.Items)); n > 0 && d.Err() == nil; n = d.BlockCount(minSize(s.Items)) {
+			for n := d.BlockCount(minSize(s.Items)); n > 0 && d.Charge(int64(n)); n = d.BlockCount(minSize(s.Items)) {
 				for range n {
 					item(d)
 				}
@@ -493,7 +500,7 @@ func planValue(s *ocf.Schema, t types.DataType, b array.Builder, depth int) (dec
 			}
 			return func(d *ocf.Decoder) {
 				mb.Append(true)
-				for n := d.BlockCount(1); n > 0 && d.Err() == nil; n = d.BlockCount(1) {
+				for n := d.BlockCount(1); n > 0 && d.Charge(int64(n)); n = d.BlockCount(1) {
 					for range n {
 						kb.BinaryBuilder.Append(d.View())
 						vd(d)
@@ -525,7 +532,7 @@ func planValue(s *ocf.Schema, t types.DataType, b array.Builder, depth int) (dec
 			}
 			return func(d *ocf.Decoder) {
 				mb.Append(true)
-				for n := d.BlockCount(minSize(rec)); n > 0 && d.Err() == nil; n = d.BlockCount(minSize(rec)) {
+				for n := d.BlockCount(minSize(rec)); n > 0 && d.Charge(int64(n)); n = d.BlockCount(minSize(rec)) {
 					for range n {
 						for _, dec := range decs {
 							dec(d)
@@ -648,7 +655,7 @@ func skipper(s *ocf.Schema, depth int) (decoder, error) {
 			ms = 1
 		}
 		return func(d *ocf.Decoder) {
-			for n := d.BlockCount(ms); n > 0 && d.Err() == nil; n = d.BlockCount(ms) {
+			for n := d.BlockCount(ms); n > 0 && d.Charge(int64(n)); n = d.BlockCount(ms) {
 				for range n {
 					if isMap {
 						d.View()
