@@ -256,4 +256,37 @@ final class ScenariosAvro {
                                 false);
                         pkCommits(catalog.getTable(id), true);
                     });
+
+    /**
+     * ALTER TABLE on an Avro table: a renamed column, an added column and INT widened to BIGINT;
+     * the old Avro file is read under the new schema by field id.
+     */
+    static final Scenario EVOLVED =
+            scenario(
+                    "avro_append_evolved",
+                    (catalog, id) -> {
+                        catalog.createTable(
+                                id,
+                                Schema.newBuilder()
+                                        .column("id", DataTypes.INT())
+                                        .column("s", DataTypes.STRING())
+                                        .column("f", DataTypes.FLOAT())
+                                        .option("file.format", "avro")
+                                        .option("bucket", "-1")
+                                        .build(),
+                                false);
+                        Scenarios.commit(catalog.getTable(id), ins(1, s("a"), 1.5f), ins(2, null, null));
+                        catalog.alterTable(
+                                id,
+                                Arrays.asList(
+                                        org.apache.paimon.schema.SchemaChange.renameColumn("s", "s2"),
+                                        org.apache.paimon.schema.SchemaChange.addColumn(
+                                                "n", DataTypes.BIGINT()),
+                                        org.apache.paimon.schema.SchemaChange.updateColumnType(
+                                                "id", DataTypes.BIGINT()),
+                                        org.apache.paimon.schema.SchemaChange.updateColumnType(
+                                                "f", DataTypes.DOUBLE())),
+                                false);
+                        Scenarios.commit(catalog.getTable(id), ins(3L, s("c"), 2.25, 30L));
+                    });
 }
