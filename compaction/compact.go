@@ -159,7 +159,7 @@ func checkTable(ts *schema.TableSchema) error {
 		return fmt.Errorf("%w: bucket = -2 (postpone bucket)", ErrUnsupported)
 	}
 	if f := o.FileFormat(); !datafile.Writes(f) {
-		return fmt.Errorf("%w: file.format = %s (parquet and avro are written)", ErrUnsupported, f)
+		return fmt.Errorf("%w: file.format = %s (parquet, avro and orc are written)", ErrUnsupported, f)
 	}
 	return nil
 }

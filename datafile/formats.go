@@ -21,7 +21,7 @@ func lookupFormat(name string) (f format.Format, writes bool) {
 	case "avro":
 		return avro.Format{}, true
 	case "orc":
-		return orc.Format{}, false
+		return orc.Format{}, true
 	}
 	return nil, false
 }
@@ -38,7 +38,7 @@ func Format(name string) (format.Format, error) {
 }
 
 // Writes reports whether this library writes data files of the format
-// named name (case-insensitive): parquet and avro.
+// named name (case-insensitive): parquet, avro and orc.
 func Writes(name string) bool {
 	_, w := lookupFormat(strings.ToLower(name))
 	return w

@@ -114,3 +114,33 @@ func TestAppendAvro(t *testing.T) {
 		t.Fatalf("stats %v %v", lo, hi)
 	}
 }
+
+// TestAppendORC: an append table with file.format=orc writes .orc files
+// (zlib from file.compression) whose value stats come from the ORC writer.
+func TestAppendORC(t *testing.T) {
+	ts := newSchema(t, false, map[string]string{"file.format": "orc", "file.compression": "zlib"})
+	l, err := datafile.NewLayout(ts, datafile.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !datafile.Writes("ORC") {
+		t.Fatal("Writes(ORC)")
+	}
+	fio := memIO(t)
+	w := datafile.NewRollingWriter(fio, "bucket-0", l, datafile.NewNamer("u"), 0)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, types.SchemaToArrow(l.Fields()))
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).AppendValues([]int32{5, 6, 7}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"x", "y", "z"}, nil)
+	m := writeOne(t, w, b.NewRecordBatch())
+	if !strings.HasSuffix(m.FileName, "u-0.orc") || m.RowCount != 3 || m.MinSequenceNumber != 0 || m.MaxSequenceNumber != 2 {
+		t.Fatalf("meta %+v", m)
+	}
+	if lo, hi := decodeStats(t, m.ValueStats.MinValues), decodeStats(t, m.ValueStats.MaxValues); lo[0] != int32(5) || lo[1] != "x" || hi[0] != int32(7) || hi[1] != "z" {
+		t.Fatalf("stats %v %v", lo, hi)
+	}
+	f, err := datafile.FormatOf(m.FileName)
+	if err != nil || f.Name() != "orc" {
+		t.Fatalf("FormatOf: %v %v", f, err)
+	}
+}

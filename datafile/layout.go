@@ -20,8 +20,8 @@ import (
 
 // Sentinel errors; test with errors.Is.
 var (
-	// ErrUnsupported: a file format this package does not write (parquet
-	// and avro are written), named with the option that asks for it.
+	// ErrUnsupported: a file format this package does not write (parquet,
+	// avro and orc are written), named with the option that asks for it.
 	ErrUnsupported = errors.New("datafile: unsupported file format")
 	// ErrSchema: a batch given to a key-value RollingWriter whose
 	// _SEQUENCE_NUMBER, _VALUE_KIND or key columns do not have the layout's
@@ -173,7 +173,7 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 	}
 	ff, writes := lookupFormat(l.format)
 	if !writes {
-		return nil, fmt.Errorf("%w: %s = %s for level %d (parquet and avro are written)", ErrUnsupported, formatKey, l.format, l.level)
+		return nil, fmt.Errorf("%w: %s = %s for level %d (parquet, avro and orc are written)", ErrUnsupported, formatKey, l.format, l.level)
 	}
 	l.ff = ff
 	if l.target, err = o.TargetFileSize(l.kv); err != nil {

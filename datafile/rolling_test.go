@@ -161,11 +161,11 @@ func TestKeyValueFileMeta(t *testing.T) {
 
 // TestStatsModePerLevel: metadata.stats-mode.per.level applies to the
 // key-value files of that level (value stats "none": dense storage keeps no
-// column), not to system columns; file.format.per.level asking for another
-// format than parquet is refused for that level only, and append files
+// column), not to system columns; file.format.per.level asking for a
+// format this library does not write is refused for that level only, and append files
 // ignore per-level settings.
 func TestStatsModePerLevel(t *testing.T) {
-	opts := map[string]string{"metadata.stats-mode.per.level": "0:full,2:none", "file.format.per.level": "3:orc"}
+	opts := map[string]string{"metadata.stats-mode.per.level": "0:full,2:none", "file.format.per.level": "3:lance"}
 	ts := newSchema(t, true, opts)
 	l, err := datafile.NewLayout(ts, datafile.Config{Level: 2})
 	if err != nil {
@@ -178,7 +178,7 @@ func TestStatsModePerLevel(t *testing.T) {
 		t.Fatalf("meta %+v", f)
 	}
 	if _, err := datafile.NewLayout(ts, datafile.Config{Level: 3}); !errors.Is(err, datafile.ErrUnsupported) {
-		t.Errorf("orc at level 3: %v", err)
+		t.Errorf("lance at level 3: %v", err)
 	}
 	if _, err := datafile.NewLayout(newSchema(t, false, opts), datafile.Config{Level: 3}); err != nil {
 		t.Errorf("append layout: %v", err)

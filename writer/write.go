@@ -264,7 +264,7 @@ func (w *Write) init() error {
 		return fmt.Errorf("%w: bucket-function.type = %s", ErrUnsupported, fn)
 	}
 	if f := o.FileFormat(); !datafile.Writes(f) {
-		return fmt.Errorf("%w: file.format = %s (parquet and avro are written)", ErrUnsupported, f)
+		return fmt.Errorf("%w: file.format = %s (parquet, avro and orc are written)", ErrUnsupported, f)
 	}
 	if _, err = o.TargetFileSize(hasPK); err != nil {
 		return err
