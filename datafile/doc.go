@@ -1,5 +1,5 @@
-// Package datafile writes the data files of a Paimon table: rolling Parquet
-// files of a bucket, each described by the manifest.DataFileMeta Java
+// Package datafile writes the data files of a Paimon table: rolling Parquet,
+// ORC or Avro files of a bucket (file.format), each described by the manifest.DataFileMeta Java
 // records for it (format spec sections 6.2 and 11.1). It is the one
 // implementation of data-file writing that package writer (level-0 files of
 // the write path) and package compaction (compaction outputs) share.
