@@ -159,7 +159,7 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 			}
 			sp = &Split{
 				Partition: e.Partition, PartitionValues: values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets,
-				BucketPath: bucketPath(dir, e.Bucket), PrimaryKey: pk, table: t, schema: ts,
+				BucketPath: bucketPath(ts.Options.DataFilePathDirectory()+dir, e.Bucket), PrimaryKey: pk, table: t, schema: ts,
 				DeletionFiles: map[string]DeletionFile{},
 			}
 			splits[k] = sp
@@ -242,7 +242,8 @@ func partitionComputer(ts *schema.TableSchema) (row.PartitionComputer, error) {
 }
 
 // bucketPath is the directory of a bucket's files below the partition
-// directory dir (which ends in "/" or is empty): Java
+// directory dir (data-file.path-directory and the partition path; ends in
+// "/" or is empty): Java
 // FileStorePathFactory.bucketPath.
 func bucketPath(dir string, bucket int32) string {
 	return dir + "bucket-" + strconv.Itoa(int(bucket))
@@ -301,7 +302,7 @@ func (p *Plan) EmptySplit(partition []byte, bucket int32) (*Split, error) {
 	}
 	return &Split{
 		Partition: slices.Clone(partition), PartitionValues: values, Bucket: bucket, TotalBuckets: int32(total),
-		BucketPath: bucketPath(dir, bucket), PrimaryKey: len(ts.PrimaryKeys) > 0, RawConvertible: true,
+		BucketPath: bucketPath(ts.Options.DataFilePathDirectory()+dir, bucket), PrimaryKey: len(ts.PrimaryKeys) > 0, RawConvertible: true,
 		DeletionFiles: map[string]DeletionFile{}, table: p.table, schema: ts,
 	}, nil
 }

@@ -34,6 +34,7 @@ const (
 	KeyBucketFunctionType              = "bucket-function.type"                      // BUCKET_FUNCTION_TYPE
 	KeyFileFormat                      = "file.format"                               // FILE_FORMAT
 	KeyManifestFormat                  = "manifest.format"                           // MANIFEST_FORMAT (<= 2.0)
+	KeyDataFilePathDirectory           = "data-file.path-directory"                  // DATA_FILE_PATH_DIRECTORY
 	KeyManifestCompression             = "manifest.compression"                      // MANIFEST_COMPRESSION
 	KeyFileCompression                 = "file.compression"                          // FILE_COMPRESSION
 	KeyFileCompressionZstdLevel        = "file.compression.zstd-level"               // FILE_COMPRESSION_ZSTD_LEVEL
@@ -251,6 +252,17 @@ func (o Options) FileFormat() string {
 // exists up to release 2.0; HEAD always writes Avro manifests).
 func (o Options) ManifestFormat() string {
 	return strings.ToLower(o.String(KeyManifestFormat, "avro"))
+}
+
+// DataFilePathDirectory is "data-file.path-directory" followed by "/", or ""
+// when unset: the directory below the table root that holds the partition
+// and bucket directories (Java FileStorePathFactory.relativeBucketPath).
+func (o Options) DataFilePathDirectory() string {
+	d := strings.Trim(o.String(KeyDataFilePathDirectory, ""), "/")
+	if d == "" {
+		return ""
+	}
+	return d + "/"
 }
 
 // ManifestCompression is "manifest.compression"; default "zstd".

@@ -506,7 +506,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	}
 	bw := &bucketWriter{
 		w: w, partition: g.partition, bucket: g.bucket,
-		dir: g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)),
+		dir: w.ts.Options.DataFilePathDirectory() + g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)),
 	}
 	// Unaware-bucket append writers ignore previous files (AppendFileStoreWrite):
 	// their sequence numbers restart at 0.

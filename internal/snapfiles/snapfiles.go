@@ -92,9 +92,7 @@ func Open(fio *fileio.FileIO, ts *schema.TableSchema, branch string) (*Table, er
 		mr:          manifest.NewReader(fio),
 		partDirs:    map[string]string{},
 	}
-	if d, ok := ts.Options.Get("data-file.path-directory"); ok && d != "" {
-		t.dataDir = d + "/"
-	}
+	t.dataDir = ts.Options.DataFilePathDirectory()
 	return t, nil
 }
 
