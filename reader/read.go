@@ -396,7 +396,18 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 				return
 			}
 		}
-		for rec, err := range ReadDataFile(ctx, t.fio, filePath, fileSchema, target, opts) {
+		fio := t.fio
+		if f.ExternalPath != nil && *f.ExternalPath != "" {
+			// DataFilePathFactory.toPath: the stored location, verbatim.
+			var done func() error
+			fio, filePath, done, err = t.fio.OpenLocation(ctx, *f.ExternalPath)
+			if err != nil {
+				yield(nil, fmt.Errorf("reader: data file %s: %w", f.FileName, err))
+				return
+			}
+			defer done()
+		}
+		for rec, err := range ReadDataFile(ctx, fio, filePath, fileSchema, target, opts) {
 			if err != nil {
 				yield(nil, err)
 				return

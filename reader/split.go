@@ -134,9 +134,6 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 		if skipLevel0 && e.File.Level == 0 {
 			continue
 		}
-		if e.File.ExternalPath != nil && *e.File.ExternalPath != "" {
-			return nil, fmt.Errorf("%w: data file %s lives at external path %s", ErrUnsupported, e.File.FileName, *e.File.ExternalPath)
-		}
 		pkey := string(e.Partition)
 		values, seen := partCache[pkey]
 		if !seen {
