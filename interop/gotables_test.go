@@ -334,6 +334,13 @@ func goTables() []goTable {
 		{name: "go_append_compacted", fields: partFields, partitionKeys: []string{"dt"},
 			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{part1, part2, part1, part2},
 			mode: "compact"},
+		// data-file.path-directory: files below data/<partition>/bucket-<n> (issue 13).
+		{name: "go_pk_dedupe_path_directory", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "data-file.path-directory": "data"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
+		{name: "go_append_path_directory", fields: partFields, partitionKeys: []string{"dt"},
+			options: map[string]string{"bucket": "-1", "data-file.path-directory": "data"}, engine: "append",
+			commits: [][]goRow{part1, part2}},
 	}
 }
 
