@@ -307,7 +307,7 @@ type Committer struct {
 // overwrites (bucket, overwrite-upgrade, pk-clustering-override, num-levels;
 // dynamic-partition-overwrite is reported by DynamicPartitionOverwrite).
 // Malformed options wrap schema.ErrInvalidOption; manifest.format other
-// than avro wraps ErrUnsupported.
+// than avro or parquet wraps ErrUnsupported.
 func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Committer, error) {
 	o := ts.Options
 	c := &Committer{
@@ -318,8 +318,8 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		now:   time.Now,
 		sleep: sleepCtx,
 	}
-	if f := o.ManifestFormat(); f != "avro" {
-		return nil, fmt.Errorf("%w: manifest.format = %s (only avro manifests are written)", ErrUnsupported, f)
+	if f := o.ManifestFormat(); f != manifest.FormatAvro && f != manifest.FormatParquet {
+		return nil, fmt.Errorf("%w: manifest.format = %s (avro and parquet manifests are written)", ErrUnsupported, f)
 	}
 	var err error
 	if c.retry, err = newRetryWaiter(o); err != nil {
@@ -378,6 +378,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		names: &pathFactory{uuid: uuid.NewString()},
 		opts: manifest.WriteOptions{
 			Compression:    o.ManifestCompression(),
+			Format:         o.ManifestFormat(),
 			ZstdLevel:      level,
 			LatestSchemaID: ts.ID,
 			PartitionStats: newPartitionStats(ts.PartitionFields()),
