@@ -119,9 +119,10 @@ func TestDataFilePathDirectory(t *testing.T) {
 // TestExternalPathRead: a data file whose manifest entry carries
 // _EXTERNAL_PATH (Java's "file:/abs/dir/name" form of a file written to
 // data-file.external-paths) is read from that location, by scans and by
-// compaction; orphan cleaning leaves it alone, and expiration deletes the
-// ones compaction replaced when they lie below the table's
-// data-file.external-paths (Java FileDeletionBase), never others. Old code
+// compaction; orphan cleaning keeps it and removes unreferenced files below
+// the table's data-file.external-paths (Java listPaimonFileDirs), and
+// expiration deletes the files compaction replaced when they lie below
+// those roots (Java FileDeletionBase), never others. Old code
 // refused the scan with reader.ErrUnsupported.
 func TestExternalPathRead(t *testing.T) {
 	for _, tc := range []struct {
@@ -198,8 +199,21 @@ func testExternalPathRead(t *testing.T, opt bool, left int) {
 	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
 		t.Fatalf("rows after compaction %q, want %q", got, want)
 	}
-	if res, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Hour)}); err != nil || len(res.Deleted) != 0 {
-		t.Fatalf("orphan clean deleted %q, %v", res.Deleted, err)
+	// An unreferenced file below the external root is an orphan when the
+	// root is one of the table's data-file.external-paths (Java lists them).
+	stray := filepath.Join(ext, "p=1", "bucket-0", "data-stray-0.parquet")
+	if err := os.WriteFile(stray, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wantDeleted []string
+	if opt {
+		wantDeleted = []string{"file://" + filepath.ToSlash(stray)}
+	}
+	if res, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Hour)}); err != nil || !slices.Equal(res.Deleted, wantDeleted) {
+		t.Fatalf("orphan clean deleted %q, %v; want %q", res.Deleted, err, wantDeleted)
+	}
+	if !opt {
+		os.Remove(stray)
 	}
 	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)

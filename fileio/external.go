@@ -50,6 +50,26 @@ func (f *FileIO) OpenLocation(ctx context.Context, loc string) (fio *FileIO, p s
 	return ext, name, ext.Close, nil
 }
 
+// OpenDir returns a FileIO rooted at the absolute directory location loc
+// (the forms of OpenLocation; a directory of data-file.external-paths) and
+// its canonical location (CanonicalLocation). On the store of f it takes f's
+// URL query. The FileIO must be closed after use. Errors wrap ErrInvalidURL.
+func (f *FileIO) OpenDir(ctx context.Context, loc string) (*FileIO, string, error) {
+	canon, err := canonicalLocation(strings.TrimSuffix(loc, "/"))
+	if err != nil {
+		return nil, "", err
+	}
+	openURL := canon
+	if f.err == nil && f.s.query != "" && strings.HasPrefix(canon, f.s.urlRoot+"/") {
+		openURL += "?" + f.s.query
+	}
+	d, err := Open(ctx, openURL)
+	if err != nil {
+		return nil, "", err
+	}
+	return d, canon, nil
+}
+
 // CanonicalLocation returns the absolute location loc (see
 // [FileIO.OpenLocation]) in one spelling: "file:///abs/path",
 // "s3://bucket/key" (also for s3a:// and s3n://) or "gs://bucket/key", so
