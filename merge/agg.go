@@ -23,6 +23,9 @@ type fieldAgg interface {
 // aggReversed is FieldAggregator.aggReversed: agg(in, acc). tmp is scratch
 // space owned by the caller.
 func aggReversed(a fieldAgg, acc, in, tmp *cell) error {
+	if _, ok := unwrapIgnoreRetract(a).(interface{ aggReversedSelf() }); ok {
+		return a.agg(acc, in) // FieldCollectAgg.aggReversed is agg(acc, in)
+	}
 	*tmp = *in
 	if err := a.agg(tmp, acc); err != nil {
 		return err
@@ -75,6 +78,11 @@ func newFieldAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 			return nil, bad()
 		}
 		a = &boolAgg{col: col, or: spec.name == aggBoolOr}
+	case aggCollect, aggMergeMap, aggMergeMapWithKeyTime, aggNestedUpdate, aggNestedPartialUpdate, aggRbm32:
+		var err error
+		if a, err = newNestedAgg(spec, col); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("%w: aggregate function %q", ErrUnsupported, spec.name)
 	}
@@ -91,6 +99,13 @@ func retractUnsupported(col *valueCol, fn string) error {
 
 // ignoreRetractAgg is FieldIgnoreRetractAgg.
 type ignoreRetractAgg struct{ fieldAgg }
+
+func unwrapIgnoreRetract(a fieldAgg) fieldAgg {
+	if ir, ok := a.(ignoreRetractAgg); ok {
+		return ir.fieldAgg
+	}
+	return a
+}
 
 func (ignoreRetractAgg) retract(acc, in *cell) error { return nil }
 

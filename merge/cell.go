@@ -19,6 +19,7 @@ const (
 	cDec                    // computed decimal128 (column scale): low bits in i, high bits in hi
 	cBytes                  // computed string / binary in s (owned, never mutated)
 	cBool                   // computed boolean in i (0 or 1)
+	cNested                 // computed nested value (array, map): element 0 of arr, owned, never mutated
 )
 
 // cell is one field value of a row being merged, the Go counterpart of an
@@ -33,6 +34,7 @@ type cell struct {
 	i   int64
 	hi  int64
 	s   []byte
+	arr arrow.Array // cNested: a one-element array of the column's type
 }
 
 func floatCell(f float64) cell { return cell{st: cFloat, i: int64(math.Float64bits(f))} }
