@@ -61,9 +61,9 @@ func aggGoTables() []goTable {
 	options := map[string]string{"bucket": "1", "merge-engine": "aggregation",
 		"fields.c.aggregate-function": "collect",
 		"fields.d.aggregate-function": "collect", "fields.d.distinct": "true",
-		"fields.m.aggregate-function": "merge_map",
+		"fields.m.aggregate-function":  "merge_map",
 		"fields.nu.aggregate-function": "nested_update", "fields.nu.nested-key": "id",
-		"fields.r.aggregate-function": "rbm32",
+		"fields.r.aggregate-function":  "rbm32",
 		"fields.np.aggregate-function": "nested_partial_update", "fields.np.nested-key": "id",
 	}
 	commits := [][]goRow{
