@@ -151,7 +151,7 @@ func runScenario(t *testing.T, file string, mem memory.Allocator) {
 var sentinels = map[string]error{
 	"ErrInvalidOption": ErrInvalidOption, "ErrUnsupported": ErrUnsupported, "ErrSchema": ErrSchema,
 	"ErrUnsorted": ErrUnsorted, "ErrRetract": ErrRetract, "ErrArithmetic": ErrArithmetic,
-	"ErrNull": ErrNull, "ErrValueKind": ErrValueKind,
+	"ErrNull": ErrNull, "ErrValueKind": ErrValueKind, "ErrCorruptValue": ErrCorruptValue,
 }
 
 func checkSentinel(t *testing.T, where string, err error, name string) {
