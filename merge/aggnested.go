@@ -674,11 +674,7 @@ func (a *nestedPartialUpdateAgg) agg(acc, in *cell) error {
 		if !keep {
 			continue
 		}
-		fields, ok := m.get(k)
-		if !ok {
-			fields = make([]pick, nf)
-			m.put(k, fields)
-		}
+		fields := m.computeIfAbsent(k, func() []pick { return make([]pick, nf) })
 		st := r.arr.(*array.Struct)
 		for f := range nf {
 			if !st.Field(f).IsNull(r.i) {

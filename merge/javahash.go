@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,10 +19,11 @@ import (
 // elements Java writes is the iteration order of a hash table. This file
 // reproduces that order: Java's hashCode of each element (Integer, Long,
 // BinaryString, Decimal, Timestamp, BinaryRow, ...) and HashMap's bucket
-// layout (capacity 16 doubling at load factor 0.75, bucket = (h ^ h>>>16) &
-// (capacity-1), insertion order within a bucket). Bins Java turns into
-// trees (8 or more keys in one bucket of a table of at least 64 buckets)
-// are not reproduced.
+// layout (capacity 16 doubling at load factor 0.75 and on long bins,
+// bucket = (h ^ h>>>16) & (capacity-1), node order within a bucket). Bins
+// Java turns into red-black trees (more than 8 keys in one bucket of a table
+// of at least 64 buckets) are iterated in insertion order here; Java's order
+// there depends on the tree's shape.
 
 // hashKey is one key of an emulated Java hash table: Java's hashCode and a
 // canonical form that is equal exactly when Java's equals is true.
@@ -33,72 +33,131 @@ type hashKey struct {
 }
 
 // javaHashTable is java.util.HashMap created with the default constructor,
-// reduced to what decides its iteration order. V is the mapped value.
+// reduced to what decides its iteration order: the table of bins (capacity
+// 16 at the first insertion, doubled when the size exceeds 3/4 of it, and
+// when a bin reaches 8 nodes while the table is smaller than 64), each bin
+// a list of nodes. put appends to its bin, computeIfAbsent prepends, as
+// HashMap.putVal and HashMap.computeIfAbsent do. V is the mapped value.
 type javaHashTable[V any] struct {
-	index   map[string]int // canonical key -> position in entries
-	entries []hashEntry[V]
-	size    int
-	maxSize int
+	index map[string]*hashEntry[V]
+	bins  [][]*hashEntry[V]
+	size  int
 }
 
 type hashEntry[V any] struct {
-	k     hashKey
-	v     V
-	alive bool
+	k hashKey
+	v V
 }
 
 func newJavaHashTable[V any]() *javaHashTable[V] {
-	return &javaHashTable[V]{index: map[string]int{}}
+	return &javaHashTable[V]{index: map[string]*hashEntry[V]{}}
 }
+
+// resize is HashMap.resize: the first table has 16 bins, later ones twice
+// as many; each bin splits into the same and the upper bin in order.
+func (t *javaHashTable[V]) resize() {
+	n := 16
+	if len(t.bins) > 0 {
+		n = 2 * len(t.bins)
+	}
+	bins := make([][]*hashEntry[V], n)
+	for _, bin := range t.bins {
+		for _, e := range bin {
+			b := bucketOf(e.k.hash, n)
+			bins[b] = append(bins[b], e)
+		}
+	}
+	t.bins = bins
+}
+
+// treeifyBin is HashMap.treeifyBin for tables below 64 bins (a resize).
+// Larger tables turn the bin into a red-black tree, whose iteration order
+// this type does not reproduce.
+func (t *javaHashTable[V]) treeifyBin() {
+	if len(t.bins) < 64 {
+		t.resize()
+	}
+}
+
+func (t *javaHashTable[V]) threshold() int { return len(t.bins) / 4 * 3 }
 
 // get returns the value mapped to k.
 func (t *javaHashTable[V]) get(k hashKey) (V, bool) {
-	if i, ok := t.index[k.key]; ok {
-		return t.entries[i].v, true
+	if e, ok := t.index[k.key]; ok {
+		return e.v, true
 	}
 	var zero V
 	return zero, false
 }
 
-// put maps k to v; an existing key keeps its position (HashMap.put).
+// put maps k to v; an existing key keeps its place (HashMap.put).
 func (t *javaHashTable[V]) put(k hashKey, v V) {
-	if i, ok := t.index[k.key]; ok {
-		t.entries[i].v = v
+	if e, ok := t.index[k.key]; ok {
+		e.v = v
 		return
 	}
-	t.index[k.key] = len(t.entries)
-	t.entries = append(t.entries, hashEntry[V]{k: k, v: v, alive: true})
+	if len(t.bins) == 0 {
+		t.resize()
+	}
+	e := &hashEntry[V]{k: k, v: v}
+	t.index[k.key] = e
+	b := bucketOf(k.hash, len(t.bins))
+	n := len(t.bins[b])
+	t.bins[b] = append(t.bins[b], e)
+	if n >= 8 {
+		t.treeifyBin()
+	}
 	t.size++
-	t.maxSize = max(t.maxSize, t.size)
+	if t.size > t.threshold() {
+		t.resize()
+	}
+}
+
+// computeIfAbsent returns the value of k, mapping it to mk() first when
+// absent (HashMap.computeIfAbsent: resize before, insert at the bin's head).
+func (t *javaHashTable[V]) computeIfAbsent(k hashKey, mk func() V) V {
+	if t.size > t.threshold() || len(t.bins) == 0 {
+		t.resize()
+	}
+	if e, ok := t.index[k.key]; ok {
+		return e.v
+	}
+	e := &hashEntry[V]{k: k, v: mk()}
+	t.index[k.key] = e
+	b := bucketOf(k.hash, len(t.bins))
+	n := len(t.bins[b])
+	t.bins[b] = append([]*hashEntry[V]{e}, t.bins[b]...)
+	if n >= 7 {
+		t.treeifyBin()
+	}
+	t.size++
+	return e.v
 }
 
 // remove deletes k (HashMap.remove); the table never shrinks.
 func (t *javaHashTable[V]) remove(k hashKey) {
-	if i, ok := t.index[k.key]; ok {
-		t.entries[i].alive = false
-		delete(t.index, k.key)
-		t.size--
+	e, ok := t.index[k.key]
+	if !ok {
+		return
 	}
+	delete(t.index, k.key)
+	b := bucketOf(k.hash, len(t.bins))
+	for i, x := range t.bins[b] {
+		if x == e {
+			t.bins[b] = append(t.bins[b][:i:i], t.bins[b][i+1:]...)
+			break
+		}
+	}
+	t.size--
 }
 
 // values returns the mapped values in Java's iteration order.
 func (t *javaHashTable[V]) values() []V {
-	capacity := 16
-	for t.maxSize > capacity/4*3 {
-		capacity *= 2
-	}
-	live := make([]hashEntry[V], 0, t.size)
-	for _, e := range t.entries {
-		if e.alive {
-			live = append(live, e)
+	out := make([]V, 0, t.size)
+	for _, bin := range t.bins {
+		for _, e := range bin {
+			out = append(out, e.v)
 		}
-	}
-	slices.SortStableFunc(live, func(a, b hashEntry[V]) int {
-		return bucketOf(a.k.hash, capacity) - bucketOf(b.k.hash, capacity)
-	})
-	out := make([]V, len(live))
-	for i, e := range live {
-		out[i] = e.v
 	}
 	return out
 }
