@@ -23,8 +23,10 @@ type fieldAgg interface {
 // aggReversed is FieldAggregator.aggReversed: agg(in, acc). tmp is scratch
 // space owned by the caller.
 func aggReversed(a fieldAgg, acc, in, tmp *cell) error {
-	if _, ok := unwrapIgnoreRetract(a).(interface{ aggReversedSelf() }); ok {
-		return a.agg(acc, in) // FieldCollectAgg.aggReversed is agg(acc, in)
+	if _, ok := a.(interface{ aggReversedSelf() }); ok {
+		// FieldCollectAgg.aggReversed is agg(acc, in); FieldIgnoreRetractAgg
+		// does not forward aggReversed, so a wrapped collect reverses.
+		return a.agg(acc, in)
 	}
 	*tmp = *in
 	if err := a.agg(tmp, acc); err != nil {
@@ -99,13 +101,6 @@ func retractUnsupported(col *valueCol, fn string) error {
 
 // ignoreRetractAgg is FieldIgnoreRetractAgg.
 type ignoreRetractAgg struct{ fieldAgg }
-
-func unwrapIgnoreRetract(a fieldAgg) fieldAgg {
-	if ir, ok := a.(ignoreRetractAgg); ok {
-		return ir.fieldAgg
-	}
-	return a
-}
 
 func (ignoreRetractAgg) retract(acc, in *cell) error { return nil }
 

@@ -59,8 +59,9 @@
 // their elements as Java's java.util.HashSet / HashMap iterate (javahash.go:
 // Java's hashCode of the element or BinaryRow key, the table's capacity and
 // insertion order within a bucket), so that merged and compacted values
-// equal Java's element for element; tree bins (8 or more keys in one bucket)
-// are not reproduced. Semantics follow upstream Paimon (nested-key null
+// equal Java's element for element; only red-black tree bins (more than 8
+// keys in one bucket of a table of 64 or more buckets) are iterated in
+// insertion order, where Java's order depends on the tree. Semantics follow upstream Paimon (nested-key null
 // strategy, nested sequence fields, nested_update rebuilding even the first
 // value); Paimon 1.4.2 returned a key's first nested_update /
 // nested_partial_update value unchanged.

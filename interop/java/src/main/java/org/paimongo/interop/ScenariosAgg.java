@@ -32,7 +32,7 @@ final class ScenariosAgg {
     private ScenariosAgg() {}
 
     static List<Scenario> all() {
-        return Arrays.asList(COLLECTIONS);
+        return Arrays.asList(COLLECTIONS, PARTIAL_UPDATE);
     }
 
     static GenericArray arr(Object... v) {
@@ -166,6 +166,56 @@ final class ScenariosAgg {
                             ins(3, arr(8), arr(s("h"), s("j")), map(s("k"), 8, s("l"), 9), null, rbm(5000), 2L,
                                     arr(GenericRow.of(4, s("y"))), arr(GenericRow.of(4, s("y"))),
                                     arr(GenericRow.of(3, 33, null))));
+                }
+            };
+
+    /**
+     * Partial update with a sequence group over collect and merge_map fields: records older than
+     * the group's latest are aggregated reversed (collect keeps the accumulator first, unless
+     * wrapped by ignore-retract).
+     */
+    static final Scenario PARTIAL_UPDATE =
+            new Scenario() {
+                @Override
+                public String name() {
+                    return "scenario_agg_partial_update_collect";
+                }
+
+                @Override
+                public void run(Catalog catalog, Identifier id) throws Exception {
+                    catalog.createTable(
+                            id,
+                            Schema.newBuilder()
+                                    .column("k", DataTypes.INT().notNull())
+                                    .column("g", DataTypes.INT())
+                                    .column("c", DataTypes.ARRAY(DataTypes.INT()))
+                                    .column("c2", DataTypes.ARRAY(DataTypes.INT()))
+                                    .column("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()))
+                                    .column("v", DataTypes.STRING())
+                                    .primaryKey("k")
+                                    .option("bucket", "1")
+                                    .option("merge-engine", "partial-update")
+                                    .option("fields.g.sequence-group", "c,c2,m")
+                                    .option("fields.c.aggregate-function", "collect")
+                                    .option("fields.c2.aggregate-function", "collect")
+                                    .option("fields.c2.ignore-retract", "true")
+                                    .option("fields.m.aggregate-function", "merge_map")
+                                    .build(),
+                            false);
+                    Table t = catalog.getTable(id);
+                    Scenarios.commit(
+                            t,
+                            ins(1, 2, arr(1), arr(1), map(s("a"), 1), s("x")),
+                            ins(2, 5, arr(9), arr(9), map(s("z"), 9), s("y")));
+                    Scenarios.commit(
+                            t,
+                            ins(1, 1, arr(2), arr(2), map(s("b"), 2, s("a"), 0), null),
+                            ins(2, 6, arr(8, 8), arr(8), map(s("q"), 8), null));
+                    Scenarios.compact(t, BinaryRow.EMPTY_ROW, 0);
+                    Scenarios.commit(
+                            t,
+                            ins(1, 3, arr(3), arr(3), map(s("c"), 3), s("w")),
+                            ins(2, 4, arr(7), arr(7), map(s("z"), 7), null));
                 }
             };
 }
