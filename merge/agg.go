@@ -102,6 +102,20 @@ func retractUnsupported(col *valueCol, fn string) error {
 // ignoreRetractAgg is FieldIgnoreRetractAgg.
 type ignoreRetractAgg struct{ fieldAgg }
 
+// finisher is implemented by aggregators whose accumulator must be
+// materialised when the merge of a key ends (see lazyAcc).
+type finisher interface{ finish(acc *cell) error }
+
+func (a ignoreRetractAgg) finish(acc *cell) error { return finishAgg(a.fieldAgg, acc) }
+
+// finishAgg materialises acc if a keeps it lazily.
+func finishAgg(a fieldAgg, acc *cell) error {
+	if f, ok := a.(finisher); ok {
+		return f.finish(acc)
+	}
+	return nil
+}
+
 func (ignoreRetractAgg) retract(acc, in *cell) error { return nil }
 
 // lastValueAgg is FieldLastValueAgg.

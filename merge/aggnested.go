@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -132,6 +133,46 @@ func (c *valueCol) setElems(acc *cell, picks []pick) error {
 	return nil
 }
 
+// lazyAcc keeps an aggregator's accumulator as picks while the records of
+// one key are merged, so that a key with n records costs one copy instead of
+// n. The accumulator cell is then the marker cell{st: cNested} (no array);
+// finish, called when the key's merge ends, materialises it while every
+// input batch of the key is still alive.
+type lazyAcc struct {
+	col   *valueCol
+	picks []pick
+}
+
+func isLazy(x *cell) bool { return x.st == cNested && x.arr == nil }
+
+// elems returns the elements of the non-null cell x (the lazy accumulator
+// or an array value).
+func (l *lazyAcc) elems(x *cell) ([]pick, error) {
+	if isLazy(x) {
+		return slices.Clone(l.picks), nil
+	}
+	return l.col.cellElems(x)
+}
+
+// set makes acc the lazy accumulator holding picks.
+func (l *lazyAcc) set(acc *cell, picks []pick) error {
+	l.picks = picks
+	*acc = cell{st: cNested}
+	return nil
+}
+
+func (l *lazyAcc) reset() { l.picks = nil }
+
+// finish materialises a lazy accumulator.
+func (l *lazyAcc) finish(acc *cell) error {
+	if !isLazy(acc) {
+		return nil
+	}
+	picks := l.picks
+	l.picks = nil
+	return l.col.setElems(acc, picks)
+}
+
 // isConstructed reports DataTypeFamily.CONSTRUCTED (ARRAY, MAP, MULTISET, ROW).
 func isConstructed(t types.DataType) bool {
 	switch t.Kind {
@@ -153,13 +194,14 @@ func sameElem(a, b pick) bool {
 
 // collectAgg is FieldCollectAgg.
 type collectAgg struct {
+	lazyAcc
 	col       *valueCol
 	elem      types.DataType
 	distinct  bool
 	equaliser bool // distinct over constructed or binary elements: list with value equality
 }
 
-func (a *collectAgg) reset() {}
+func (a *collectAgg) reset() { a.lazyAcc.reset() }
 
 // aggReversedSelf marks aggregators whose aggReversed is agg (Java overrides it).
 func (a *collectAgg) aggReversedSelf() {}
@@ -177,14 +219,14 @@ func (a *collectAgg) agg(acc, in *cell) error {
 	var out []pick
 	if acc.st != cNull {
 		var err error
-		if out, err = a.col.cellElems(acc); err != nil {
+		if out, err = a.elems(acc); err != nil {
 			return err
 		}
 	}
 	var inElems []pick
 	if in.st != cNull {
 		var err error
-		if inElems, err = a.col.cellElems(in); err != nil {
+		if inElems, err = a.elems(in); err != nil {
 			return err
 		}
 	}
@@ -210,7 +252,7 @@ func (a *collectAgg) agg(acc, in *cell) error {
 	default:
 		out = append(out, inElems...)
 	}
-	return a.col.setElems(acc, out)
+	return a.set(acc, out)
 }
 
 func (a *collectAgg) key(e pick) (hashKey, error) {
@@ -257,11 +299,11 @@ func (a *collectAgg) retract(acc, in *cell) error {
 	if acc.st == cNull || in.st == cNull {
 		return nil
 	}
-	retracted, err := a.col.cellElems(in)
+	retracted, err := a.elems(in)
 	if err != nil || len(retracted) == 0 {
 		return err
 	}
-	accElems, err := a.col.cellElems(acc)
+	accElems, err := a.elems(acc)
 	if err != nil {
 		return err
 	}
@@ -280,13 +322,14 @@ next:
 		}
 		out = append(out, cand)
 	}
-	return a.col.setElems(acc, out)
+	return a.set(acc, out)
 }
 
 // mapEntries returns the key/value entries of the non-null map cell x and
 // their keys (Java hash and equality of the boxed key).
-func (c *valueCol) mapEntries(keyType types.DataType, x *cell) ([]pick, []hashKey, error) {
-	entries, err := c.cellElems(x)
+func (l *lazyAcc) mapEntries(keyType types.DataType, x *cell) ([]pick, []hashKey, error) {
+	c := l.col
+	entries, err := l.elems(x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -305,11 +348,12 @@ func (c *valueCol) mapEntries(keyType types.DataType, x *cell) ([]pick, []hashKe
 
 // mergeMapAgg is FieldMergeMapAgg.
 type mergeMapAgg struct {
+	lazyAcc
 	col     *valueCol
 	keyType types.DataType
 }
 
-func (a *mergeMapAgg) reset() {}
+func (a *mergeMapAgg) reset() { a.lazyAcc.reset() }
 
 func (a *mergeMapAgg) agg(acc, in *cell) error {
 	if acc.st == cNull || in.st == cNull {
@@ -320,7 +364,7 @@ func (a *mergeMapAgg) agg(acc, in *cell) error {
 	}
 	m := newJavaHashTable[pick]()
 	for _, x := range []*cell{acc, in} {
-		entries, keys, err := a.col.mapEntries(a.keyType, x)
+		entries, keys, err := a.mapEntries(a.keyType, x)
 		if err != nil {
 			return err
 		}
@@ -328,14 +372,14 @@ func (a *mergeMapAgg) agg(acc, in *cell) error {
 			m.put(keys[k], e)
 		}
 	}
-	return a.col.setElems(acc, m.values())
+	return a.set(acc, m.values())
 }
 
 func (a *mergeMapAgg) retract(acc, in *cell) error {
 	if acc.st == cNull || in.st == cNull {
 		return nil
 	}
-	_, rkeys, err := a.col.mapEntries(a.keyType, in)
+	_, rkeys, err := a.mapEntries(a.keyType, in)
 	if err != nil || len(rkeys) == 0 {
 		return err
 	}
@@ -343,7 +387,7 @@ func (a *mergeMapAgg) retract(acc, in *cell) error {
 	for _, k := range rkeys {
 		gone[k.key] = true
 	}
-	entries, keys, err := a.col.mapEntries(a.keyType, acc)
+	entries, keys, err := a.mapEntries(a.keyType, acc)
 	if err != nil {
 		return err
 	}
@@ -353,19 +397,20 @@ func (a *mergeMapAgg) retract(acc, in *cell) error {
 			m.put(keys[k], e)
 		}
 	}
-	return a.col.setElems(acc, m.values())
+	return a.set(acc, m.values())
 }
 
 // mergeMapKeyTimeAgg is FieldMergeMapWithKeyTimeAgg: MAP<K, ROW<..., ts
 // STRING>>; an input entry replaces the kept one when its timestamp string
 // is greater, a null row deletes the key, a null timestamp is skipped.
 type mergeMapKeyTimeAgg struct {
+	lazyAcc
 	col     *valueCol
 	keyType types.DataType
 	tsField int
 }
 
-func (a *mergeMapKeyTimeAgg) reset() {}
+func (a *mergeMapKeyTimeAgg) reset() { a.lazyAcc.reset() }
 
 // ts returns the timestamp string of entry e's value row, or nil.
 func (a *mergeMapKeyTimeAgg) ts(e pick) (value *array.Struct, ts []byte, ok bool) {
@@ -395,14 +440,14 @@ func (a *mergeMapKeyTimeAgg) agg(acc, in *cell) error {
 		return nil
 	}
 	m := newJavaHashTable[pick]()
-	entries, keys, err := a.col.mapEntries(a.keyType, acc)
+	entries, keys, err := a.mapEntries(a.keyType, acc)
 	if err != nil {
 		return err
 	}
 	for k, e := range entries {
 		m.put(keys[k], e)
 	}
-	if entries, keys, err = a.col.mapEntries(a.keyType, in); err != nil {
+	if entries, keys, err = a.mapEntries(a.keyType, in); err != nil {
 		return err
 	}
 	for k, e := range entries {
@@ -424,7 +469,7 @@ func (a *mergeMapKeyTimeAgg) agg(acc, in *cell) error {
 			m.put(keys[k], e)
 		}
 	}
-	return a.col.setElems(acc, m.values())
+	return a.set(acc, m.values())
 }
 
 func (a *mergeMapKeyTimeAgg) retract(acc, in *cell) error {
@@ -464,6 +509,7 @@ const (
 
 // nestedRows is the state shared by nested_update and nested_partial_update.
 type nestedRows struct {
+	lazyAcc
 	col          *valueCol
 	rowType      types.DataType // the element ROW type
 	keyIdx       []int          // nested-key fields
@@ -472,11 +518,11 @@ type nestedRows struct {
 
 // rowsOf returns the non-null rows of the non-null array cell x.
 func (n *nestedRows) rowsOf(x *cell) ([]pick, error) {
-	elems, err := n.col.cellElems(x)
+	elems, err := n.elems(x)
 	if err != nil {
 		return nil, err
 	}
-	out := elems[:0]
+	out := make([]pick, 0, len(elems))
 	for _, e := range elems {
 		if e.arr != nil {
 			if _, ok := e.arr.(*array.Struct); !ok {
@@ -513,7 +559,7 @@ type nestedUpdateAgg struct {
 	countLimit int
 }
 
-func (a *nestedUpdateAgg) reset() {}
+func (a *nestedUpdateAgg) reset() { a.lazyAcc.reset() }
 
 func (a *nestedUpdateAgg) agg(acc, in *cell) error {
 	if in.st == cNull {
@@ -525,22 +571,21 @@ func (a *nestedUpdateAgg) agg(acc, in *cell) error {
 	}
 	if len(a.keyIdx) == 0 {
 		if acc.st == cNull {
-			return a.col.setElems(acc, input[:min(len(input), a.countLimit)])
+			return a.set(acc, input[:min(len(input), a.countLimit)])
 		}
-		arr, row := a.col.nestedOf(acc)
-		_, s, e, err := elements(arr, row)
+		all, err := a.elems(acc)
 		if err != nil {
 			return err
 		}
-		if e-s >= a.countLimit {
+		if len(all) >= a.countLimit {
 			return nil
 		}
-		remain := a.countLimit - (e - s)
+		remain := a.countLimit - len(all)
 		rows, err := a.rowsOf(acc)
 		if err != nil {
 			return err
 		}
-		return a.col.setElems(acc, append(rows, input[:min(len(input), remain)]...))
+		return a.set(acc, append(rows, input[:min(len(input), remain)]...))
 	}
 	m := newJavaHashTable[pick]()
 	if acc.st != cNull {
@@ -555,7 +600,7 @@ func (a *nestedUpdateAgg) agg(acc, in *cell) error {
 	if err := a.addRows(m, input, true); err != nil {
 		return err
 	}
-	return a.col.setElems(acc, m.values())
+	return a.set(acc, m.values())
 }
 
 func (a *nestedUpdateAgg) addRows(m *javaHashTable[pick], rows []pick, limitNewKeys bool) error {
@@ -618,7 +663,7 @@ func (a *nestedUpdateAgg) retract(acc, in *cell) error {
 			}
 			rows = kept
 		}
-		return a.col.setElems(acc, rows)
+		return a.set(acc, rows)
 	}
 	m := newJavaHashTable[pick]()
 	for _, r := range rows {
@@ -639,14 +684,14 @@ func (a *nestedUpdateAgg) retract(acc, in *cell) error {
 			m.remove(k)
 		}
 	}
-	return a.col.setElems(acc, m.values())
+	return a.set(acc, m.values())
 }
 
 // nestedPartialUpdateAgg is FieldNestedPartialUpdateAgg: rows with the same
 // nested key are merged field by field, later non-null fields winning.
 type nestedPartialUpdateAgg struct{ nestedRows }
 
-func (a *nestedPartialUpdateAgg) reset() {}
+func (a *nestedPartialUpdateAgg) reset() { a.lazyAcc.reset() }
 
 func (a *nestedPartialUpdateAgg) agg(acc, in *cell) error {
 	if in.st == cNull {
@@ -728,9 +773,9 @@ func newNestedAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 			return nil, bad()
 		}
 		if spec.name == aggMergeMap {
-			return &mergeMapAgg{col: col, keyType: *spec.typ.Key}, nil
+			return &mergeMapAgg{lazyAcc: lazyAcc{col: col}, col: col, keyType: *spec.typ.Key}, nil
 		}
-		return &mergeMapKeyTimeAgg{col: col, keyType: *spec.typ.Key, tsField: spec.tsField}, nil
+		return &mergeMapKeyTimeAgg{lazyAcc: lazyAcc{col: col}, col: col, keyType: *spec.typ.Key, tsField: spec.tsField}, nil
 	}
 	if id := col.dt.ID(); id != arrow.LIST && id != arrow.LARGE_LIST {
 		return nil, bad()
@@ -738,14 +783,14 @@ func newNestedAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 	elem := *spec.typ.Elem
 	switch spec.name {
 	case aggCollect:
-		return &collectAgg{col: col, elem: elem, distinct: spec.distinct,
+		return &collectAgg{lazyAcc: lazyAcc{col: col}, col: col, elem: elem, distinct: spec.distinct,
 			equaliser: spec.distinct && (isConstructed(elem) || isBinaryString(elem))}, nil
 	case aggNestedUpdate:
-		return &nestedUpdateAgg{nestedRows: nestedRows{col: col, rowType: elem, keyIdx: spec.nestedKey, nullStrategy: spec.nullStrategy},
+		return &nestedUpdateAgg{nestedRows: nestedRows{lazyAcc: lazyAcc{col: col}, col: col, rowType: elem, keyIdx: spec.nestedKey, nullStrategy: spec.nullStrategy},
 			seqIdx: spec.nestedSeq, countLimit: spec.countLimit}, nil
 	}
 	if _, ok := elemType(col.dt).(*arrow.StructType); !ok {
 		return nil, bad()
 	}
-	return &nestedPartialUpdateAgg{nestedRows{col: col, rowType: elem, keyIdx: spec.nestedKey, nullStrategy: spec.nullStrategy}}, nil
+	return &nestedPartialUpdateAgg{nestedRows{lazyAcc: lazyAcc{col: col}, col: col, rowType: elem, keyIdx: spec.nestedKey, nullStrategy: spec.nullStrategy}}, nil
 }
