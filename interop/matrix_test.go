@@ -39,7 +39,7 @@ func (m *matrix) summary() string {
 		}
 		sb.WriteString("\n")
 	}
-	fmt.Fprintf(&sb, "cells: %d PASS, %d FAIL, %d NOT-RUN", counts["PASS"], counts["FAIL"], counts["NOT-RUN"])
+	fmt.Fprintf(&sb, "cells: %d PASS, %d FAIL, %d NOT-RUN, %d SKIP", counts["PASS"], counts["FAIL"], counts["NOT-RUN"], counts["SKIP"])
 	return sb.String()
 }
 
