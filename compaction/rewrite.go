@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"path"
-	"strings"
 	"sync"
 	"time"
 
@@ -157,10 +155,6 @@ func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, targ
 				return
 			}
 			defer done()
-		}
-		if ext := path.Ext(f.FileName); !strings.EqualFold(ext, ".parquet") {
-			yield(nil, fmt.Errorf("%w: data file %s is not parquet", ErrUnsupported, p))
-			return
 		}
 		fs, err := j.t.schemaOf(ctx, f.SchemaID)
 		if err != nil {
