@@ -39,7 +39,7 @@ func decodeParquet[T any](data []byte, fromArrow arrowConverter[T]) (out []T, er
 		max(1<<20, format.DecodeBudget(int64(len(data)))/int64(max(pf.MetaData().Schema.NumColumns(), 1))))
 	size := recordCost[T]()
 	rows := pf.NumRows()
-	if rows < 0 || rows*size > budget {
+	if rows < 0 || rows > budget/size {
 		return nil, fmt.Errorf("%w: Parquet: %d rows, at most %d", ErrTooLarge, rows, budget/size)
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, mem)
