@@ -17,6 +17,7 @@ import (
 	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/format/cast"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/predicate"
@@ -445,7 +446,7 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 		if mem == nil {
 			mem = memory.DefaultAllocator
 		}
-		want, slot := evolve(target, fileSchema)
+		want, slot, from := evolve(target, fileSchema)
 		fm, err := formatFor(filePath)
 		if err != nil {
 			yield(nil, err)
@@ -474,8 +475,12 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 				yield(nil, err)
 				return
 			}
-			rec := assemble(targetSchema, target, slot, b.Record, mem)
+			rec, err := assemble(targetSchema, target, slot, from, b.Record, mem)
 			b.Record.Release()
+			if err != nil {
+				yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
+				return
+			}
 			if dv != nil {
 				filtered, err := applyDeletionVector(rec, b.FirstRow, dv, mem)
 				rec.Release()
@@ -498,14 +503,21 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 
 // evolve maps the target columns (read schema) onto a data file written with
 // fileSchema, matching by field id as Java's SchemaEvolutionUtil does. It
-// returns the fields to ask the file format for (file names, read types) and,
-// per target column, its index in that list or -1 when the file lacks the
-// column (it is then all null).
-func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.DataField, []int) {
+// returns the fields to ask the file format for (file names, read types),
+// per target column its index in that list or -1 when the file lacks the
+// column (it is then all null), and per target column the file's type when
+// the column is read in that type and cast by assemble (nil otherwise).
+//
+// An atomic column whose type changed (ALTER TABLE ... MODIFY) is read in
+// the file's type and cast with cast.Array, Java's CastExecutors semantics,
+// whatever the format; ROW, ARRAY and MAP columns are asked for in the
+// target type and their nested changes are left to the format reader.
+func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.DataField, []int, []*types.DataType) {
 	var want []types.DataField
 	slot := make([]int, len(target))
+	from := make([]*types.DataType, len(target))
 	for i, f := range target {
-		name := f.Name
+		name, typ := f.Name, f.Type
 		switch {
 		case f.ID == sequenceNumberID || f.ID == valueKindID:
 		case f.ID >= keyFieldIDOffset && f.ID < sequenceNumberID-16:
@@ -515,6 +527,7 @@ func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.D
 				continue
 			}
 			name = keyFieldPrefix + ff.Name
+			typ, from[i] = fileType(f.Type, ff.Type)
 		default:
 			_, ff, ok := types.FieldByID(fileSchema.Fields, f.ID)
 			if !ok {
@@ -522,31 +535,64 @@ func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.D
 				continue
 			}
 			name = ff.Name
+			typ, from[i] = fileType(f.Type, ff.Type)
 		}
 		slot[i] = len(want)
-		want = append(want, types.DataField{ID: f.ID, Name: name, Type: f.Type, Description: f.Description})
+		want = append(want, types.DataField{ID: f.ID, Name: name, Type: typ, Description: f.Description})
 	}
-	return want, slot
+	return want, slot, from
+}
+
+// fileType returns the type to read a column of table type t stored as
+// file type ft in, and ft when the result must be cast to t.
+func fileType(t, ft types.DataType) (types.DataType, *types.DataType) {
+	if cast.Identical(ft, t) || nested(t) || nested(ft) {
+		return t, nil
+	}
+	ft.Nullable = t.Nullable
+	return ft, &ft
+}
+
+// nested reports whether t is a ROW, ARRAY, MAP, MULTISET or VARIANT.
+func nested(t types.DataType) bool {
+	switch t.Kind {
+	case types.KindRow, types.KindArray, types.KindMap, types.KindMultiset, types.KindVariant:
+		return true
+	}
+	return false
 }
 
 // assemble builds a record with the target schema from a batch read with the
-// evolved field list: columns are taken by slot, missing ones are all null.
-func assemble(target *arrow.Schema, fields []types.DataField, slot []int, in arrow.RecordBatch, mem memory.Allocator) arrow.RecordBatch {
+// evolved field list: columns are taken by slot and cast from their file
+// type where from says so, missing ones are all null. Errors of a cast
+// (cast.ErrInvalid, cast.ErrUnsupported, format.ErrOutOfRange) name the
+// column.
+func assemble(target *arrow.Schema, fields []types.DataField, slot []int, from []*types.DataType, in arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
 	n := in.NumRows()
 	cols := make([]arrow.Array, len(fields))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
 	for i := range fields {
-		if slot[i] >= 0 {
+		switch {
+		case slot[i] < 0:
+			cols[i] = array.MakeArrayOfNull(mem, target.Field(i).Type, int(n))
+		case from[i] != nil:
+			c, err := cast.Array(mem, in.Column(slot[i]), *from[i], fields[i].Type)
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", fields[i].Name, err)
+			}
+			cols[i] = c
+		default:
 			cols[i] = in.Column(slot[i])
 			cols[i].Retain()
-		} else {
-			cols[i] = array.MakeArrayOfNull(mem, target.Field(i).Type, int(n))
 		}
 	}
-	rec := array.NewRecordBatch(target, cols, n)
-	for _, c := range cols {
-		c.Release()
-	}
-	return rec
+	return array.NewRecordBatch(target, cols, n), nil
 }
 
 // formatFor returns the file format of a data file from its extension.
