@@ -157,6 +157,7 @@ type splitRead struct {
 	outIdx    []int             // positions of p.Fields within valueCols
 	outSchema *arrow.Schema     // types.SchemaToArrow(p.Fields), built once per split read
 	filterCol []int             // per field of p.Schema: its column in valueCols, -1 if not read
+	unneeded  map[int]bool      // field ids of merged value columns read as nulls (mergeUnneeded)
 	mem       memory.Allocator
 }
 
@@ -174,6 +175,7 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 	// columns); append reads need the projection plus the filter's fields.
 	if merging {
 		sr.valueCols = ts.Fields
+		sr.unneeded = mergeUnneeded(ts, p)
 	} else {
 		need := map[string]bool{}
 		for _, f := range p.Fields {
@@ -204,6 +206,57 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 		sr.filterCol = filterColumns(sr.valueCols, p.Schema.Fields)
 	}
 	return sr, nil
+}
+
+// mergeUnneeded returns the ids of the value columns a merge read of ts
+// for plan p can leave unread (nil when none): those that are neither
+// projected nor filtered on, not primary or partition keys, and not named
+// by any option (sequence.field, rowkind.field, fields.<f>.* keys and
+// sequence-group values, ...), so they influence no other column. Java
+// pushes the projection into its merge read likewise
+// (MergeFileSplitRead.withReadType), so a column left out of --columns is
+// never read, and a value in it that cannot be cast fails nothing.
+func mergeUnneeded(ts *schema.TableSchema, p *Plan) map[int]bool {
+	need := map[string]bool{}
+	for _, f := range p.Fields {
+		need[f.Name] = true
+	}
+	if p.filter != nil {
+		for _, i := range p.filter.Fields() {
+			if i < len(p.Schema.Fields) {
+				need[p.Schema.Fields[i].Name] = true
+			}
+		}
+	}
+	for _, k := range ts.PrimaryKeys {
+		need[k] = true
+	}
+	for _, k := range ts.PartitionKeys {
+		need[k] = true
+	}
+	split := func(s string) {
+		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+			need[n] = true
+		}
+	}
+	for k, v := range ts.Options {
+		if rest, ok := strings.CutPrefix(k, "fields."); ok {
+			if i := strings.LastIndexByte(rest, '.'); i > 0 {
+				split(rest[:i])
+			}
+		}
+		split(v)
+	}
+	var out map[int]bool
+	for _, f := range ts.Fields {
+		if !need[f.Name] {
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[f.ID] = true
+		}
+	}
+	return out
 }
 
 // finish applies the row filter and the projection to a batch of value
@@ -389,7 +442,7 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			target = sr.valueCols
 		}
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
-		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem}
+		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded}
 		if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
 			opts.DeletionVector, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
 			if err != nil {
@@ -422,6 +475,11 @@ type FileReadOptions struct {
 	// DeletionVector, when set, removes the rows whose file positions it
 	// holds (the file's deletion vector, deletionvector.ReadOne).
 	DeletionVector *deletionvector.DeletionVector
+	// NullColumns holds ids of target fields the caller does not need: they
+	// are not read from the file (so a cast that would fail on them does
+	// not fail the read) and come back all null. Key fields (_KEY_*) are
+	// always read.
+	NullColumns map[int]bool
 }
 
 // ReadDataFile reads the data file at filePath (relative to fio's root; its
@@ -446,7 +504,7 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 		if mem == nil {
 			mem = memory.DefaultAllocator
 		}
-		want, slot, from := evolve(target, fileSchema)
+		want, slot, from := evolve(target, fileSchema, opts.NullColumns)
 		fm, err := formatFor(filePath)
 		if err != nil {
 			yield(nil, err)
@@ -512,7 +570,7 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 // the file's type and cast with cast.Array, Java's CastExecutors semantics,
 // whatever the format; ROW, ARRAY and MAP columns are asked for in the
 // target type and their nested changes are left to the format reader.
-func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.DataField, []int, []*types.DataType) {
+func evolve(target []types.DataField, fileSchema *schema.TableSchema, skip map[int]bool) ([]types.DataField, []int, []*types.DataType) {
 	var want []types.DataField
 	slot := make([]int, len(target))
 	from := make([]*types.DataType, len(target))
@@ -530,7 +588,7 @@ func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.D
 			typ, from[i] = fileType(f.Type, ff.Type)
 		default:
 			_, ff, ok := types.FieldByID(fileSchema.Fields, f.ID)
-			if !ok {
+			if !ok || skip[f.ID] {
 				slot[i] = -1
 				continue
 			}
