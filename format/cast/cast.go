@@ -14,9 +14,10 @@
 //   - narrowing integer casts wrap (BIGINT 2^32+1 as INT is 1), floating to
 //     integer truncates and saturates (NaN is 0), DECIMAL to integer
 //     truncates toward zero and keeps the low bits;
-//   - a DECIMAL result is rounded HALF_UP to the target scale and is null
-//     (not an error) when it needs more digits than the target precision;
-//     FLOAT/DOUBLE go to DECIMAL through Double.toString;
+//   - a DECIMAL result is rounded HALF_UP to the target scale; one that needs
+//     more digits than the target precision is an error (ErrInvalid): Java's
+//     cast returns null for a slot its row reports non-null, and its readers
+//     fail on it; FLOAT/DOUBLE go to DECIMAL through Double.toString;
 //   - STRING to a number, BOOLEAN, DECIMAL, DATE, TIME or TIMESTAMP parses as
 //     Java does and a string Java cannot parse is an error (ErrInvalid), as
 //     is NaN or Infinity to DECIMAL;

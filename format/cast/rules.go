@@ -49,9 +49,9 @@ func resolve(from, to types.DataType) conv {
 	switch {
 	// Numeric rules.
 	case tk == types.KindDecimal && fk == types.KindDecimal:
-		return func(v any) (any, error) { return decimalToDecimal(v.(types.Decimal), to), nil }
+		return func(v any) (any, error) { return decimalToDecimal(v.(types.Decimal), to) }
 	case tk == types.KindDecimal && isInteger(fk):
-		return func(v any) (any, error) { return bigToDecimal(big.NewInt(toLong(v)), 0, to), nil }
+		return func(v any) (any, error) { return bigToDecimal(big.NewInt(toLong(v)), 0, to) }
 	case tk == types.KindDecimal && isApprox(fk):
 		return func(v any) (any, error) { return doubleToDecimal(toDouble(v), to) }
 	case fk == types.KindDecimal && (isInteger(tk) || isApprox(tk)):
@@ -75,7 +75,7 @@ func resolve(from, to types.DataType) conv {
 				i = 1
 			}
 			if tk == types.KindDecimal {
-				return bigToDecimal(big.NewInt(i), 0, to), nil
+				return bigToDecimal(big.NewInt(i), 0, to)
 			}
 			return fromLong(i, tk), nil
 		}
@@ -103,7 +103,7 @@ func resolve(from, to types.DataType) conv {
 			if err != nil {
 				return nil, err
 			}
-			return bigToDecimal(u, scale, to), nil
+			return bigToDecimal(u, scale, to)
 		}
 	case isString(fk) && (isInteger(tk) || isApprox(tk)):
 		return func(v any) (any, error) { return parseNumber(v.(string), tk) }
@@ -281,14 +281,17 @@ func pow10(n int) *big.Int {
 }
 
 // bigToDecimal is Decimal.fromBigDecimal(unscaled×10^-scale, p, s): the
-// value rounded HALF_UP to the target scale, or nil (SQL NULL) when it then
-// has more digits than the target precision.
-func bigToDecimal(unscaled *big.Int, scale int, to types.DataType) any {
+// value rounded HALF_UP to the target scale. When it then has more digits
+// than the target precision Java's cast returns null for a slot that is
+// not null (CastedRow.isNullAt asks the file's row), and every consumer of
+// the row fails on it (a NullPointerException in Java's own reads): the
+// read fails here too, with an error.
+func bigToDecimal(unscaled *big.Int, scale int, to types.DataType) (any, error) {
 	u := rescale(unscaled, scale, to.Scale)
 	if digits(u) > to.Precision {
-		return nil
+		return nil, fmt.Errorf("%s×10^-%d needs more than %d digits", u, to.Scale, to.Precision)
 	}
-	return types.Decimal{Unscaled: u, Precision: to.Precision, Scale: to.Scale}
+	return types.Decimal{Unscaled: u, Precision: to.Precision, Scale: to.Scale}, nil
 }
 
 // rescale returns unscaled×10^-from as an unscaled value of scale to,
@@ -320,7 +323,7 @@ func digits(u *big.Int) int {
 	return len(new(big.Int).Abs(u).String())
 }
 
-func decimalToDecimal(d types.Decimal, to types.DataType) any {
+func decimalToDecimal(d types.Decimal, to types.DataType) (any, error) {
 	return bigToDecimal(d.Unscaled, d.Scale, to)
 }
 
@@ -335,7 +338,7 @@ func doubleToDecimal(d float64, to types.DataType) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bigToDecimal(u, scale, to), nil
+	return bigToDecimal(u, scale, to)
 }
 
 // decimalToNumber is DecimalToNumericPrimitiveCastRule: integers are
