@@ -487,8 +487,10 @@ type FileReadOptions struct {
 // of the target columns (schema types.SchemaToArrow(target)) — the per-file
 // schema evolution of Java's SchemaEvolutionUtil / KeyValueFileReaderFactory
 // that every split read does. Columns are matched by field id: a table
-// column is read under the name it has in fileSchema with its target type
-// (widened by the format reader), a column the file lacks is all null. Target
+// column is read under the name it has in fileSchema; a top-level column
+// whose type changed is read in its file type and cast to the target type
+// with format/cast (Java's CastExecutors values), nested changes are left
+// to the format reader; a column the file lacks is all null. Target
 // may hold the system columns of key-value files (datafile.KeyValueFields:
 // _KEY_<f> with id KeyFieldIDStart + id of f, _SEQUENCE_NUMBER,
 // _VALUE_KIND), so a primary-key file is read in the key-value layout of a
@@ -497,7 +499,9 @@ type FileReadOptions struct {
 // The consumer owns each batch and must Release it; stopping early is
 // allowed. On error the iterator yields (nil, err) once and stops: errors of
 // opening the file name it; format.ErrUnsupportedFormat for an extension no
-// reader handles; the format's errors (format.ErrCorrupt, ...).
+// reader handles; the format's errors (format.ErrCorrupt, ...); a value Java
+// fails to cast is cast.ErrInvalid naming the file and column (a type pair
+// without a cast cast.ErrUnsupported, also format.ErrSchemaMismatch).
 func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, fileSchema *schema.TableSchema, target []types.DataField, opts FileReadOptions) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		mem := opts.Allocator
