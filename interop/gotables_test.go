@@ -70,6 +70,12 @@ type goTable struct {
 	// earliest, when set, is the EARLIEST snapshot the writes must leave
 	// (automatic expiration happened).
 	earliest int64
+	// retype, when set, holds the types (by column name) the table is
+	// created with: the first commit is written in them (its rows, given in
+	// the final types of fields, are converted by retypedRows), then ALTER
+	// TABLE changes each column to its type in fields before the other
+	// commits (casts_test.go).
+	retype map[string]types.DataType
 }
 
 func notNull(t types.DataType) types.DataType { t.Nullable = false; return t }
@@ -221,7 +227,7 @@ func goTables() []goTable {
 		agg1 = append(agg1, ins(int32(i), int64(i*10), int32(i), fmt.Sprintf("t%d", i)))
 	}
 
-	return []goTable{
+	return append([]goTable{
 		{name: "go_append_types", fields: typeFields, options: map[string]string{"bucket": "-1"},
 			engine: "append", commits: [][]goRow{types1, types2}},
 		{name: "go_append_part", fields: partFields, partitionKeys: []string{"dt"},
@@ -334,7 +340,7 @@ func goTables() []goTable {
 		{name: "go_append_compacted", fields: partFields, partitionKeys: []string{"dt"},
 			options: map[string]string{"bucket": "-1"}, engine: "append", commits: [][]goRow{part1, part2, part1, part2},
 			mode: "compact"},
-	}
+	}, castGoTables()...)
 }
 
 // finalRows applies the table's merge semantics to its rows in write order.
@@ -445,7 +451,7 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 	}
 	id := catalog.NewIdentifier("interop", g.name)
 	err = cat.CreateTable(ctx, id, catalog.Schema{
-		Fields: g.fields, PartitionKeys: g.partitionKeys, PrimaryKeys: g.primaryKeys, Options: g.options,
+		Fields: g.createFields(), PartitionKeys: g.partitionKeys, PrimaryKeys: g.primaryKeys, Options: g.options,
 	}, false)
 	if err != nil {
 		return "", fmt.Errorf("create %s: %w", id, err)
@@ -479,6 +485,12 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		return catalog.TablePath(id), nil
 	}
 	for i, rows := range g.commits {
+		if g.retype != nil && i == 0 {
+			if tbl, err = g.writeRetyped(ctx, cat, id, user, rows); err != nil {
+				return "", err
+			}
+			continue
+		}
 		if g.mode == "manifests" && i == len(g.commits)-1 {
 			if sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{Full: true}); err != nil || sid == 0 {
 				return "", fmt.Errorf("%s full compaction: snapshot %d, %w", g.name, sid, err)
