@@ -152,7 +152,7 @@ func TestEvolvedTypesPrimaryKey(t *testing.T) {
 	rec := tabletest.Batch(t, sc, []any{int32(1), int64(1<<32 + 7), "x"}, []any{int32(2), int64(3), "4"})
 	defer rec.Release()
 	tabletest.WriteCommit(t, tbl, "u", 1, rec)
-	rec2 := tabletest.Batch(t, sc, []any{int32(2), int64(1<<31), "5"})
+	rec2 := tabletest.Batch(t, sc, []any{int32(2), int64(1 << 31), "5"})
 	defer rec2.Release()
 	tabletest.WriteCommit(t, tbl, "u", 2, rec2)
 	retype(t, tbl, map[string]types.DataType{"a": types.Int(), "s": types.Int()})
