@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
@@ -42,12 +45,16 @@ func TestEvolvedTypesORC(t *testing.T) {
 		f(3, "f64", types.Double()), f(4, "date", types.Date()), f(5, "dec", types.DecimalOf(10, 3)),
 		f(6, "s", types.String()), f(7, "ts", types.TimestampOf(9)), f(8, "f32", types.Float()),
 		f(9, "i16", types.SmallInt()),
+		f(10, "lst", types.ArrayOf(types.Int())), f(11, "mp", types.MapOf(types.String(), types.Double())),
+		f(12, "st", types.RowOf(f(20, "a", types.Int()), f(21, "b", types.String()))),
 	}}
 	target := []types.DataField{
 		f(0, "b", types.Int()), f(1, "i32", types.DecimalOf(12, 2)), f(2, "rnd", types.Int()),
 		f(3, "f64", types.Float()), f(4, "date", types.String()), f(5, "dec", types.Int()),
 		f(6, "s", types.CharOf(2)), f(7, "ts", types.BigInt()), f(8, "f32", types.DecimalOf(10, 2)),
 		f(9, "i16", types.TinyInt()),
+		f(10, "lst", types.ArrayOf(types.String())), f(11, "mp", types.MapOf(types.String(), types.Float())),
+		f(12, "st", types.RowOf(f(21, "b2", types.String()), f(20, "a", types.DecimalOf(10, 1)), f(22, "z", types.Int()))),
 	}
 	var got []string
 	for rec, err := range reader.ReadDataFile(ctx, fio, "f.orc", fileSchema, target, reader.FileReadOptions{}) {
@@ -57,6 +64,10 @@ func TestEvolvedTypesORC(t *testing.T) {
 		for r := 0; r < int(rec.NumRows()); r++ {
 			line := ""
 			for c, fd := range target {
+				if c >= 10 {
+					line += renderNested(t, fd.Type, rec.Column(c), r) + "|"
+					continue
+				}
 				v, err := types.ArrowValue(fd.Type, rec.Column(c), r)
 				if err != nil {
 					t.Fatal(err)
@@ -123,5 +134,79 @@ func orcRowCast(i int) string {
 		f32 = big.NewInt(int64(i*50 - 10000)).String()
 	}
 	i16 := int8(int16((i*1237)%65536 - 32768))
-	return fmt.Sprintf("%v|%v|%v|%v|%v|%v|%v|%v|%v|%v|", b, i32, rnd, f64, date, dec, s, secs, f32, i16)
+	lst := "<nil>"
+	if i%9 != 0 {
+		lst = "["
+		for j := 0; j < i%4; j++ {
+			if (i+j)%5 == 0 {
+				lst += "<nil>,"
+			} else {
+				lst += fmt.Sprintf("%d,", i+j)
+			}
+		}
+		lst += "]"
+	}
+	mp := "<nil>"
+	if i%10 != 0 {
+		mp = "{"
+		for j := 0; j < i%3; j++ {
+			mp += fmt.Sprintf("k%d:%v,", j, float32(float64(j)*1.5+float64(i)))
+		}
+		mp += "}"
+	}
+	st := "<nil>"
+	if i%6 != 0 {
+		a := "<nil>"
+		if i%4 != 0 {
+			a = fmt.Sprint(i * 2 * 10) // DECIMAL(10, 1) unscaled
+		}
+		st = fmt.Sprintf("(b%d,%s,<nil>)", i%7, a)
+	}
+	return fmt.Sprintf("%v|%v|%v|%v|%v|%v|%v|%v|%v|%v|%s|%s|%s|", b, i32, rnd, f64, date, dec, s, secs, f32, i16, lst, mp, st)
+}
+
+// renderNested renders row r of a cast ARRAY<STRING>, MAP<STRING, FLOAT> or
+// ROW column as orcRowCast does.
+func renderNested(t *testing.T, typ types.DataType, arr arrow.Array, r int) string {
+	t.Helper()
+	if arr.IsNull(r) {
+		return "<nil>"
+	}
+	val := func(typ types.DataType, a arrow.Array, i int) string {
+		v, err := types.ArrowValue(typ, a, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := v.(types.Decimal); ok {
+			return d.Unscaled.String()
+		}
+		return fmt.Sprint(v)
+	}
+	switch a := arr.(type) {
+	case *array.Map:
+		lo, hi := a.ValueOffsets(r)
+		out := "{"
+		for k := lo; k < hi; k++ {
+			out += val(*typ.Key, a.Keys(), int(k)) + ":" + val(*typ.Value, a.Items(), int(k)) + ","
+		}
+		return out + "}"
+	case *array.List:
+		lo, hi := a.ValueOffsets(r)
+		out := "["
+		for k := lo; k < hi; k++ {
+			out += val(*typ.Elem, a.ListValues(), int(k)) + ","
+		}
+		return out + "]"
+	case *array.Struct:
+		out := "("
+		for k, fd := range typ.Fields {
+			if k > 0 {
+				out += ","
+			}
+			out += val(fd.Type, a.Field(k), r)
+		}
+		return out + ")"
+	}
+	t.Fatalf("unexpected %T", arr)
+	return ""
 }

@@ -487,10 +487,10 @@ type FileReadOptions struct {
 // of the target columns (schema types.SchemaToArrow(target)) — the per-file
 // schema evolution of Java's SchemaEvolutionUtil / KeyValueFileReaderFactory
 // that every split read does. Columns are matched by field id: a table
-// column is read under the name it has in fileSchema; a top-level column
-// whose type changed is read in its file type and cast to the target type
-// with format/cast (Java's CastExecutors values), nested changes are left
-// to the format reader; a column the file lacks is all null. Target
+// column is read under the name it has in fileSchema; a column whose type
+// changed (nested changes included) is read in its file type and cast to
+// the target type with format/cast (Java's CastExecutors values); a column
+// the file lacks is all null. Target
 // may hold the system columns of key-value files (datafile.KeyValueFields:
 // _KEY_<f> with id KeyFieldIDStart + id of f, _SEQUENCE_NUMBER,
 // _VALUE_KIND), so a primary-key file is read in the key-value layout of a
@@ -570,10 +570,9 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 // column (it is then all null), and per target column the file's type when
 // the column is read in that type and cast by assemble (nil otherwise).
 //
-// An atomic column whose type changed (ALTER TABLE ... MODIFY) is read in
-// the file's type and cast with cast.Array, Java's CastExecutors semantics,
-// whatever the format; ROW, ARRAY and MAP columns are asked for in the
-// target type and their nested changes are left to the format reader.
+// A column whose type changed (ALTER TABLE ... MODIFY, nested fields added,
+// renamed or retyped) is read in the file's type and cast with cast.Array,
+// Java's CastExecutors / SchemaEvolutionUtil semantics, whatever the format.
 func evolve(target []types.DataField, fileSchema *schema.TableSchema, skip map[int]bool) ([]types.DataField, []int, []*types.DataType) {
 	var want []types.DataField
 	slot := make([]int, len(target))
@@ -606,22 +605,16 @@ func evolve(target []types.DataField, fileSchema *schema.TableSchema, skip map[i
 }
 
 // fileType returns the type to read a column of table type t stored as
-// file type ft in, and ft when the result must be cast to t.
+// file type ft in, and ft when the result must be cast to t: a type change
+// Java casts (cast.Supported, nested ROW/ARRAY/MAP changes included) is
+// read in the file's type and cast; other differences are left to the
+// format reader, which refuses them.
 func fileType(t, ft types.DataType) (types.DataType, *types.DataType) {
-	if cast.Identical(ft, t) || nested(t) || nested(ft) {
+	if cast.Identical(ft, t) || !cast.Supported(ft, t) {
 		return t, nil
 	}
 	ft.Nullable = t.Nullable
 	return ft, &ft
-}
-
-// nested reports whether t is a ROW, ARRAY, MAP, MULTISET or VARIANT.
-func nested(t types.DataType) bool {
-	switch t.Kind {
-	case types.KindRow, types.KindArray, types.KindMap, types.KindMultiset, types.KindVariant:
-		return true
-	}
-	return false
 }
 
 // assemble builds a record with the target schema from a batch read with the

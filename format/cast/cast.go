@@ -57,10 +57,19 @@ var (
 
 // Supported reports whether Java casts values of type from to type to on
 // read (CastExecutors.resolve(from, to) != null), or the types are equal
-// ignoring nullability. Only atomic types are considered: ROW, ARRAY, MAP,
-// MULTISET and VARIANT are supported only when equal.
+// ignoring nullability. ROW to ROW is supported when every field of to
+// found in from by field id is (missing ones read as null), ARRAY to ARRAY
+// and MAP to MAP (equal keys) when their elements or values are
+// (SchemaEvolutionUtil.createCastExecutor); MULTISET and VARIANT only when
+// equal, and no nested type casts to or from an atomic one.
 func Supported(from, to types.DataType) bool {
-	return Identical(from, to) || resolve(from, to) != nil
+	if Identical(from, to) {
+		return true
+	}
+	if isNested(from.Kind) || isNested(to.Kind) {
+		return nestedSupported(from, to)
+	}
+	return resolve(from, to) != nil
 }
 
 // Identical reports whether from and to are the same type ignoring
@@ -89,7 +98,8 @@ func Identical(from, to types.DataType) bool {
 
 // Array returns arr, an array of Arrow type types.ToArrow(from), cast to
 // types.ToArrow(to) value by value as Java's CastExecutors.resolve(from,
-// to) does (see the package comment); nulls stay null. The caller releases
+// to) does (see the package comment); nulls stay null. ROW, ARRAY and MAP
+// are cast recursively (see Supported). The caller releases
 // the result. When the types are Identical the result is arr, retained.
 //
 // Errors: ErrUnsupported (also format.ErrSchemaMismatch) when Java has no
@@ -101,12 +111,18 @@ func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arro
 		arr.Retain()
 		return arr, nil
 	}
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if isNested(from.Kind) || isNested(to.Kind) {
+		if !nestedSupported(from, to) {
+			return nil, fmt.Errorf("%w: %w: %s to %s", ErrUnsupported, format.ErrSchemaMismatch, from, to)
+		}
+		return castNested(mem, arr, from, to)
+	}
 	c := resolve(from, to)
 	if c == nil {
 		return nil, fmt.Errorf("%w: %w: %s to %s", ErrUnsupported, format.ErrSchemaMismatch, from, to)
-	}
-	if mem == nil {
-		mem = memory.DefaultAllocator
 	}
 	b := array.NewBuilder(mem, types.ToArrow(to))
 	defer b.Release()
