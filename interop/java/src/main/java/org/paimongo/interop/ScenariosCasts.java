@@ -35,6 +35,7 @@ final class ScenariosCasts {
             out.add(lossy(format));
             out.add(unparsable(format));
             out.add(overflow(format));
+            out.add(nested(format));
         }
         out.add(primaryKey("parquet"));
         out.add(primaryKey("orc"));
@@ -197,6 +198,60 @@ final class ScenariosCasts {
                 catalog.alterTable(
                         id, SchemaChange.updateColumnType("n", DataTypes.DECIMAL(3, 1)), false);
                 commit(catalog.getTable(id), ins(3, dec("1.5", 3, 1)));
+            }
+        };
+    }
+
+    /**
+     * Type changes inside nested columns: an ARRAY element BIGINT to INT, a MAP value DOUBLE to
+     * FLOAT, a ROW field INT to STRING (SchemaEvolutionUtil's nested cast executors).
+     */
+    static Scenario nested(String format) {
+        return new Scenario() {
+            @Override
+            public String name() {
+                return "casts_nested_" + format;
+            }
+
+            @Override
+            public void run(Catalog catalog, Identifier id) throws Exception {
+                catalog.createTable(
+                        id,
+                        Schema.newBuilder()
+                                .column("id", DataTypes.INT())
+                                .column("l", DataTypes.ARRAY(DataTypes.BIGINT()))
+                                .column("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.DOUBLE()))
+                                .column(
+                                        "st",
+                                        DataTypes.ROW(
+                                                DataTypes.FIELD(10, "a", DataTypes.INT()),
+                                                DataTypes.FIELD(11, "b", DataTypes.STRING())))
+                                .option("file.format", format)
+                                .build(),
+                        false);
+                java.util.Map<Object, Object> m1 = new java.util.HashMap<>();
+                m1.put(s("x"), 0.1);
+                m1.put(s("y"), null);
+                commit(
+                        catalog.getTable(id),
+                        ins(1, new org.apache.paimon.data.GenericArray(new Object[] {4294967297L, null, -1L}),
+                                new org.apache.paimon.data.GenericMap(m1),
+                                org.apache.paimon.data.GenericRow.of(-5, s("b"))),
+                        ins(2, null, null, null));
+                catalog.alterTable(
+                        id,
+                        Arrays.asList(
+                                SchemaChange.updateColumnType(new String[] {"l", "element"}, DataTypes.INT(), false),
+                                SchemaChange.updateColumnType(new String[] {"m", "value"}, DataTypes.FLOAT(), false),
+                                SchemaChange.updateColumnType(new String[] {"st", "a"}, DataTypes.STRING(), false)),
+                        false);
+                java.util.Map<Object, Object> m2 = new java.util.HashMap<>();
+                m2.put(s("z"), 2.5f);
+                commit(
+                        catalog.getTable(id),
+                        ins(3, new org.apache.paimon.data.GenericArray(new Object[] {7}),
+                                new org.apache.paimon.data.GenericMap(m2),
+                                org.apache.paimon.data.GenericRow.of(s("q"), s("c"))));
             }
         };
     }
