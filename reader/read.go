@@ -650,16 +650,6 @@ func assemble(target *arrow.Schema, fields []types.DataField, slot []int, from [
 	return array.NewRecordBatch(target, cols, n), nil
 }
 
-// formatFor returns the file format of a data file from its extension.
-func formatFor(name string) (format.Format, error) {
-	name = path.Base(name)
-	ext := name[strings.LastIndexByte(name, '.')+1:]
-	if f := lookupFormat(ext); f != nil {
-		return f, nil
-	}
-	return nil, fmt.Errorf("%w: data file %s (format %q)", format.ErrUnsupportedFormat, name, ext)
-}
-
 type recordReader struct {
 	schema *arrow.Schema
 	next   func() (arrow.RecordBatch, error, bool)

@@ -29,6 +29,7 @@ final class Scenarios {
         List<Scenario> out = new ArrayList<>();
         out.add(SMOKE);
         out.addAll(ScenariosCasts.all());
+        out.addAll(ScenariosAvro.ALL);
         return out;
     }
 
