@@ -29,13 +29,16 @@ func castGoTables() []goTable {
 			ins(int32(2), nil, dec("-2147483648.00", 12, 2), nil, nil, nil)},
 		{ins(int32(3), int64(1)<<40, dec("1234567890.12", 12, 2), 0.1, "abcdefghij", ts("2024-01-02T03:04:05.123456"))},
 	}
-	// Parquet only: format/orc is read-only and format/avro not written yet.
-	opts := map[string]string{"bucket": "-1", "file.format": "parquet"}
-	return []goTable{
-		{name: "go_casts_append", fields: fields, engine: "append", retype: retype, commits: commits, options: opts},
-		{name: "go_casts_append_compacted", fields: fields, engine: "append", retype: retype, commits: commits, options: opts,
-			mode: "compact"},
+	// Parquet and Avro: format/orc is read-only.
+	var out []goTable
+	for _, f := range []string{"parquet", "avro"} {
+		opts := map[string]string{"bucket": "-1", "file.format": f}
+		out = append(out,
+			goTable{name: "go_casts_append_" + f, fields: fields, engine: "append", retype: retype, commits: commits, options: opts},
+			goTable{name: "go_casts_append_compacted_" + f, fields: fields, engine: "append", retype: retype, commits: commits,
+				options: opts, mode: "compact"})
 	}
+	return out
 }
 
 // createFields is the schema the table is created with: fields with the

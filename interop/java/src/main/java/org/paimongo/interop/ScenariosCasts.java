@@ -31,7 +31,7 @@ final class ScenariosCasts {
     /** The scenarios of this file, for {@link Scenarios#all}. */
     static List<Scenario> all() {
         List<Scenario> out = new ArrayList<>();
-        for (String format : new String[] {"parquet", "orc"}) {
+        for (String format : new String[] {"parquet", "orc", "avro"}) {
             out.add(lossy(format));
             out.add(unparsable(format));
             out.add(overflow(format));
@@ -39,6 +39,7 @@ final class ScenariosCasts {
         }
         out.add(primaryKey("parquet"));
         out.add(primaryKey("orc"));
+        out.add(primaryKey("avro"));
         return out;
     }
 
