@@ -120,6 +120,9 @@ func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arro
 		}
 		return castNested(mem, arr, from, to)
 	}
+	if out, ok, err := fast(mem, arr, from, to); ok {
+		return out, err
+	}
 	c := resolve(from, to)
 	if c == nil {
 		return nil, fmt.Errorf("%w: %w: %s to %s", ErrUnsupported, format.ErrSchemaMismatch, from, to)
