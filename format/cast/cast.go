@@ -51,7 +51,8 @@ var (
 	// format.ErrSchemaMismatch.
 	ErrUnsupported = errors.New("cast: no cast between these types")
 	// ErrInvalid reports a value Java fails to cast (a string that does not
-	// parse, NaN to DECIMAL, ...): the read fails in Java too.
+	// parse, NaN to DECIMAL, ...): the read fails in Java too. Errors
+	// wrapping it also wrap format.ErrOutOfRange.
 	ErrInvalid = errors.New("cast: value cannot be cast")
 )
 
@@ -103,8 +104,8 @@ func Identical(from, to types.DataType) bool {
 // the result. When the types are Identical the result is arr, retained.
 //
 // Errors: ErrUnsupported (also format.ErrSchemaMismatch) when Java has no
-// cast from → to; ErrInvalid for a value Java fails on, naming the value
-// and its row; format.ErrOutOfRange for a result the Arrow type of to cannot
+// cast from → to; ErrInvalid (also format.ErrOutOfRange) for a value Java
+// fails on, naming the value and its row; format.ErrOutOfRange for a result the Arrow type of to cannot
 // hold (a TIMESTAMP(9) outside 1677..2262). Callers add the file and column.
 func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arrow.Array, error) {
 	if Identical(from, to) {
@@ -142,7 +143,7 @@ func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arro
 		}
 		out, err := c(v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: row %d: %s %s to %s: %v", ErrInvalid, i, from, show(v), to, err)
+			return nil, fmt.Errorf("%w: %w: row %d: %s %s to %s: %v", ErrInvalid, format.ErrOutOfRange, i, from, show(v), to, err)
 		}
 		if err := appendValue(b, out); err != nil {
 			return nil, fmt.Errorf("row %d: %s %s to %s: %w", i, from, show(v), to, err)

@@ -159,7 +159,7 @@ func TestArrayJavaValues(t *testing.T) {
 				arr.Release()
 				want := c.want[i]
 				if _, isBad := want.(bad); isBad {
-					if !errors.Is(err, ErrInvalid) {
+					if !errors.Is(err, ErrInvalid) || !errors.Is(err, format.ErrOutOfRange) {
 						t.Errorf("%v: err = %v, want ErrInvalid", in, err)
 					}
 					if out != nil {
