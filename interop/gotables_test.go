@@ -76,6 +76,12 @@ type goTable struct {
 	// TABLE changes each column to its type in fields before the other
 	// commits (casts_test.go).
 	retype map[string]types.DataType
+	// want, when set, are the final rows (for aggregate functions the
+	// model in finalRows does not compute).
+	want [][]any
+	// peerDeviates names peers whose read is known to differ from Java's,
+	// with the reason; the matrix records SKIP for them.
+	peerDeviates map[string]string
 }
 
 func notNull(t types.DataType) types.DataType { t.Nullable = false; return t }
@@ -364,7 +370,7 @@ func goTables() []goTable {
 			options: map[string]string{"bucket": "2", "file.format": "parquet", "file.format.per.level": "0:avro",
 				"file.compression.per.level": "0:deflate"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "manifests"},
-	}, castGoTables()...)
+	}, append(aggGoTables(), castGoTables()...)...)
 }
 
 // dropColumn returns fields without the field named name.
@@ -386,6 +392,9 @@ func dropValue(r goRow, i int) goRow {
 
 // finalRows applies the table's merge semantics to its rows in write order.
 func (g goTable) finalRows() [][]any {
+	if g.want != nil {
+		return g.want
+	}
 	var rows []goRow
 	for _, c := range g.commits {
 		rows = append(rows, c...)

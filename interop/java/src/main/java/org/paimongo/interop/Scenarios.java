@@ -30,6 +30,7 @@ final class Scenarios {
         out.add(SMOKE);
         out.addAll(ScenariosCasts.all());
         out.addAll(ScenariosAvro.ALL);
+        out.addAll(ScenariosAgg.all());
         return out;
     }
 
