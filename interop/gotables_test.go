@@ -72,9 +72,9 @@ type goTable struct {
 	earliest int64
 	// retype, when set, holds the types (by column name) the table is
 	// created with: the first commit is written in them (its rows, given in
-	// the final types of fields, are converted by retypedRows), then ALTER
+	// the final types of fields, are converted by narrowValue), then ALTER
 	// TABLE changes each column to its type in fields before the other
-	// commits (casts_test.go).
+	// commits (gotables_casts_test.go).
 	retype map[string]types.DataType
 	// want, when set, are the final rows (for aggregate functions the
 	// model in finalRows does not compute).
