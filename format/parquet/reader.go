@@ -592,7 +592,7 @@ func (t *trackingReaderAt) wrap(name, where string, err error) error {
 // wrapping format.ErrCorrupt naming the file (or into the file's I/O error
 // when one happened). Our own code returns errors and does not rely on it.
 // It cannot catch panics on goroutines arrow-go starts itself, which is
-// why Arrow compute casts are not used (see castArray).
+// why Arrow compute casts are not used (see package format/cast).
 func guard(name string, src *trackingReaderAt, err *error) {
 	if p := recover(); p != nil {
 		if ioErr := src.ioErr(); ioErr != nil {
