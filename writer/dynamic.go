@@ -158,3 +158,16 @@ func (w *Write) prepareDynamicIndex(ctx context.Context, msgs []commit.Message) 
 	})
 	return msgs, nil
 }
+
+// rebucketed moves the keys a committer moved to another writer's bucket
+// (commit.Resequenced.Rebucketed) in the Write's assignment.
+func (w *Write) rebucketed(m commit.Resequenced) {
+	if w.dyn == nil || len(m.Rebucketed) == 0 {
+		return
+	}
+	if p := w.dyn.parts[string(m.Partition)]; p != nil {
+		for h, b := range m.Rebucketed {
+			p.Move(h, b)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package writer_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
+)
+
+// keyBuckets returns, per id, the buckets of the live files holding a row
+// of it (from the latest snapshot's plan, all levels).
+func keyBuckets(t *testing.T, tbl *catalog.Table) map[int32][]int32 {
+	t.Helper()
+	ctx := context.Background()
+	plan, err := reader.NewScan(tbl.FileIO, reader.WithAllLevels()).Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32][]int32{}
+	for _, sp := range plan.Splits {
+		for rec, err := range plan.ReadSplit(ctx, sp) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := rec.Column(0).(interface{ Value(int) int32 })
+			for i := range int(rec.NumRows()) {
+				if !slices.Contains(out[ids.Value(i)], sp.Bucket) {
+					out[ids.Value(i)] = append(out[ids.Value(i)], sp.Bucket)
+				}
+			}
+			rec.Release()
+		}
+	}
+	return out
+}
+
+// TestDynamicBucketTwoWriters: two Writes of one dynamic-bucket table
+// start from the same (empty) table and assign key 3 to different buckets
+// (the first fills bucket 0 with 1 and 2). The second commit finds the
+// first's index files, moves its rows of key 3 into the bucket the first
+// chose (re-sequenced after the first's), and commits the union of both
+// indexes: every key in exactly one bucket, the last write of each key
+// read. A third commit by the second Write, whose assignment still puts 3
+// in bucket 0, is reconciled the same way.
+func TestDynamicBucketTwoWriters(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", catalog.Schema{
+		Fields:      []types.DataField{{Name: "id", Type: types.Int()}, {Name: "v", Type: types.String()}},
+		PrimaryKeys: []string{"id"},
+		Options:     map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+	})
+	fs := arrowFields(tbl.Schema)
+	open := func(user string) (*writer.Write, *commit.Committer) {
+		w, err := writer.New(tbl.FileIO, tbl.Schema, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return w, c
+	}
+	write := func(w *writer.Write, rows ...[]any) []commit.Message {
+		r := rec(t, fs, rows...)
+		defer r.Release()
+		if err := w.Write(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := w.PrepareCommit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msgs
+	}
+	w1, c1 := open("one")
+	w2, c2 := open("two")
+	m1 := write(w1, []any{int32(1), "a1"}, []any{int32(2), "a2"}, []any{int32(3), "a3"})
+	m2 := write(w2, []any{int32(3), "b3"}, []any{int32(4), "b4"})
+	if _, err := c1.Commit(ctx, 1, m1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Commit(ctx, 1, m2); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, rows []string) {
+		t.Helper()
+		equalRows(t, "rows "+when, readRows(t, tbl.FileIO.URL()), sorted(rows...))
+		kb := keyBuckets(t, tbl)
+		want := map[int32][]int32{1: {0}, 2: {0}, 3: {1}, 4: {0}}
+		if fmt.Sprint(kb) != fmt.Sprint(want) {
+			t.Errorf("buckets of keys %s: %v, want %v", when, kb, want)
+		}
+		idx := hashIndex(t, tbl, row.Serialize(row.EmptyRow()))
+		wantIdx := map[int32][]int32{0: hashesOf(1, 2, 4), 1: hashesOf(3)}
+		if fmt.Sprint(idx) != fmt.Sprint(wantIdx) {
+			t.Errorf("index %s: %v, want %v", when, idx, wantIdx)
+		}
+	}
+	check("after both commits", []string{"1|a1", "2|a2", "3|b3", "4|b4"})
+
+	// The second Write still maps 3 to bucket 0.
+	m2 = write(w2, []any{int32(3), "c3"}, []any{int32(4), "c4"})
+	if _, err := c2.Commit(ctx, 2, m2); err != nil {
+		t.Fatal(err)
+	}
+	check("after the third commit", []string{"1|a1", "2|a2", "3|c3", "4|c4"})
+	// And the first Write goes on from its own view.
+	m1 = write(w1, []any{int32(3), "d3"}, []any{int32(1), "d1"})
+	if _, err := c1.Commit(ctx, 2, m1); err != nil {
+		t.Fatal(err)
+	}
+	check("after the fourth commit", []string{"1|d1", "2|a2", "3|d3", "4|c4"})
+}
+
+var _ arrow.Array
