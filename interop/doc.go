@@ -13,6 +13,12 @@
 // (the peer's class path) set. A peer that is not configured fails its cells
 // rather than skipping them.
 //
+// TestJavaScenarios runs the Java peer's scenarios (interop/java Scenarios.all):
+// tables created, written, altered and compacted through Java's API. Java reads
+// each at every snapshot and at the latest, and our reader must return exactly
+// those rows, or fail where Java's read fails. PAIMON_INTEROP_SCENARIOS=a,b
+// runs only the named scenarios.
+//
 // Every peer prints rows as JSON Lines in the format of `paimon cat --format
 // jsonl` (package rowfmt). Rows are compared as multisets after a canonical
 // re-encoding that only normalises number spelling (1e-07 vs 1e-7, 1.0 vs 1)

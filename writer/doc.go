@@ -144,8 +144,9 @@
 // Bucket-unaware append tables are never compacted by the writer (Java
 // leaves them to a dedicated compaction, package compaction's Compact), nor
 // are tables whose compaction package compaction does not implement
-// (changelog-producer lookup or full-compaction, force-lookup, row tracking,
-// data evolution): those are written as without compaction, except
+// (force-lookup, row tracking, data evolution; changelog-producer lookup or
+// full-compaction with write-only = true — without it New refuses them with
+// ErrNoChangelog, as changelog files are not produced yet): those are written as without compaction, except
 // deletion-vector and first-row tables, which New refuses then (their rows
 // would never become visible) unless write-only = true.
 //

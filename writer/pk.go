@@ -68,10 +68,8 @@ func KeyValueFields(ts *schema.TableSchema) []types.DataField { return datafile.
 
 func (w *Write) initPK() error {
 	ts, o := w.ts, w.ts.Options
-	if cp, err := o.ChangelogProducer(); err != nil {
+	if err := checkChangelog(o); err != nil {
 		return err
-	} else if cp == schema.ChangelogInput {
-		return fmt.Errorf("%w: changelog-producer = input", ErrUnsupported)
 	}
 	p := &pkLayout{keyIdx: ts.FieldIndexes(ts.TrimmedPrimaryKeys())}
 	p.kvFields = w.layout.Fields()

@@ -206,8 +206,10 @@ type restoredBucket struct {
 // for the commit messages' consumers and postpone-bucket file names.
 //
 // Errors: ErrUnsupportedBucketMode for dynamic or postpone buckets;
-// ErrUnsupported for file formats other than parquet,
-// changelog-producer = input, and deletion-vector or first-row tables that
+// ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
+// lookup or full-compaction unless write-only = true (changelog files are
+// not produced yet); ErrUnsupported for file formats other than parquet,
+// and deletion-vector or first-row tables that
 // package compaction cannot compact (their level-0 files only become
 // visible through compaction; e.g. first-row with deletion vectors, which
 // Java refuses too) unless write-only = true;

@@ -39,6 +39,12 @@ import java.util.List;
  *                      commit), the expected final rows into OUTDIR/expected/NAME.jsonl and
  *                      the list into OUTDIR/tables.json
  *   read TABLE_PATH    prints the rows of the table's latest snapshot as JSON Lines
+ *   scenarios OUTDIR [NAME...]
+ *                      runs the scenarios of {@link Scenarios#all} (or those named) into
+ *                      OUTDIR/warehouse/interop.db/NAME, then reads each table with Java at
+ *                      every snapshot and at the latest: OUTDIR/expected/NAME/snapshot-N.jsonl
+ *                      and latest.jsonl, or snapshot-N.error / latest.error holding Java's
+ *                      exception when its read fails; the list goes to OUTDIR/scenarios.json
  *   apply TABLE_PATH ROWS_JSONL
  *                      commits the rows of ROWS_JSONL (one JSON object per row in the same
  *                      format, scalar columns only) to the table with one BatchWriteBuilder
@@ -55,10 +61,12 @@ public final class Main {
             write(args[1]);
         } else if (args.length == 2 && args[0].equals("read")) {
             read(args[1]);
+        } else if (args.length >= 2 && args[0].equals("scenarios")) {
+            scenarios(args[1], java.util.Arrays.asList(args).subList(2, args.length));
         } else if (args.length == 3 && args[0].equals("apply")) {
             apply(args[1], args[2]);
         } else {
-            System.err.println("usage: write OUTDIR | read TABLE_PATH | apply TABLE_PATH ROWS_JSONL");
+            System.err.println("usage: write OUTDIR | read TABLE_PATH | scenarios OUTDIR [NAME...] | apply TABLE_PATH ROWS_JSONL");
             System.exit(2);
         }
     }
@@ -117,6 +125,73 @@ public final class Main {
                         + ",\"tables\":[\n"
                         + String.join(",\n", listing)
                         + "\n]}\n");
+    }
+
+    static void scenarios(String outDir, List<String> names) throws Exception {
+        java.nio.file.Path out = Paths.get(outDir).toAbsolutePath();
+        Options options = new Options();
+        options.set("warehouse", out.resolve("warehouse").toString());
+        Scenarios.tmp = Files.createDirectories(out.resolve("tmp"));
+        List<String> listing = new ArrayList<>();
+        try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
+            catalog.createDatabase("interop", true);
+            for (Scenario sc : Scenarios.all()) {
+                if (!names.isEmpty() && !names.contains(sc.name())) {
+                    continue;
+                }
+                Identifier id = Identifier.create("interop", sc.name());
+                sc.run(catalog, id);
+                FileStoreTable table = (FileStoreTable) catalog.getTable(id);
+                java.nio.file.Path exp = Files.createDirectories(out.resolve("expected").resolve(sc.name()));
+                List<String> snaps = new ArrayList<>();
+                Long latest = table.snapshotManager().latestSnapshotId();
+                Long earliest = table.snapshotManager().earliestSnapshotId();
+                if (latest != null) {
+                    for (long n = earliest; n <= latest; n++) {
+                        java.util.Map<String, String> dyn = new java.util.HashMap<>();
+                        dyn.put("scan.snapshot-id", Long.toString(n));
+                        readTo(table.copy(dyn), exp, "snapshot-" + n);
+                        snaps.add(Long.toString(n));
+                    }
+                }
+                readTo(table, exp, "latest");
+                listing.add(
+                        "{\"name\":"
+                                + Jsonl.quote(sc.name())
+                                + ",\"path\":"
+                                + Jsonl.quote("warehouse/interop.db/" + sc.name())
+                                + ",\"snapshots\":["
+                                + String.join(",", snaps)
+                                + "]}");
+            }
+        }
+        deleteTree(Scenarios.tmp);
+        Files.writeString(
+                out.resolve("scenarios.json"),
+                "{\"scenarios\":[\n" + String.join(",\n", listing) + "\n]}\n");
+    }
+
+    /** Reads the table into dir/base.jsonl, or its exception into dir/base.error. */
+    private static void readTo(Table table, java.nio.file.Path dir, String base) throws Exception {
+        StringBuilder sb = new StringBuilder();
+        try {
+            ReadBuilder rb = table.newReadBuilder();
+            RowType type = table.rowType();
+            try (RecordReader<InternalRow> reader =
+                    rb.newRead().createReader(rb.newScan().plan())) {
+                reader.forEachRemaining(
+                        row -> {
+                            sb.append(Jsonl.row(type, row));
+                            sb.append('\n');
+                        });
+            }
+        } catch (Exception e) {
+            java.io.StringWriter sw = new java.io.StringWriter();
+            e.printStackTrace(new java.io.PrintWriter(sw));
+            Files.writeString(dir.resolve(base + ".error"), sw.toString());
+            return;
+        }
+        Files.writeString(dir.resolve(base + ".jsonl"), sb.toString());
     }
 
     private static void deleteTree(java.nio.file.Path dir) throws java.io.IOException {

@@ -1,0 +1,46 @@
+package writer_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/paimon-go/paimon/writer"
+)
+
+// TestChangelogProducerRefused: a primary-key table whose changelog-producer
+// expects changelog files from the writer is refused with ErrNoChangelog (and
+// ErrUnsupported) naming the option, since streaming readers would miss rows
+// committed without changelog; lookup and full-compaction tables are accepted
+// with write-only = true (a dedicated compaction job produces their
+// changelog), input tables never.
+func TestChangelogProducerRefused(t *testing.T) {
+	for _, tc := range []struct {
+		opts    map[string]string
+		refused bool
+	}{
+		{map[string]string{}, false},
+		{map[string]string{"changelog-producer": "none"}, false},
+		{map[string]string{"changelog-producer": "input"}, true},
+		{map[string]string{"changelog-producer": "input", "write-only": "true"}, true},
+		{map[string]string{"changelog-producer": "lookup"}, true},
+		{map[string]string{"changelog-producer": "full-compaction"}, true},
+		{map[string]string{"changelog-producer": "lookup", "write-only": "true"}, false},
+		{map[string]string{"changelog-producer": "full-compaction", "write-only": "true"}, false},
+	} {
+		tbl := compactTable(t, tc.opts)
+		w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+		if !tc.refused {
+			if err != nil {
+				t.Errorf("%v: %v, want a writer", tc.opts, err)
+				continue
+			}
+			w.Close()
+			continue
+		}
+		if !errors.Is(err, writer.ErrNoChangelog) || !errors.Is(err, writer.ErrUnsupported) ||
+			!strings.Contains(err.Error(), "changelog-producer = "+tc.opts["changelog-producer"]) {
+			t.Errorf("%v: %v, want ErrNoChangelog and ErrUnsupported naming changelog-producer", tc.opts, err)
+		}
+	}
+}
