@@ -28,6 +28,7 @@ final class Scenarios {
     static List<Scenario> all() {
         List<Scenario> out = new ArrayList<>();
         out.add(SMOKE);
+        out.addAll(ScenariosDynBucket.all());
         return out;
     }
 
