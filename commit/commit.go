@@ -133,6 +133,20 @@
 //     its inputs: another writer committed it meanwhile, and the merge
 //     skipped records that belong between the merged ones.
 //
+// # Dynamic buckets across writers
+//
+// Dynamic-bucket tables (bucket = -1 with a primary key) assign each new key
+// a bucket from the partition's HASH index files (package hashindex); Java
+// assumes one assigner per key range. When the snapshot an APPEND attempt
+// builds on holds HASH files of a partition that the messages' writer did
+// not see (Message.HashIndexSeen), another writer committed assignments
+// meanwhile: rows of the attempt's new files whose key that writer put in
+// another bucket are moved there (the files split, package resequence), and
+// each HASH file of the attempt becomes its own hashes without those moved
+// plus the other writer's for the same bucket, so every key keeps one
+// bucket (docs/paimon-format.md section 9.3). Message.OnResequenced reports
+// the moves (Resequenced.Rebucketed).
+//
 // # Maintenance after commits
 //
 // A Committer given a Maintainer (WithMaintainer; paimon.Table.NewCommit and

@@ -3,9 +3,10 @@
 // partition-bucket, the hash codes of the keys living in the bucket (Java
 // org.apache.paimon.index.HashIndexFile over IntFileUtils), the per-partition
 // map from key hash to bucket that assigns new keys (Java PartitionIndex and
-// HashBucketAssigner), and the reconciliation of two writers that gave one
-// key hash two buckets (Reconcile; Java assumes a single assigner per key
-// range and has no counterpart).
+// HashBucketAssigner). Two writers that gave one key hash two buckets are
+// reconciled by the committer (package commit, Dynamic buckets across
+// writers; Java assumes a single assigner per key range and has no
+// counterpart).
 //
 // A key's hash is Java's BinaryRow.hashCode of its trimmed primary key
 // (row.HashCode of the encoded trimmed key row). A HASH index file is the

@@ -184,7 +184,7 @@ func (p *Partition) Dirty() map[int32][]int32 {
 }
 
 // Move puts hash into bucket, whose hashes another writer's index holds
-// (a reconciliation moved it there; see Reconcile). It marks nothing dirty:
+// (the committer moved it there; see package commit). It marks nothing dirty:
 // the other writer's index file already lists it.
 func (p *Partition) Move(hash, bucket int32) {
 	p.hash2Bucket[hash] = bucket

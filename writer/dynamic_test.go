@@ -2,16 +2,20 @@ package writer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/hashindex"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
 )
 
 // keyHash is Java's BinaryRow.hashCode of the INT key id.
@@ -148,4 +152,52 @@ func TestDynamicBucketMaxBuckets(t *testing.T) {
 		t.Errorf("hashes over all buckets %v, want each key once: %v", all, hashesOf(ids...))
 	}
 	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted(wantRows...))
+}
+
+// TestDynamicBucketBadIndex: a HASH index file that is missing or corrupt
+// fails the next write into its partition with hashindex.ErrMissing or
+// hashindex.ErrCorrupt naming the file, before anything is written.
+func TestDynamicBucketBadIndex(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		damage  func(fio *fileio.FileIO, path string) error
+		wantErr error
+	}{
+		{"missing", func(fio *fileio.FileIO, path string) error { return fio.Delete(ctx, path) }, hashindex.ErrMissing},
+		{"truncated", func(fio *fileio.FileIO, path string) error { return fio.WriteFile(ctx, path, []byte{0, 0, 1}) }, hashindex.ErrCorrupt},
+		{"overlong", func(fio *fileio.FileIO, path string) error { return fio.WriteFile(ctx, path, make([]byte, 64)) }, hashindex.ErrCorrupt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tbl := newTable(t, "", catalog.Schema{
+				Fields:      []types.DataField{{Name: "id", Type: types.Int()}, {Name: "v", Type: types.String()}},
+				PrimaryKeys: []string{"id"},
+				Options:     map[string]string{"bucket": "-1"},
+			})
+			fs := arrowFields(tbl.Schema)
+			writeCommit(t, tbl, "u", 1, rec(t, fs, []any{int32(1), "a"}, []any{int32(2), "b"}))
+			files, err := tbl.FileIO.List(ctx, "index")
+			if err != nil || len(files) != 1 {
+				t.Fatalf("index files %v, %v", files, err)
+			}
+			path := files[0].Path
+			if err := tc.damage(tbl.FileIO, path); err != nil {
+				t.Fatal(err)
+			}
+			w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			r := rec(t, fs, []any{int32(3), "c"})
+			defer r.Release()
+			err = w.Write(ctx, r)
+			if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Write = %v, want %v naming %s", err, tc.wantErr, path)
+			}
+			if msgs, err := w.PrepareCommit(ctx); err != nil || len(msgs) != 0 {
+				t.Errorf("PrepareCommit after the failed write = %v, %v; want nothing", msgs, err)
+			}
+		})
+	}
 }
