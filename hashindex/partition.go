@@ -160,15 +160,19 @@ func PartitionFiles(entries []manifest.IndexManifestEntry, partition []byte) []m
 }
 
 // Dirty returns, for every bucket that was given a new hash since the
-// previous call, all hashes of the bucket (the content of its next index
-// file, Java DynamicBucketIndexMaintainer.prepareCommit), and forgets the
-// marks. Buckets are in ascending order; hashes in ascending order.
-func (p *Partition) Dirty() map[int32][]int32 {
-	if len(p.dirty) == 0 {
+// previous call and every bucket of also, all hashes of the bucket (the
+// content of its next index file, Java
+// DynamicBucketIndexMaintainer.prepareCommit), and forgets the marks.
+// Hashes are in ascending order.
+func (p *Partition) Dirty(also ...int32) map[int32][]int32 {
+	if len(p.dirty) == 0 && len(also) == 0 {
 		return nil
 	}
-	out := make(map[int32][]int32, len(p.dirty))
+	out := make(map[int32][]int32, len(p.dirty)+len(also))
 	for b := range p.dirty {
+		out[b] = []int32{}
+	}
+	for _, b := range also {
 		out[b] = []int32{}
 	}
 	for h, b := range p.hash2Bucket {

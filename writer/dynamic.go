@@ -96,10 +96,10 @@ func (w *Write) prepareDynamicIndex(ctx context.Context, msgs []commit.Message) 
 	if d.namer == nil {
 		d.namer = hashindex.NewNamer(w.newUUID())
 	}
-	var written []manifest.IndexFileMeta
+	var newFiles []manifest.IndexFileMeta
 	defer func() {
 		if err != nil {
-			w.deleteIndexFiles(context.WithoutCancel(ctx), [][]manifest.IndexFileMeta{written})
+			w.deleteIndexFiles(context.WithoutCancel(ctx), [][]manifest.IndexFileMeta{newFiles})
 		}
 	}()
 	pos := map[string]int{}
@@ -111,8 +111,18 @@ func (w *Write) prepareDynamicIndex(ctx context.Context, msgs []commit.Message) 
 		parts = append(parts, k)
 	}
 	slices.Sort(parts)
+	// Every bucket given rows gets a complete index file too, not only one
+	// given new keys (Java writes modified buckets only): an overwrite
+	// commit deletes the partition's index files, and a bucket written
+	// without one would lose the hashes of the keys it holds.
+	written := map[string][]int32{}
+	for _, m := range msgs {
+		if len(m.Data.NewFiles) > 0 {
+			written[string(m.Partition)] = append(written[string(m.Partition)], m.Bucket)
+		}
+	}
 	for _, part := range parts {
-		dirty := d.parts[part].Dirty()
+		dirty := d.parts[part].Dirty(written[part]...)
 		if len(dirty) == 0 {
 			continue
 		}
@@ -122,7 +132,7 @@ func (w *Write) prepareDynamicIndex(ctx context.Context, msgs []commit.Message) 
 			if err != nil {
 				return nil, err
 			}
-			written = append(written, f)
+			newFiles = append(newFiles, f)
 			files[b] = f
 		}
 		// The partition's seen files: ours replace those of our buckets.

@@ -125,3 +125,45 @@ func TestDynamicBucketTwoWriters(t *testing.T) {
 }
 
 var _ arrow.Array
+
+// TestDynamicBucketOverwrite: an overwrite deletes the partition's index
+// files, so a bucket the overwrite writes rows to must get a complete index
+// file even when none of its keys is new: key 3 (bucket 1) survives the
+// overwrite in its bucket, and a later write of it updates it there.
+func TestDynamicBucketOverwrite(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", catalog.Schema{
+		Fields:      []types.DataField{{Name: "id", Type: types.Int()}, {Name: "v", Type: types.String()}},
+		PrimaryKeys: []string{"id"},
+		Options:     map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+	})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs, []any{int32(1), "a"}, []any{int32(2), "a"}, []any{int32(3), "a"}, []any{int32(4), "a"}))
+	w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := rec(t, fs, []any{int32(3), "b"})
+	defer r.Release()
+	if err := w.Write(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := w.PrepareCommit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := commit.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.OverwriteDynamic(ctx, 2, msgs); err != nil {
+		t.Fatal(err)
+	}
+	writeCommit(t, tbl, "v", 1, rec(t, fs, []any{int32(3), "c"}, []any{int32(5), "c"}))
+	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("3|c", "5|c"))
+	if kb := keyBuckets(t, tbl); len(kb[3]) != 1 || kb[3][0] != 1 {
+		t.Errorf("buckets of key 3: %v, want [1]", kb[3])
+	}
+}
