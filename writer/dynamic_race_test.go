@@ -12,6 +12,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
 )
@@ -165,5 +166,114 @@ func TestDynamicBucketOverwrite(t *testing.T) {
 	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("3|c", "5|c"))
 	if kb := keyBuckets(t, tbl); len(kb[3]) != 1 || kb[3][0] != 1 {
 		t.Errorf("buckets of key 3: %v, want [1]", kb[3])
+	}
+}
+
+// TestDynamicBucketConcurrentWriters: four Writes with their own
+// committers commit at once, fifteen times each, into one dynamic-bucket
+// table of two keys per bucket; every commit brings a new key that another
+// writer brings too, so their assignments keep diverging. The rows read are
+// the commits replayed in snapshot order (last write per key), every key
+// lives in exactly one bucket and the index holds each key's hash in that
+// bucket only.
+func TestDynamicBucketConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, "", catalog.Schema{
+		Fields:      []types.DataField{{Name: "id", Type: types.Int()}, {Name: "v", Type: types.String()}},
+		PrimaryKeys: []string{"id"},
+		Options:     map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+	})
+	fs := arrowFields(tbl.Schema)
+	const writers, commits = 4, 15
+	rowsOf := func(w, c int) []int32 {
+		return []int32{int32(2*c + w%2), int32(100 + w), int32(2*c + (w+1)%2)}
+	}
+	errs := make(chan error, writers)
+	for wi := range writers {
+		go func() {
+			errs <- func() error {
+				user := fmt.Sprint("w", wi)
+				w, err := writer.New(tbl.FileIO, tbl.Schema, user)
+				if err != nil {
+					return err
+				}
+				defer w.Close()
+				c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				for ci := range commits {
+					var rows [][]any
+					for _, k := range rowsOf(wi, ci) {
+						rows = append(rows, []any{k, fmt.Sprintf("w%d-c%d", wi, ci)})
+					}
+					r := rec(t, fs, rows...)
+					err := w.Write(ctx, r)
+					r.Release()
+					if err != nil {
+						return err
+					}
+					msgs, err := w.PrepareCommit(ctx)
+					if err != nil {
+						return err
+					}
+					if _, err := c.Commit(ctx, int64(ci+1), msgs); err != nil {
+						return fmt.Errorf("%s commit %d: %w", user, ci+1, err)
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Serial replay in snapshot order.
+	sm := snapshot.NewManager(tbl.FileIO)
+	latest, err := sm.LatestID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := map[int32]string{}
+	for id := int64(1); id <= latest; id++ {
+		s, err := sm.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.CommitKind == snapshot.KindCompact {
+			continue
+		}
+		var wi int
+		if _, err := fmt.Sscanf(s.CommitUser, "w%d", &wi); err != nil {
+			t.Fatal(err)
+		}
+		ci := int(s.CommitIdentifier) - 1
+		for _, k := range rowsOf(wi, ci) {
+			model[k] = fmt.Sprintf("w%d-c%d", wi, ci)
+		}
+	}
+	var want []string
+	for k, v := range model {
+		want = append(want, fmt.Sprintf("%d|%s", k, v))
+	}
+	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted(want...))
+	kb := keyBuckets(t, tbl)
+	idx := hashIndex(t, tbl, row.Serialize(row.EmptyRow()))
+	where := map[int32][]int32{}
+	for b, hs := range idx {
+		for _, h := range hs {
+			where[h] = append(where[h], b)
+		}
+	}
+	for k := range model {
+		if len(kb[k]) != 1 || fmt.Sprint(where[keyHash(k)]) != fmt.Sprint(kb[k]) {
+			t.Errorf("key %d: rows in buckets %v, hash in buckets %v", k, kb[k], where[keyHash(k)])
+		}
+	}
+	if len(where) != len(model) {
+		t.Errorf("index holds %d hashes, %d keys", len(where), len(model))
 	}
 }
