@@ -6,13 +6,79 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/hashindex"
 	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
 )
+
+// sameAssignment checks that the latest snapshot's HASH index files of the
+// mixed-history table (partition region, trimmed key id INT) are exactly
+// what hashindex.Partition assigns to rows, in their order, from an empty
+// table with target keys per bucket.
+func sameAssignment(ctx context.Context, tbl *catalog.Table, rows [][]any, target int64) error {
+	sn, err := snapshot.NewManager(tbl.FileIO).Latest(ctx)
+	if err != nil {
+		return err
+	}
+	es, err := manifest.ReadIndexManifest(ctx, tbl.FileIO, *sn.IndexManifest)
+	if err != nil {
+		return err
+	}
+	ours := map[string]*hashindex.Partition{}
+	want := map[string]map[int32][]int32{}
+	for _, r := range rows {
+		region := r[0].(string)
+		p := ours[region]
+		if p == nil {
+			p = hashindex.NewPartition(target, -1)
+			ours[region], want[region] = p, map[int32][]int32{}
+		}
+		key, err := row.Encode([]types.DataType{types.Int()}, []any{r[1]})
+		if err != nil {
+			return err
+		}
+		h := row.HashCode(key)
+		if _, known := p.Lookup(h); known {
+			continue
+		}
+		b, err := p.Assign(h)
+		if err != nil {
+			return err
+		}
+		want[region][b] = append(want[region][b], h)
+	}
+	for region, buckets := range want {
+		part, err := row.Encode([]types.DataType{types.String()}, []any{region})
+		if err != nil {
+			return err
+		}
+		got := map[int32][]int32{}
+		for _, e := range hashindex.PartitionFiles(es, row.Serialize(part)) {
+			hs, err := hashindex.Read(ctx, tbl.FileIO, e.IndexFile)
+			if err != nil {
+				return err
+			}
+			slices.Sort(hs)
+			got[e.Bucket] = hs
+		}
+		for _, hs := range buckets {
+			slices.Sort(hs)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(buckets) {
+			return fmt.Errorf("partition %s: Java's index %v, ours would be %v", region, got, buckets)
+		}
+	}
+	return nil
+}
 
 // mixedDynamicBucket builds a dynamic-bucket table (bucket = -1, three keys
 // per bucket) whose commits come from Java (its HashBucketAssigner, restored
@@ -72,6 +138,14 @@ func mixedDynamicBucket(ctx context.Context, t *testing.T, m *matrix, peers []pe
 		if err != nil {
 			m.add(label, "*", name, "NOT-RUN", fmt.Sprintf("step %d (%s) failed", i+1, w))
 			t.Fatalf("step %d by %s: %v", i+1, w, err)
+		}
+		if i == 0 {
+			// Java assigned the first keys from an empty table: our
+			// assigner, given the same keys in the same order, must agree.
+			if err := sameAssignment(ctx, tbl, mixStep(0, w), 3); err != nil {
+				m.add(label, "go", name, "FAIL", "assignment differs from Java's")
+				t.Fatal(err)
+			}
 		}
 		want, err := tabletest.FormatJSONL(tbl.Schema.Fields, model.rows()...)
 		if err != nil {
