@@ -40,9 +40,9 @@ var (
 	// ErrUnsupported: a table option value this writer does not implement;
 	// the message names the option.
 	ErrUnsupported = errors.New("writer: unsupported table option")
-	// ErrUnsupportedBucketMode: dynamic (bucket = -1 with a primary key) and
-	// postpone (bucket = -2) bucket modes are not implemented yet; the
-	// message names the "bucket" option.
+	// ErrUnsupportedBucketMode: postpone buckets (bucket = -2) and
+	// cross-partition upsert (bucket = -1 with a primary key that lacks a
+	// partition field) are not implemented yet; the message names them.
 	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
 	// ErrBucketCountChanged: the partition's existing files were written with
 	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
@@ -205,7 +205,8 @@ type restoredBucket struct {
 // commitUser identifies the writing job (Java's commit user); it is kept
 // for the commit messages' consumers and postpone-bucket file names.
 //
-// Errors: ErrUnsupportedBucketMode for dynamic or postpone buckets;
+// Errors: ErrUnsupportedBucketMode for postpone buckets and cross-partition
+// upsert;
 // ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
 // lookup or full-compaction unless write-only = true (changelog files are
 // not produced yet); ErrUnsupported for file formats other than parquet,
