@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
@@ -157,8 +158,8 @@ func checkTable(ts *schema.TableSchema) error {
 	} else if n == -2 {
 		return fmt.Errorf("%w: bucket = -2 (postpone bucket)", ErrUnsupported)
 	}
-	if f := o.FileFormat(); f != "parquet" {
-		return fmt.Errorf("%w: file.format = %s (only parquet is compacted)", ErrUnsupported, f)
+	if f := o.FileFormat(); !datafile.Writes(f) {
+		return fmt.Errorf("%w: file.format = %s (parquet and avro are written)", ErrUnsupported, f)
 	}
 	return nil
 }

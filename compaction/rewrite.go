@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"path"
-	"strings"
 	"sync"
 	"time"
 
@@ -151,10 +149,6 @@ func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, targ
 		p := j.dir + "/" + f.FileName
 		if f.ExternalPath != nil {
 			yield(nil, fmt.Errorf("%w: data file %s lives in external path %s", ErrUnsupported, p, *f.ExternalPath))
-			return
-		}
-		if ext := path.Ext(f.FileName); !strings.EqualFold(ext, ".parquet") {
-			yield(nil, fmt.Errorf("%w: data file %s is not parquet", ErrUnsupported, p))
 			return
 		}
 		fs, err := j.t.schemaOf(ctx, f.SchemaID)

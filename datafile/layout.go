@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
@@ -19,8 +20,8 @@ import (
 
 // Sentinel errors; test with errors.Is.
 var (
-	// ErrUnsupported: a file format this package does not write (only
-	// parquet is written), named with the option that asks for it.
+	// ErrUnsupported: a file format this package does not write (parquet
+	// and avro are written), named with the option that asks for it.
 	ErrUnsupported = errors.New("datafile: unsupported file format")
 	// ErrSchema: a batch given to a key-value RollingWriter whose
 	// _SEQUENCE_NUMBER, _VALUE_KIND or key columns do not have the layout's
@@ -103,7 +104,8 @@ type Layout struct {
 	modes    []schema.StatsMode // per written column
 	dense    bool
 	format   string
-	options  map[string]string // given to the Parquet writer
+	ff       format.Format
+	options  map[string]string // given to the format's writer
 	target   int64
 	prefix   string
 	level    int
@@ -122,15 +124,15 @@ type Layout struct {
 // for system columns, then metadata.stats-mode for the first
 // metadata.stats-keep-first-n-columns other columns and none for the rest.
 //
-// Errors: ErrUnsupported for a file format other than parquet (naming
-// file.format or file.format.per.level); schema.ErrInvalidOption for
-// malformed options.
+// Errors: ErrUnsupported for a file format this package does not write
+// (naming file.format or file.format.per.level); schema.ErrInvalidOption
+// for malformed options.
 func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 	o := ts.Options
 	l := &Layout{
 		ts: ts, kv: len(ts.PrimaryKeys) > 0, level: cfg.Level, source: cfg.Source,
 		prefix: o.DataFilePrefix(), mem: cfg.Allocator, now: cfg.Now,
-		format: o.FileFormat(), options: o,
+		format: strings.ToLower(o.FileFormat()), options: o,
 	}
 	if l.mem == nil {
 		l.mem = memory.DefaultAllocator
@@ -169,9 +171,11 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 			}
 		}
 	}
-	if l.format != "parquet" {
-		return nil, fmt.Errorf("%w: %s = %s for level %d (only parquet is written)", ErrUnsupported, formatKey, l.format, l.level)
+	ff, writes := lookupFormat(l.format)
+	if !writes {
+		return nil, fmt.Errorf("%w: %s = %s for level %d (parquet and avro are written)", ErrUnsupported, formatKey, l.format, l.level)
 	}
+	l.ff = ff
 	if l.target, err = o.TargetFileSize(l.kv); err != nil {
 		return nil, err
 	}

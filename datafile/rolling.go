@@ -12,7 +12,6 @@ import (
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/types"
@@ -49,6 +48,30 @@ func (n *Namer) next(l *Layout) string {
 	return name
 }
 
+// fileWriter is a format writer with the two extras the rolling writer
+// uses: a cheap upper bound of the size estimate and Abort.
+type fileWriter interface {
+	format.Writer
+	// MaxEstimatedSize bounds EstimatedSize from above at no cost.
+	MaxEstimatedSize() int64
+	// Abort drops the file being written.
+	Abort()
+}
+
+// asFileWriter adapts a format writer without those extras: its
+// EstimatedSize is the bound and Abort does nothing.
+func asFileWriter(w format.Writer) fileWriter {
+	if fw, ok := w.(fileWriter); ok {
+		return fw
+	}
+	return plainWriter{w}
+}
+
+type plainWriter struct{ format.Writer }
+
+func (p plainWriter) MaxEstimatedSize() int64 { return p.EstimatedSize() }
+func (plainWriter) Abort()                    {}
+
 // RollingWriter writes the data files of one bucket with one Layout, rolling
 // to a new file whenever the open file's estimated size reaches
 // target-file-size (Java RollingFileWriter over RowDataFileWriter or
@@ -68,7 +91,7 @@ type RollingWriter struct {
 type openFile struct {
 	name, path     string
 	out            io.WriteCloser
-	fw             *parquet.Writer
+	fw             fileWriter
 	minSeq, maxSeq int64
 	deletes        int64
 	minKey, maxKey []any // key-value files: first and last key
@@ -96,12 +119,12 @@ func (w *RollingWriter) open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("datafile: create %s: %w", path, err)
 	}
-	fw, err := parquet.NewWriter(ctx, out, path, l.fields, format.WriteOptions{Options: l.options, Allocator: l.mem})
+	fw, err := l.ff.NewWriter(ctx, out, path, l.fields, format.WriteOptions{Options: l.options, Allocator: l.mem})
 	if err != nil {
 		abortOut(out)
 		return fmt.Errorf("datafile: %s: %w", path, err)
 	}
-	w.cur = &openFile{name: name, path: path, out: out, fw: fw, minSeq: -1, maxSeq: -1}
+	w.cur = &openFile{name: name, path: path, out: out, fw: asFileWriter(fw), minSeq: -1, maxSeq: -1}
 	return nil
 }
 

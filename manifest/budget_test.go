@@ -12,7 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/paimon-go/paimon/internal/memcheck"
-	"github.com/paimon-go/paimon/manifest/internal/ocf"
+	"github.com/paimon-go/paimon/internal/ocf"
 )
 
 // peakLimit is the heap a reader may use on any hostile file (issue 12 part 3).

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paimon-go/paimon/manifest/internal/ocf"
+	"github.com/paimon-go/paimon/internal/ocf"
 )
 
 // This file holds the machinery shared by all manifest record types: a small Paimon-like type

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paimon-go/paimon/manifest/internal/ocf"
+	"github.com/paimon-go/paimon/internal/ocf"
 )
 
 // blockEnds returns the offsets at which a container may validly end: after the header and

@@ -18,7 +18,7 @@ import (
 	"github.com/hamba/avro/v2"
 
 	"github.com/paimon-go/paimon/fileio"
-	"github.com/paimon-go/paimon/manifest/internal/ocf"
+	"github.com/paimon-go/paimon/internal/ocf"
 )
 
 const fixtures = "../testdata/paimon-tables"

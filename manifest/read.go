@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/paimon-go/paimon/manifest/internal/ocf"
+	"github.com/paimon-go/paimon/internal/ocf"
 )
 
 // Dir is the directory, relative to the table (or branch) root, that holds manifest lists,

@@ -3,7 +3,7 @@ package manifest
 import (
 	"fmt"
 
-	"github.com/paimon-go/paimon/manifest/internal/ocf"
+	"github.com/paimon-go/paimon/internal/ocf"
 )
 
 // Record layouts of the manifest files, in Java's field order (apache/paimon HEAD:

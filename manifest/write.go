@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/paimon-go/paimon/manifest/internal/ocf"
+	"github.com/paimon-go/paimon/internal/ocf"
 )
 
 // ErrInvalidArgument reports writer input that Java would reject or that cannot be written

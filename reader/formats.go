@@ -1,19 +1,10 @@
 package reader
 
 import (
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/orc"
-	"github.com/paimon-go/paimon/format/parquet"
 )
 
-// lookupFormat returns the data file format for a file name extension, or
-// nil when this reader has none. Avro data files are not read yet.
-func lookupFormat(ext string) format.Format {
-	switch ext {
-	case "parquet":
-		return parquet.Format{}
-	case "orc":
-		return orc.Format{}
-	}
-	return nil
-}
+// formatFor returns the file format of a data file from its extension
+// (datafile.FormatOf, the one registry of formats).
+func formatFor(name string) (format.Format, error) { return datafile.FormatOf(name) }

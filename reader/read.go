@@ -8,7 +8,6 @@ import (
 	"iter"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -547,16 +546,6 @@ func assemble(target *arrow.Schema, fields []types.DataField, slot []int, in arr
 		c.Release()
 	}
 	return rec
-}
-
-// formatFor returns the file format of a data file from its extension.
-func formatFor(name string) (format.Format, error) {
-	name = path.Base(name)
-	ext := name[strings.LastIndexByte(name, '.')+1:]
-	if f := lookupFormat(ext); f != nil {
-		return f, nil
-	}
-	return nil, fmt.Errorf("%w: data file %s (format %q)", format.ErrUnsupportedFormat, name, ext)
 }
 
 type recordReader struct {

@@ -40,7 +40,6 @@ import (
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
@@ -130,7 +129,11 @@ func (r *Rewriter) Shift(ctx context.Context, dir string, f manifest.DataFileMet
 	}
 	defer file.Close()
 	fields := layout.Fields()
-	rd, err := parquet.NewReader(ctx, file, path, fields, format.ReadOptions{Allocator: r.mem})
+	ff, err := datafile.FormatOf(path)
+	if err != nil {
+		return nil, fmt.Errorf("resequence: read %s: %w", path, err)
+	}
+	rd, err := ff.NewReader(ctx, file, path, fields, format.ReadOptions{Allocator: r.mem})
 	if err != nil {
 		return nil, fmt.Errorf("resequence: read %s: %w", path, err)
 	}

@@ -267,8 +267,8 @@ func (w *Write) init() error {
 	default:
 		return fmt.Errorf("%w: bucket-function.type = %s", ErrUnsupported, fn)
 	}
-	if f := o.FileFormat(); f != "parquet" {
-		return fmt.Errorf("%w: file.format = %s (only parquet is written)", ErrUnsupported, f)
+	if f := o.FileFormat(); !datafile.Writes(f) {
+		return fmt.Errorf("%w: file.format = %s (parquet and avro are written)", ErrUnsupported, f)
 	}
 	if _, err = o.TargetFileSize(hasPK); err != nil {
 		return err

@@ -28,6 +28,8 @@ final class Scenarios {
     static List<Scenario> all() {
         List<Scenario> out = new ArrayList<>();
         out.add(SMOKE);
+        out.addAll(ScenariosAvro.ALL);
+        out.addAll(ScenariosAgg.all());
         out.addAll(ScenariosDynBucket.all());
         return out;
     }

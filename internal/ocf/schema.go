@@ -54,6 +54,8 @@ type Schema struct {
 	Size int
 	// Logical is the logicalType attribute, if any.
 	Logical string
+	// Precision and Scale of a "decimal" logical type (bytes or fixed).
+	Precision, Scale int
 }
 
 // Field is a record field.
@@ -187,8 +189,10 @@ func (p *schemaParser) parseObject(m map[string]any, namespace string, depth int
 		return p.parse(typ, namespace, depth+1)
 	}
 	logical, _ := str(m, "logicalType")
+	prec, _ := m["precision"].(float64)
+	scale, _ := m["scale"].(float64)
 	if t, ok := primitive(tname); ok {
-		return &Schema{Type: t, Logical: logical}, nil
+		return &Schema{Type: t, Logical: logical, Precision: int(prec), Scale: int(scale)}, nil
 	}
 	switch tname {
 	case "record", "error":
@@ -238,7 +242,7 @@ func (p *schemaParser) parseObject(m map[string]any, namespace string, depth int
 		s.Size = len(syms)
 		return s, nil
 	case "fixed":
-		s := &Schema{Type: Fixed, Logical: logical}
+		s := &Schema{Type: Fixed, Logical: logical, Precision: int(prec), Scale: int(scale)}
 		if _, err := p.define(m, namespace, s); err != nil {
 			return nil, err
 		}

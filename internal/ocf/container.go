@@ -56,6 +56,10 @@ type File struct {
 	zstd    *zstd.Decoder
 	ownZstd bool
 	budget  *Budget
+	ra      io.ReaderAt // OpenAt: blocks are read from ra, data holds only the header
+	size    int64       // OpenAt: the file size
+
+	headerSize int
 }
 
 // SetBudget makes Next charge b for the decompressed size of every block and refuse, with an
@@ -101,7 +105,7 @@ func Open(data []byte, zdec ...*zstd.Decoder) (*File, error) {
 	if d.err != nil {
 		return nil, fmt.Errorf("header sync marker: %w", d.err)
 	}
-	f := &File{Meta: meta, data: data, pos: d.pos}
+	f := &File{Meta: meta, data: data, pos: d.pos, headerSize: d.pos}
 	if len(zdec) > 0 && zdec[0] != nil {
 		f.zstd = zdec[0]
 	}
@@ -159,6 +163,9 @@ func (f *File) RecordCount() (int64, error) {
 // after the last block. The returned bytes are freshly allocated unless the codec is "null",
 // in which case they alias the file data.
 func (f *File) Next() (int64, []byte, error) {
+	if f.ra != nil {
+		return f.nextAt()
+	}
 	if f.pos >= len(f.data) {
 		return 0, nil, io.EOF
 	}
@@ -178,18 +185,24 @@ func (f *File) Next() (int64, []byte, error) {
 	if d.err != nil {
 		return 0, nil, fmt.Errorf("block at offset %d: %w", f.pos, d.err)
 	}
-	if !bytes.Equal(sync, f.sync[:]) {
-		return 0, nil, fmt.Errorf("%w: block at offset %d: sync marker mismatch", ErrCorrupt, f.pos)
-	}
 	at := f.pos
 	f.pos = d.pos
+	return f.block(at, count, raw, sync)
+}
+
+// block checks the sync marker of the block at offset at and returns its decompressed bytes,
+// charged to the budget.
+func (f *File) block(at int, count int64, raw, sync []byte) (int64, []byte, error) {
+	if !bytes.Equal(sync, f.sync[:]) {
+		return 0, nil, fmt.Errorf("%w: block at offset %d: sync marker mismatch", ErrCorrupt, at)
+	}
 	limit := int(min(int64(MaxBlockSize), max(f.budget.Left(), 0)))
 	block, err := f.decompress(raw, limit)
 	if errors.Is(err, ErrTooLarge) {
 		return 0, nil, fmt.Errorf("block at offset %d: %w", at, err)
 	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: block at offset %d: %w", ErrCorrupt, f.pos, err)
+		return 0, nil, fmt.Errorf("%w: block at offset %d: %w", ErrCorrupt, at, err)
 	}
 	if err := f.budget.Charge(int64(len(block))); err != nil {
 		return 0, nil, fmt.Errorf("block at offset %d: %w", at, err)

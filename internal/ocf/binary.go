@@ -1,5 +1,5 @@
 // Package ocf reads and writes Avro Object Container Files (Avro specification 1.11, "Object Container
-// Files") and the Avro binary encoding of primitive values, for the manifest package.
+// Files") and the Avro binary encoding of primitive values, for the manifest package and Avro data files (format/avro).
 //
 // It knows nothing about Paimon: it exposes the container header (writer schema JSON, codec), the
 // decompressed data blocks, a bounds-checked [Decoder] over a block, and an appending [Encoder].
@@ -262,6 +262,19 @@ func (d *Decoder) String() string {
 	return s
 }
 
+// View reads a length-prefixed bytes or string value and returns it without copying: the
+// slice aliases the block and is valid only as long as the block is.
+func (d *Decoder) View() []byte {
+	n := d.length()
+	if d.err != nil {
+		return nil
+	}
+	return d.take(n)
+}
+
+// FixedView reads n raw bytes without copying (see View).
+func (d *Decoder) FixedView(n int) []byte { return d.take(n) }
+
 // Fixed reads n raw bytes (a copy).
 func (d *Decoder) Fixed(n int) []byte {
 	b := d.take(n)
@@ -356,3 +369,13 @@ func (e *Encoder) Null() { e.Buf = append(e.Buf, 0) }
 
 // NonNull appends the union branch index 1 (the T branch of a ["null", T] union).
 func (e *Encoder) NonNull() { e.Buf = append(e.Buf, 2) }
+
+// Float appends a 4-byte little-endian IEEE 754 float.
+func (e *Encoder) Float(v float32) {
+	e.Buf = binary.LittleEndian.AppendUint32(e.Buf, math.Float32bits(v))
+}
+
+// Double appends an 8-byte little-endian IEEE 754 double.
+func (e *Encoder) Double(v float64) {
+	e.Buf = binary.LittleEndian.AppendUint64(e.Buf, math.Float64bits(v))
+}
