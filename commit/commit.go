@@ -955,7 +955,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		}
 	}
 	var rb rebucketed
-	if c.hash != nil && p.overwrite == nil && b.snap != nil {
+	if c.hash != nil && p.sequence && p.overwrite == nil && b.snap != nil {
 		if rb, err = c.hash.apply(ctx, c, b.snap, entries, p.index, p.hashSeen); err != nil {
 			return fail(err)
 		}
