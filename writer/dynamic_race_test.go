@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/reader"
@@ -125,7 +123,6 @@ func TestDynamicBucketTwoWriters(t *testing.T) {
 	check("after the fourth commit", []string{"1|d1", "2|a2", "3|d3", "4|c4"})
 }
 
-var _ arrow.Array
 
 // TestDynamicBucketOverwrite: an overwrite deletes the partition's index
 // files, so a bucket the overwrite writes rows to must get a complete index
