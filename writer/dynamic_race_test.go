@@ -123,7 +123,6 @@ func TestDynamicBucketTwoWriters(t *testing.T) {
 	check("after the fourth commit", []string{"1|d1", "2|a2", "3|d3", "4|c4"})
 }
 
-
 // TestDynamicBucketOverwrite: an overwrite deletes the partition's index
 // files, so a bucket the overwrite writes rows to must get a complete index
 // file even when none of its keys is new: key 3 (bucket 1) survives the
