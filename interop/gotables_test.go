@@ -313,6 +313,18 @@ func goTables() []goTable {
 					ins(int32(1), int64(1), int32(50), "u1"), ins(int32(6), nil, nil, nil)},
 				{ins(int32(3), int64(-30), int32(2), nil), ins(int32(6), int64(6), nil, "t6")},
 			}},
+		// Dynamic buckets (bucket = -1, two keys per bucket): plain, compacted,
+		// and by one writer per commit, all assigning from the empty table
+		// (the committer reconciles their assignments).
+		{name: "go_pk_dynamic_bucket", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},
+		{name: "go_pk_dynamic_bucket_compacted", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
+		{name: "go_pk_dynamic_bucket_concurrent", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "concurrent"},
 		{name: "go_pk_dv_dedupe", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},

@@ -66,6 +66,7 @@ func TestMatrix(t *testing.T) {
 	}
 	t.Run("go_writes", func(t *testing.T) { goWrites(ctx, t, m, peers) })
 	t.Run("mixed", func(t *testing.T) { mixedHistory(ctx, t, m, peers) })
+	t.Run("mixed_dynamic_bucket", func(t *testing.T) { mixedDynamicBucket(ctx, t, m, peers) })
 }
 
 // peerWrites runs a peer's writer and reads each of its tables with our reader.

@@ -32,6 +32,7 @@ final class Scenarios {
         out.addAll(ScenariosAvro.ALL);
         out.addAll(ScenariosAgg.all());
         out.addAll(ScenariosLayout.all());
+        out.addAll(ScenariosDynBucket.all());
         return out;
     }
 
