@@ -133,6 +133,20 @@
 //     its inputs: another writer committed it meanwhile, and the merge
 //     skipped records that belong between the merged ones.
 //
+// # Dynamic buckets across writers
+//
+// Dynamic-bucket tables (bucket = -1 with a primary key) assign each new key
+// a bucket from the partition's HASH index files (package hashindex); Java
+// assumes one assigner per key range. When the snapshot an APPEND attempt
+// builds on holds HASH files of a partition that the messages' writer did
+// not see (Message.HashIndexSeen), another writer committed assignments
+// meanwhile: rows of the attempt's new files whose key that writer put in
+// another bucket are moved there (the files split, package resequence), and
+// each HASH file of the attempt becomes its own hashes without those moved
+// plus the other writer's for the same bucket, so every key keeps one
+// bucket (docs/paimon-format.md section 9.3). Message.OnResequenced reports
+// the moves (Resequenced.Rebucketed).
+//
 // # Maintenance after commits
 //
 // A Committer given a Maintainer (WithMaintainer; paimon.Table.NewCommit and
@@ -172,6 +186,7 @@ import (
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/progress"
+	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 )
@@ -272,6 +287,7 @@ type Committer struct {
 	hints      *hintWriter
 	background bool           // background work after commits (object stores)
 	seq        *sequenceGuard // primary-key tables: see Sequence numbers across writers
+	hash       *hashGuard     // dynamic-bucket tables: see Dynamic buckets across writers
 
 	// filterCommitted cache, guarded by mu: snapshots up to scanned have been
 	// examined; userLatest is the highest identifier of commitUser among
@@ -307,7 +323,7 @@ type Committer struct {
 // overwrites (bucket, overwrite-upgrade, pk-clustering-override, num-levels;
 // dynamic-partition-overwrite is reported by DynamicPartitionOverwrite).
 // Malformed options wrap schema.ErrInvalidOption; manifest.format other
-// than avro wraps ErrUnsupported.
+// than avro or parquet wraps ErrUnsupported.
 func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Committer, error) {
 	o := ts.Options
 	c := &Committer{
@@ -318,8 +334,8 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		now:   time.Now,
 		sleep: sleepCtx,
 	}
-	if f := o.ManifestFormat(); f != "avro" {
-		return nil, fmt.Errorf("%w: manifest.format = %s (only avro manifests are written)", ErrUnsupported, f)
+	if f := o.ManifestFormat(); f != manifest.FormatAvro && f != manifest.FormatParquet {
+		return nil, fmt.Errorf("%w: manifest.format = %s (avro and parquet manifests are written)", ErrUnsupported, f)
 	}
 	var err error
 	if c.retry, err = newRetryWaiter(o); err != nil {
@@ -369,6 +385,9 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 	if c.seq, err = newSequenceGuard(fio, ts); err != nil {
 		return nil, err
 	}
+	if n, _ := ts.NumBuckets(); n == -1 && c.seq != nil {
+		c.hash = newHashGuard(row.FieldTypes(ts.TrimmedPrimaryKeyFields()))
+	}
 	level, err := o.FileCompressionZstdLevel()
 	if err != nil {
 		return nil, err
@@ -378,6 +397,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		names: &pathFactory{uuid: uuid.NewString()},
 		opts: manifest.WriteOptions{
 			Compression:    o.ManifestCompression(),
+			Format:         o.ManifestFormat(),
 			ZstdLevel:      level,
 			LatestSchemaID: ts.ID,
 			PartitionStats: newPartitionStats(ts.PartitionFields()),
@@ -427,6 +447,8 @@ type part struct {
 	sequence bool
 	// notify are the messages' OnResequenced callbacks by partition-bucket.
 	notify map[bucketKey][]func(Resequenced)
+	// hashSeen are the messages' HashIndexSeen by partition (hashGuard).
+	hashSeen map[string]map[string]bool
 	// rebase finds the base of the attempt after a lost race.
 	rebase rebaser
 }
@@ -543,6 +565,7 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 	for i := range msgs {
 		m := &msgs[i]
 		app.index = appendIndex(app.index, m, m.Data.DeletedIndexFiles, m.Data.NewIndexFiles)
+		app.hashSeen = hashSeen(app.hashSeen, m)
 		if m.OnResequenced != nil {
 			if app.notify == nil {
 				app.notify = map[bucketKey][]func(Resequenced){}
@@ -932,12 +955,27 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			*slot = c.writeDelta(ctx, entries, key)
 		}
 	}
+	var rb rebucketed
+	if c.hash != nil && p.sequence && p.overwrite == nil && b.snap != nil {
+		if rb, err = c.hash.apply(ctx, c, b.snap, entries, p.index, p.hashSeen); err != nil {
+			return fail(err)
+		}
+		entries = rb.entries
+	}
+	defer func() {
+		if !keepProg {
+			c.seq.discard(ctx, c, rb.copies)
+		}
+	}()
 	var seqd sequenced
 	if p.sequence && p.overwrite == nil && b.snap != nil {
 		if seqd, err = c.seq.apply(ctx, c, b.metas, entries); err != nil {
 			return fail(err)
 		}
 		entries = seqd.entries
+	}
+	if rb.changed && seqd.key == "" {
+		seqd.key = "rebucketed:" + entriesKey(entries)
 	}
 	if p.overwrite == nil && *slot != nil && (*slot).key != seqd.key {
 		// The entries differ from those of the delta written before (this
@@ -964,6 +1002,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	// Index changes: an overwrite also deletes the index files of the
 	// partitions it replaces (OverwriteChangesProvider).
 	idx := p.index
+	if rb.changed {
+		idx = rb.index
+	}
 	var prevIndex []manifest.IndexManifestEntry
 	if len(idx) > 0 || p.overwrite != nil {
 		var err error
@@ -1104,7 +1145,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...), offsets: prog.offsets}
 		c.mu.Unlock()
 		c.hints.update(ctx, s.ID)
-		for _, m := range seqd.moved {
+		for _, m := range append(rb.moved, seqd.moved...) {
 			for _, f := range p.notify[bucketKey{string(m.Partition), m.Bucket}] {
 				f(m)
 			}

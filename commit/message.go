@@ -20,6 +20,14 @@ type Message struct {
 	Data DataIncrement
 	// Compact are the changes of compaction (Java CompactIncrement).
 	Compact CompactIncrement
+	// HashIndexSeen, for messages of dynamic-bucket tables carrying a HASH
+	// index file, names every HASH index file of the partition that the
+	// writer's bucket assignment was built from (including those it wrote
+	// itself). A HASH file of the partition in the snapshot a commit builds
+	// on that is not listed was written by another writer meanwhile, and
+	// the committer reconciles the two assignments (package hashindex,
+	// Reconcile). Java has no counterpart (one assigner per key range).
+	HashIndexSeen []string
 	// OnResequenced, when set, is called once the snapshot holding
 	// Data.NewFiles is published, if the committer replaced those files by
 	// copies with higher sequence numbers because another writer had

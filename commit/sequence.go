@@ -64,6 +64,11 @@ type Resequenced struct {
 	// Files maps the name of each replaced file to the metadata of its
 	// copies (one file, or more when a copy rolled at target-file-size).
 	Files map[string][]manifest.DataFileMeta
+	// Rebucketed, for a dynamic-bucket table, maps the key hashes whose
+	// rows the commit moved out of the bucket to the bucket another writer
+	// had assigned them (Shift is 0 and the copies in Files hold the rows
+	// that stayed); the writer's assignment must follow.
+	Rebucketed map[int32]int32
 }
 
 // apply checks the ADD entries of an APPEND part against the live files of

@@ -146,10 +146,15 @@ func (j *bucketJob) inputDV(f *manifest.DataFileMeta) *deletionvector.DeletionVe
 // batch, also one it stops at.
 func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, target []types.DataField, dv *deletionvector.DeletionVector) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		p := j.dir + "/" + f.FileName
-		if f.ExternalPath != nil {
-			yield(nil, fmt.Errorf("%w: data file %s lives in external path %s", ErrUnsupported, p, *f.ExternalPath))
-			return
+		p, fio := j.dir+"/"+f.FileName, j.t.fio
+		if f.ExternalPath != nil && *f.ExternalPath != "" {
+			var done func() error
+			var err error
+			if fio, p, done, err = fio.OpenLocation(ctx, *f.ExternalPath); err != nil {
+				yield(nil, fmt.Errorf("compaction: data file %s: %w", f.FileName, err))
+				return
+			}
+			defer done()
 		}
 		fs, err := j.t.schemaOf(ctx, f.SchemaID)
 		if err != nil {
@@ -157,7 +162,7 @@ func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, targ
 			return
 		}
 		opts := reader.FileReadOptions{BatchSize: j.t.batchSize, Allocator: j.t.mem, DeletionVector: dv}
-		for rec, err := range reader.ReadDataFile(ctx, j.t.fio, p, fs, target, opts) {
+		for rec, err := range reader.ReadDataFile(ctx, fio, p, fs, target, opts) {
 			if err != nil {
 				yield(nil, err)
 				return

@@ -125,8 +125,9 @@ type Layout struct {
 // metadata.stats-keep-first-n-columns other columns and none for the rest.
 //
 // Errors: ErrUnsupported for a file format this package does not write
-// (naming file.format or file.format.per.level); schema.ErrInvalidOption
-// for malformed options.
+// (naming file.format or file.format.per.level) and for a table whose new
+// data files Java writes to external paths (data-file.external-paths with a
+// strategy other than none); schema.ErrInvalidOption for malformed options.
 func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 	o := ts.Options
 	l := &Layout{
@@ -139,6 +140,15 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 	}
 	if l.now == nil {
 		l.now = time.Now
+	}
+	if ext, err := o.DataFileExternalPaths(); err != nil {
+		return nil, err
+	} else if len(ext) > 0 {
+		// Java writes every new file below one of these roots
+		// (ExternalPathProvider); writing into the table instead would
+		// put files where Java does not, so refuse.
+		return nil, fmt.Errorf("%w: data-file.external-paths with strategy %s (new data files belong outside the table; not written yet)",
+			ErrUnsupported, o.String(schema.KeyDataFileExternalPathsStrategy, "none"))
 	}
 	formatKey := "file.format"
 	def, err := o.MetadataStatsMode()

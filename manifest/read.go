@@ -191,9 +191,13 @@ func decodeFileBudget[T any](c *codec, data []byte, name string, t *table[T], fr
 		}
 		return rows, nil
 	case bytes.HasPrefix(data, parquetMagic):
-		return nil, fmt.Errorf("%w: %s is a Parquet manifest", ErrUnsupportedFormat, name)
+		rows, err := decodeParquet(data, fromArrow)
+		if err != nil {
+			return nil, wrapDecodeErr(name, err)
+		}
+		return rows, nil
 	}
-	return nil, fmt.Errorf("%w: %s: unknown file format (no Avro or ORC magic)", ErrCorrupt, name)
+	return nil, fmt.Errorf("%w: %s: unknown file format (no Avro, ORC or Parquet magic)", ErrCorrupt, name)
 }
 
 func wrapDecodeErr(name string, err error) error {

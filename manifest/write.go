@@ -31,6 +31,11 @@ type WriteOptions struct {
 	// (format doc section 5). It may be nil only when every partition is the empty row
 	// (unpartitioned table); then the stats are EMPTY_ROW min/max and no null counts.
 	PartitionStats func(partitions [][]byte) (SimpleStats, error)
+	// Format is the table option manifest.format: "" or FormatAvro (the
+	// default) writes Avro object containers, FormatParquet Parquet files
+	// with the same columns (Java ManifestFile with a Parquet FileFormat;
+	// Paimon ≤ 2.0). Other values wrap ErrUnsupportedFormat.
+	Format string
 }
 
 // codec maps manifest.compression to an Avro codec name and level.
@@ -90,6 +95,19 @@ func EncodeIndexManifest(entries []IndexManifestEntry, opts WriteOptions) ([]byt
 }
 
 func encodeAvro[T any](t *table[T], rows []T, g *gen, opts *WriteOptions) ([]byte, error) {
+	switch opts.Format {
+	case "", FormatAvro:
+	case FormatParquet:
+		plain := *opts
+		plain.Format, plain.Compression = FormatAvro, ocf.CodecNull
+		data, err := encodeAvro(t, rows, g, &plain)
+		if err != nil {
+			return nil, err
+		}
+		return encodeParquet(data, opts)
+	default:
+		return nil, fmt.Errorf("%w: manifest.format %q (%w)", ErrInvalidArgument, opts.Format, ErrUnsupportedFormat)
+	}
 	codec, level, err := opts.codec()
 	if err != nil {
 		return nil, err

@@ -23,6 +23,11 @@ type fieldAgg interface {
 // aggReversed is FieldAggregator.aggReversed: agg(in, acc). tmp is scratch
 // space owned by the caller.
 func aggReversed(a fieldAgg, acc, in, tmp *cell) error {
+	if _, ok := a.(interface{ aggReversedSelf() }); ok {
+		// FieldCollectAgg.aggReversed is agg(acc, in); FieldIgnoreRetractAgg
+		// does not forward aggReversed, so a wrapped collect reverses.
+		return a.agg(acc, in)
+	}
 	*tmp = *in
 	if err := a.agg(tmp, acc); err != nil {
 		return err
@@ -75,6 +80,11 @@ func newFieldAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 			return nil, bad()
 		}
 		a = &boolAgg{col: col, or: spec.name == aggBoolOr}
+	case aggCollect, aggMergeMap, aggMergeMapWithKeyTime, aggNestedUpdate, aggNestedPartialUpdate, aggRbm32:
+		var err error
+		if a, err = newNestedAgg(spec, col); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("%w: aggregate function %q", ErrUnsupported, spec.name)
 	}
@@ -91,6 +101,20 @@ func retractUnsupported(col *valueCol, fn string) error {
 
 // ignoreRetractAgg is FieldIgnoreRetractAgg.
 type ignoreRetractAgg struct{ fieldAgg }
+
+// finisher is implemented by aggregators whose accumulator must be
+// materialised when the merge of a key ends (see lazyAcc).
+type finisher interface{ finish(acc *cell) error }
+
+func (a ignoreRetractAgg) finish(acc *cell) error { return finishAgg(a.fieldAgg, acc) }
+
+// finishAgg materialises acc if a keeps it lazily.
+func finishAgg(a fieldAgg, acc *cell) error {
+	if f, ok := a.(finisher); ok {
+		return f.finish(acc)
+	}
+	return nil
+}
 
 func (ignoreRetractAgg) retract(acc, in *cell) error { return nil }
 

@@ -12,13 +12,14 @@ import (
 type cellState uint8
 
 const (
-	cNull  cellState = iota // SQL NULL
-	cRef                    // the non-null value at row `row` of batch `b` (same column)
-	cInt                    // computed integer in i (any integer class, widened)
-	cFloat                  // computed float: float64 bits in i (float32 values are exact in float64)
-	cDec                    // computed decimal128 (column scale): low bits in i, high bits in hi
-	cBytes                  // computed string / binary in s (owned, never mutated)
-	cBool                   // computed boolean in i (0 or 1)
+	cNull   cellState = iota // SQL NULL
+	cRef                     // the non-null value at row `row` of batch `b` (same column)
+	cInt                     // computed integer in i (any integer class, widened)
+	cFloat                   // computed float: float64 bits in i (float32 values are exact in float64)
+	cDec                     // computed decimal128 (column scale): low bits in i, high bits in hi
+	cBytes                   // computed string / binary in s (owned, never mutated)
+	cBool                    // computed boolean in i (0 or 1)
+	cNested                  // computed nested value (array, map): element 0 of arr, owned, never mutated
 )
 
 // cell is one field value of a row being merged, the Go counterpart of an
@@ -33,6 +34,7 @@ type cell struct {
 	i   int64
 	hi  int64
 	s   []byte
+	arr arrow.Array // cNested: a one-element array of the column's type
 }
 
 func floatCell(f float64) cell { return cell{st: cFloat, i: int64(math.Float64bits(f))} }

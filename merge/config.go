@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -47,6 +48,11 @@ const (
 	suffixSequenceGroup             = "sequence-group"
 	suffixListAggDelimiter          = "list-agg-delimiter"
 	suffixDistinct                  = "distinct"
+	suffixNestedKey                 = "nested-key"
+	suffixNestedKeyNullStrategy     = "nested-key-null-strategy"
+	suffixNestedSequenceField       = "nested-sequence-field"
+	suffixCountLimit                = "count-limit"
+	suffixMapTsField                = "ts-field"
 	defaultAggregateFunctionSegment = "default-aggregate-function"
 )
 
@@ -73,13 +79,24 @@ const (
 	aggBoolAnd           = "bool_and"
 	aggBoolOr            = "bool_or"
 	aggPrimaryKey        = "primary-key"
+
+	aggCollect             = "collect"
+	aggMergeMap            = "merge_map"
+	aggMergeMapWithKeyTime = "merge_map_with_keytime"
+	aggNestedUpdate        = "nested_update"
+	aggNestedPartialUpdate = "nested_partial_update"
+	aggRbm32               = "rbm32"
+	aggRbm64               = "rbm64"
+	aggHllSketch           = "hll_sketch"
+	aggThetaSketch         = "theta_sketch"
 )
 
 // unimplementedAggs are aggregate functions Java registers that this package
-// does not implement; using one yields ErrUnsupported.
-var unimplementedAggs = [...]string{
-	"collect", "merge_map", "merge_map_with_keytime", "nested_update",
-	"nested_partial_update", "hll_sketch", "theta_sketch", "rbm32", "rbm64",
+// does not implement, with the reason; using one yields ErrUnsupported.
+var unimplementedAggs = map[string]string{
+	aggRbm64:       "Java writes Roaring64Bitmap's own (ART) serialization, which no Go roaring library reads or writes",
+	aggHllSketch:   "it needs Apache DataSketches HLL unions, which have no Go implementation",
+	aggThetaSketch: "it needs Apache DataSketches theta unions, which have no Go implementation",
 }
 
 // aggSpec is the aggregate function of one field and its per-field options.
@@ -88,6 +105,13 @@ type aggSpec struct {
 	ignoreRetract bool   // fields.<f>.ignore-retract
 	delimiter     string // fields.<f>.list-agg-delimiter, default ","
 	distinct      bool   // fields.<f>.distinct
+
+	typ          types.DataType // the field type
+	nestedKey    []int          // fields.<f>.nested-key: element ROW field indexes
+	nestedSeq    []int          // fields.<f>.nested-sequence-field: element ROW field indexes
+	nullStrategy string         // fields.<f>.nested-key-null-strategy, lower case
+	countLimit   int            // fields.<f>.count-limit, default math.MaxInt32
+	tsField      int            // merge_map_with_keytime: index of the timestamp field of the value ROW
 }
 
 // seqGroup is one partial-update sequence group: its ordering fields
@@ -480,7 +504,7 @@ func (c *Config) parseAggregation(options map[string]string) error {
 func (c *Config) newAggSpec(options map[string]string, field int, name string) (aggSpec, error) {
 	f := c.fields[field]
 	key := aggKeyFor(options, f.Name)
-	spec := aggSpec{name: name, delimiter: ","}
+	spec := aggSpec{name: name, delimiter: ",", typ: f.Type, countLimit: math.MaxInt32, nullStrategy: nestedNullMerge}
 	if name == aggFirstNotNullValue {
 		spec.name = aggFirstNonNullValue
 	}
@@ -503,10 +527,18 @@ func (c *Config) newAggSpec(options map[string]string, field int, name string) (
 			return spec, fmt.Errorf("%w: %s=%s: data type for %s column %q must be BOOLEAN", ErrInvalidOption, key, name, name, f.Name)
 		}
 	case aggLastValue, aggLastNonNullValue, aggFirstValue, aggFirstNonNullValue, aggPrimaryKey:
-	default:
-		if slices.Contains(unimplementedAggs[:], name) {
-			return spec, fmt.Errorf("%w: %s=%s: aggregate function %q is not implemented", ErrUnsupported, key, name, name)
+	case aggCollect, aggMergeMap, aggMergeMapWithKeyTime, aggNestedUpdate, aggNestedPartialUpdate:
+		if err := c.parseNestedAgg(options, &spec, key, f.Name); err != nil {
+			return spec, err
 		}
+	case aggRbm32, aggRbm64, aggHllSketch, aggThetaSketch:
+		if t.Kind != types.KindVarBinary {
+			return spec, fmt.Errorf("%w: %s=%s: data type for %s column %q must be VARBINARY", ErrInvalidOption, key, name, name, f.Name)
+		}
+		if why, ok := unimplementedAggs[name]; ok {
+			return spec, fmt.Errorf("%w: %s=%s: aggregate function %q is not implemented: %s", ErrUnsupported, key, name, name, why)
+		}
+	default:
 		return spec, fmt.Errorf("%w: %s=%s: unsupported aggregation %q or misspelled aggregate function", ErrInvalidOption, key, name, name)
 	}
 	var err error

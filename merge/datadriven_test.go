@@ -151,7 +151,7 @@ func runScenario(t *testing.T, file string, mem memory.Allocator) {
 var sentinels = map[string]error{
 	"ErrInvalidOption": ErrInvalidOption, "ErrUnsupported": ErrUnsupported, "ErrSchema": ErrSchema,
 	"ErrUnsorted": ErrUnsorted, "ErrRetract": ErrRetract, "ErrArithmetic": ErrArithmetic,
-	"ErrNull": ErrNull, "ErrValueKind": ErrValueKind,
+	"ErrNull": ErrNull, "ErrValueKind": ErrValueKind, "ErrCorruptValue": ErrCorruptValue,
 }
 
 func checkSentinel(t *testing.T, where string, err error, name string) {
@@ -244,8 +244,30 @@ func parseType(t *testing.T, s string) types.DataType {
 		return types.DataType{Kind: types.KindDate}
 	case strings.HasPrefix(s, "TIMESTAMP("):
 		return types.DataType{Kind: types.KindTimestamp, Precision: args("TIMESTAMP")[0]}
-	case s == "ARRAY<INT>":
-		return types.DataType{Kind: types.KindArray, Elem: &types.DataType{Kind: types.KindInt, Nullable: true}}
+	case strings.HasPrefix(s, "ARRAY<") && strings.HasSuffix(s, ">"):
+		e := parseType(t, s[len("ARRAY<"):len(s)-1])
+		e.Nullable = true
+		return types.DataType{Kind: types.KindArray, Elem: &e}
+	case strings.HasPrefix(s, "MAP<") && strings.HasSuffix(s, ">"):
+		kv := splitTop(s[len("MAP<"):len(s)-1], ',')
+		if len(kv) != 2 {
+			t.Fatalf("bad type %q", s)
+		}
+		k, v := parseType(t, kv[0]), parseType(t, kv[1])
+		v.Nullable = true
+		return types.DataType{Kind: types.KindMap, Key: &k, Value: &v}
+	case strings.HasPrefix(s, "ROW<") && strings.HasSuffix(s, ">"):
+		rt := types.DataType{Kind: types.KindRow}
+		for i, f := range splitTop(s[len("ROW<"):len(s)-1], ';') {
+			name, ft, ok := strings.Cut(f, ":")
+			if !ok {
+				t.Fatalf("bad row field %q in %q", f, s)
+			}
+			dt := parseType(t, ft)
+			dt.Nullable = true
+			rt.Fields = append(rt.Fields, types.DataField{ID: 1000 + i, Name: name, Type: dt})
+		}
+		return rt
 	}
 	t.Fatalf("unknown type %q", s)
 	return types.DataType{}
@@ -286,6 +308,14 @@ func arrowType(dt types.DataType) arrow.DataType {
 		return &arrow.TimestampType{Unit: unit}
 	case types.KindArray:
 		return arrow.ListOf(arrowType(*dt.Elem))
+	case types.KindMap:
+		return arrow.MapOf(arrowType(*dt.Key), arrowType(*dt.Value))
+	case types.KindRow:
+		fs := make([]arrow.Field, len(dt.Fields))
+		for i, f := range dt.Fields {
+			fs[i] = arrow.Field{Name: f.Name, Type: arrowType(f.Type), Nullable: true}
+		}
+		return arrow.StructOf(fs...)
 	}
 	panic(fmt.Sprintf("unmapped kind %d", dt.Kind))
 }
@@ -563,9 +593,31 @@ func appendValue(t *testing.T, b array.Builder, dt types.DataType, tok string) {
 		inner := strings.TrimSuffix(strings.TrimPrefix(tok, "["), "]")
 		bb.Append(true)
 		if inner != "" {
-			for _, e := range strings.Split(inner, ",") {
+			for _, e := range splitTop(inner, ',') {
 				appendValue(t, bb.ValueBuilder(), *dt.Elem, e)
 			}
+		}
+	case *array.MapBuilder:
+		inner := strings.TrimSuffix(strings.TrimPrefix(tok, "{"), "}")
+		bb.Append(true)
+		if inner != "" {
+			for _, e := range splitTop(inner, ',') {
+				kv := splitTop(e, ':')
+				if len(kv) != 2 {
+					t.Fatalf("bad map entry %q", e)
+				}
+				appendValue(t, bb.KeyBuilder(), *dt.Key, kv[0])
+				appendValue(t, bb.ItemBuilder(), *dt.Value, kv[1])
+			}
+		}
+	case *array.StructBuilder:
+		parts := splitTop(strings.TrimSuffix(strings.TrimPrefix(tok, "("), ")"), ',')
+		if len(parts) != len(dt.Fields) {
+			t.Fatalf("row value %q has %d fields, want %d", tok, len(parts), len(dt.Fields))
+		}
+		bb.Append(true)
+		for i, p := range parts {
+			appendValue(t, bb.FieldBuilder(i), dt.Fields[i].Type, p)
 		}
 	default:
 		t.Fatalf("no builder for %T", b)
@@ -615,8 +667,42 @@ func formatValue(arr arrow.Array, i int) string {
 			parts = append(parts, formatValue(a.ListValues(), int(j)))
 		}
 		return "[" + strings.Join(parts, ",") + "]"
+	case *array.Map:
+		start, end := a.ValueOffsets(i)
+		var parts []string
+		for j := start; j < end; j++ {
+			parts = append(parts, formatValue(a.Keys(), int(j))+":"+formatValue(a.Items(), int(j)))
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	case *array.Struct:
+		var parts []string
+		for f := range a.NumField() {
+			parts = append(parts, formatValue(a.Field(f), i))
+		}
+		return "(" + strings.Join(parts, ",") + ")"
 	}
 	return fmt.Sprintf("?%T", arr)
+}
+
+// splitTop splits s at sep outside brackets, braces, parentheses and quotes.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	depth, start, quoted := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '[' || c == '{' || c == '(' || c == '<':
+			depth++
+		case c == ']' || c == '}' || c == ')' || c == '>':
+			depth--
+		case c == sep && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
 }
 
 func formatFloat(f float64, bits int) string {

@@ -52,7 +52,19 @@
 // zero-copy slices when an output batch comes from one input batch alone (a
 // single run, or runs with disjoint key ranges, cost almost nothing). Merged
 // rows reference their input values; only arithmetic results (sum, product,
-// listagg, bool_and/bool_or) are materialised.
+// listagg, bool_and/bool_or), rbm32 unions and the results of the
+// collection aggregates (collect, merge_map, merge_map_with_keytime,
+// nested_update, nested_partial_update) are materialised, the latter as
+// one-element Arrow arrays in Go memory. The collection aggregates order
+// their elements as Java's java.util.HashSet / HashMap iterate (javahash.go:
+// Java's hashCode of the element or BinaryRow key, the table's capacity and
+// insertion order within a bucket), so that merged and compacted values
+// equal Java's element for element; only red-black tree bins (more than 8
+// keys in one bucket of a table of 64 or more buckets) are iterated in
+// insertion order, where Java's order depends on the tree. Semantics follow upstream Paimon (nested-key null
+// strategy, nested sequence fields, nested_update rebuilding even the first
+// value); Paimon 1.4.2 returned a key's first nested_update /
+// nested_partial_update value unchanged.
 //
 // The caller may pass all sorted runs of a bucket to one merge, or split
 // them into sections of overlapping key ranges first (Java's
@@ -60,9 +72,10 @@
 //
 // # Not implemented
 //
-// Aggregate functions collect, merge_map, merge_map_with_keytime,
-// nested_update, nested_partial_update, hll_sketch, theta_sketch, rbm32 and
-// rbm64 (NewConfig returns ErrUnsupported); changelog producers
+// Aggregate functions hll_sketch and theta_sketch (Apache DataSketches
+// unions: no Go implementation) and rbm64 (Java writes Roaring64Bitmap's
+// own ART serialization, which no Go roaring library reads); NewConfig
+// returns ErrUnsupported naming the reason. Changelog producers
 // (FullChangelogMergeFunctionWrapper, LookupChangelogMergeFunctionWrapper);
 // spilling (Java's MergeSorter spills when there are very many runs; here all
 // runs are merged in one pass, holding one batch per run in memory).

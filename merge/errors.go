@@ -12,8 +12,9 @@ var (
 	ErrInvalidOption = errors.New("merge: invalid option")
 
 	// ErrUnsupported marks a valid Paimon option value or input type that this
-	// implementation does not handle (for example the aggregate functions
-	// hll_sketch, theta_sketch, collect, merge_map, nested_update).
+	// implementation does not handle (the aggregate functions hll_sketch,
+	// theta_sketch and rbm64, whose Java serializations have no Go
+	// implementation yet).
 	ErrUnsupported = errors.New("merge: unsupported")
 
 	// ErrSchema marks input records whose Arrow schema does not fit the
@@ -42,6 +43,11 @@ var (
 	// ErrNull marks a null in a NOT NULL field where Java's partial-update and
 	// aggregation engines reject it ("Field i can not be null").
 	ErrNull = errors.New("merge: null in not-null field")
+
+	// ErrCorruptValue marks a field value an aggregate function cannot
+	// decode, such as rbm32 bytes that are no RoaringBitmap serialization
+	// (Java: "Unable to se/deserialize roaring bitmap").
+	ErrCorruptValue = errors.New("merge: corrupt aggregate value")
 
 	// ErrValueKind marks a _VALUE_KIND byte outside 0..3.
 	ErrValueKind = errors.New("merge: invalid value kind")

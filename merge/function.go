@@ -162,6 +162,13 @@ func (f *partialUpdate) merge(group []entry, res *result) error {
 			return err
 		}
 	}
+	for i, a := range f.aggs {
+		if a != nil {
+			if err := finishAgg(a, &f.row[i]); err != nil {
+				return err
+			}
+		}
+	}
 	res.kind = resComputed
 	res.ref = f.lastKey
 	res.rkind = KindInsert
@@ -358,6 +365,11 @@ func (f *aggregate) merge(group []entry, res *result) error {
 	f.currentDeleteRow = false
 	for _, e := range group {
 		if err := f.add(e); err != nil {
+			return err
+		}
+	}
+	for i, a := range f.aggs {
+		if err := finishAgg(a, &f.row[i]); err != nil {
 			return err
 		}
 	}

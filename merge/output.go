@@ -394,6 +394,8 @@ func (g otherGather) build(s *mergeState, oc outCol) (arrow.Array, error) {
 				add(nil, 0, 1)
 			case cRef:
 				add(c.b.raw[oc.in].arr, int(c.row), 1)
+			case cNested:
+				add(c.arr, 0, 1)
 			default:
 				return nil, computedMismatch(&c, g.dt)
 			}

@@ -17,6 +17,9 @@
 //   - the bucket directories of the data directory (the table root, or
 //     data-file.path-directory): one level of partition directories (k=v)
 //     per partition key, then bucket-<n> directories;
+//   - the same bucket directories below each data-file.external-paths root
+//     (as Java's listPaimonFileDirs; candidates are canonical locations,
+//     and, as in Java, files there are matched by name);
 //   - metadata/*.offsets of the main branch and of every branch
 //     (branch/branch-<name>/metadata/, paimon-cpp's orphan cleaner);
 //   - snapshot/ and changelog/ of every branch, except snapshot-<id>,
@@ -328,7 +331,10 @@ func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, par
 			filtered{root + snapfiles.ConsumerDir, isTemp},
 		)
 	}
-	var out []fileio.FileInfo
+	out, err := externalCandidates(ctx, fio, t, partKeys, threshold)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, fd := range fdirs {
 		infos, err := fio.List(ctx, fd.dir)
@@ -348,6 +354,46 @@ func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, par
 		}
 	}
 	slices.SortFunc(out, func(a, b fileio.FileInfo) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// externalCandidates lists the files old enough in the bucket directories
+// below each of the table's data-file.external-paths (whatever the
+// strategy), at the partition depth of the table as
+// OrphanFilesClean.listPaimonFileDirs does (without
+// data-file.path-directory, as Java). Their paths are canonical locations
+// (fileio.CanonicalLocation), which snapfiles.Deleter deletes. A root that
+// does not exist yet lists nothing.
+func externalCandidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, partKeys int, threshold time.Time) ([]fileio.FileInfo, error) {
+	var out []fileio.FileInfo
+	for _, root := range strings.Split(t.Schema.Options.String(schema.KeyDataFileExternalPaths, ""), ",") {
+		if root = strings.TrimSpace(root); root == "" {
+			continue
+		}
+		ext, canon, err := fio.OpenDir(ctx, root)
+		if err != nil {
+			return nil, fmt.Errorf("orphan: external path %s: %w", root, err)
+		}
+		dirs, err := bucketDirs(ctx, ext, "", partKeys)
+		if err == nil {
+			for _, d := range dirs {
+				var infos []fileio.FileInfo
+				if infos, err = ext.List(ctx, d); err != nil {
+					break
+				}
+				for _, fi := range infos {
+					if !fi.IsDir && fi.ModTime.Before(threshold) {
+						fi.Path = canon + "/" + fi.Path
+						out = append(out, fi)
+					}
+				}
+			}
+		}
+		ext.Close()
+		if err != nil {
+			return nil, fmt.Errorf("orphan: external path %s: %w", root, err)
+		}
+	}
 	return out, nil
 }
 

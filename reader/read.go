@@ -8,6 +8,7 @@ import (
 	"iter"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,6 +17,7 @@ import (
 	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/format/cast"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/predicate"
@@ -155,6 +157,7 @@ type splitRead struct {
 	outIdx    []int             // positions of p.Fields within valueCols
 	outSchema *arrow.Schema     // types.SchemaToArrow(p.Fields), built once per split read
 	filterCol []int             // per field of p.Schema: its column in valueCols, -1 if not read
+	unneeded  map[int]bool      // field ids of merged value columns read as nulls (mergeUnneeded)
 	mem       memory.Allocator
 }
 
@@ -172,6 +175,7 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 	// columns); append reads need the projection plus the filter's fields.
 	if merging {
 		sr.valueCols = ts.Fields
+		sr.unneeded = mergeUnneeded(ts, p)
 	} else {
 		need := map[string]bool{}
 		for _, f := range p.Fields {
@@ -202,6 +206,57 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 		sr.filterCol = filterColumns(sr.valueCols, p.Schema.Fields)
 	}
 	return sr, nil
+}
+
+// mergeUnneeded returns the ids of the value columns a merge read of ts
+// for plan p can leave unread (nil when none): those that are neither
+// projected nor filtered on, not primary or partition keys, and not named
+// by any option (sequence.field, rowkind.field, fields.<f>.* keys and
+// sequence-group values, ...), so they influence no other column. Java
+// pushes the projection into its merge read likewise
+// (MergeFileSplitRead.withReadType), so a column left out of --columns is
+// never read, and a value in it that cannot be cast fails nothing.
+func mergeUnneeded(ts *schema.TableSchema, p *Plan) map[int]bool {
+	need := map[string]bool{}
+	for _, f := range p.Fields {
+		need[f.Name] = true
+	}
+	if p.filter != nil {
+		for _, i := range p.filter.Fields() {
+			if i < len(p.Schema.Fields) {
+				need[p.Schema.Fields[i].Name] = true
+			}
+		}
+	}
+	for _, k := range ts.PrimaryKeys {
+		need[k] = true
+	}
+	for _, k := range ts.PartitionKeys {
+		need[k] = true
+	}
+	split := func(s string) {
+		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+			need[n] = true
+		}
+	}
+	for k, v := range ts.Options {
+		if rest, ok := strings.CutPrefix(k, "fields."); ok {
+			if i := strings.LastIndexByte(rest, '.'); i > 0 {
+				split(rest[:i])
+			}
+		}
+		split(v)
+	}
+	var out map[int]bool
+	for _, f := range ts.Fields {
+		if !need[f.Name] {
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[f.ID] = true
+		}
+	}
+	return out
 }
 
 // finish applies the row filter and the projection to a batch of value
@@ -387,7 +442,7 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			target = sr.valueCols
 		}
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
-		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem}
+		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded}
 		if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
 			opts.DeletionVector, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
 			if err != nil {
@@ -395,7 +450,18 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 				return
 			}
 		}
-		for rec, err := range ReadDataFile(ctx, t.fio, filePath, fileSchema, target, opts) {
+		fio := t.fio
+		if f.ExternalPath != nil && *f.ExternalPath != "" {
+			// DataFilePathFactory.toPath: the stored location, verbatim.
+			var done func() error
+			fio, filePath, done, err = t.fio.OpenLocation(ctx, *f.ExternalPath)
+			if err != nil {
+				yield(nil, fmt.Errorf("reader: data file %s: %w", f.FileName, err))
+				return
+			}
+			defer done()
+		}
+		for rec, err := range ReadDataFile(ctx, fio, filePath, fileSchema, target, opts) {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -420,6 +486,11 @@ type FileReadOptions struct {
 	// DeletionVector, when set, removes the rows whose file positions it
 	// holds (the file's deletion vector, deletionvector.ReadOne).
 	DeletionVector *deletionvector.DeletionVector
+	// NullColumns holds ids of target fields the caller does not need: they
+	// are not read from the file (so a cast that would fail on them does
+	// not fail the read) and come back all null. Key fields (_KEY_*) are
+	// always read.
+	NullColumns map[int]bool
 }
 
 // ReadDataFile reads the data file at filePath (relative to fio's root; its
@@ -427,8 +498,10 @@ type FileReadOptions struct {
 // of the target columns (schema types.SchemaToArrow(target)) — the per-file
 // schema evolution of Java's SchemaEvolutionUtil / KeyValueFileReaderFactory
 // that every split read does. Columns are matched by field id: a table
-// column is read under the name it has in fileSchema with its target type
-// (widened by the format reader), a column the file lacks is all null. Target
+// column is read under the name it has in fileSchema; a column whose type
+// changed (nested changes included) is read in its file type and cast to
+// the target type with format/cast (Java's CastExecutors values); a column
+// the file lacks is all null. Target
 // may hold the system columns of key-value files (datafile.KeyValueFields:
 // _KEY_<f> with id KeyFieldIDStart + id of f, _SEQUENCE_NUMBER,
 // _VALUE_KIND), so a primary-key file is read in the key-value layout of a
@@ -437,14 +510,16 @@ type FileReadOptions struct {
 // The consumer owns each batch and must Release it; stopping early is
 // allowed. On error the iterator yields (nil, err) once and stops: errors of
 // opening the file name it; format.ErrUnsupportedFormat for an extension no
-// reader handles; the format's errors (format.ErrCorrupt, ...).
+// reader handles; the format's errors (format.ErrCorrupt, ...); a value Java
+// fails to cast is cast.ErrInvalid naming the file and column (a type pair
+// without a cast cast.ErrUnsupported, also format.ErrSchemaMismatch).
 func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, fileSchema *schema.TableSchema, target []types.DataField, opts FileReadOptions) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		mem := opts.Allocator
 		if mem == nil {
 			mem = memory.DefaultAllocator
 		}
-		want, slot := evolve(target, fileSchema)
+		want, slot, from := evolve(target, fileSchema, opts.NullColumns)
 		fm, err := formatFor(filePath)
 		if err != nil {
 			yield(nil, err)
@@ -473,8 +548,12 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 				yield(nil, err)
 				return
 			}
-			rec := assemble(targetSchema, target, slot, b.Record, mem)
+			rec, err := assemble(targetSchema, target, slot, from, b.Record, mem)
 			b.Record.Release()
+			if err != nil {
+				yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
+				return
+			}
 			if dv != nil {
 				filtered, err := applyDeletionVector(rec, b.FirstRow, dv, mem)
 				rec.Release()
@@ -497,14 +576,20 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 
 // evolve maps the target columns (read schema) onto a data file written with
 // fileSchema, matching by field id as Java's SchemaEvolutionUtil does. It
-// returns the fields to ask the file format for (file names, read types) and,
-// per target column, its index in that list or -1 when the file lacks the
-// column (it is then all null).
-func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.DataField, []int) {
+// returns the fields to ask the file format for (file names, read types),
+// per target column its index in that list or -1 when the file lacks the
+// column (it is then all null), and per target column the file's type when
+// the column is read in that type and cast by assemble (nil otherwise).
+//
+// A column whose type changed (ALTER TABLE ... MODIFY, nested fields added,
+// renamed or retyped) is read in the file's type and cast with cast.Array,
+// Java's CastExecutors / SchemaEvolutionUtil semantics, whatever the format.
+func evolve(target []types.DataField, fileSchema *schema.TableSchema, skip map[int]bool) ([]types.DataField, []int, []*types.DataType) {
 	var want []types.DataField
 	slot := make([]int, len(target))
+	from := make([]*types.DataType, len(target))
 	for i, f := range target {
-		name := f.Name
+		name, typ := f.Name, f.Type
 		switch {
 		case f.ID == sequenceNumberID || f.ID == valueKindID:
 		case f.ID >= keyFieldIDOffset && f.ID < sequenceNumberID-16:
@@ -514,38 +599,66 @@ func evolve(target []types.DataField, fileSchema *schema.TableSchema) ([]types.D
 				continue
 			}
 			name = keyFieldPrefix + ff.Name
+			typ, from[i] = fileType(f.Type, ff.Type)
 		default:
 			_, ff, ok := types.FieldByID(fileSchema.Fields, f.ID)
-			if !ok {
+			if !ok || skip[f.ID] {
 				slot[i] = -1
 				continue
 			}
 			name = ff.Name
+			typ, from[i] = fileType(f.Type, ff.Type)
 		}
 		slot[i] = len(want)
-		want = append(want, types.DataField{ID: f.ID, Name: name, Type: f.Type, Description: f.Description})
+		want = append(want, types.DataField{ID: f.ID, Name: name, Type: typ, Description: f.Description})
 	}
-	return want, slot
+	return want, slot, from
+}
+
+// fileType returns the type to read a column of table type t stored as
+// file type ft in, and ft when the result must be cast to t: a type change
+// Java casts (cast.Supported, nested ROW/ARRAY/MAP changes included) is
+// read in the file's type and cast; other differences are left to the
+// format reader, which refuses them.
+func fileType(t, ft types.DataType) (types.DataType, *types.DataType) {
+	if cast.Identical(ft, t) || !cast.Supported(ft, t) {
+		return t, nil
+	}
+	ft.Nullable = t.Nullable
+	return ft, &ft
 }
 
 // assemble builds a record with the target schema from a batch read with the
-// evolved field list: columns are taken by slot, missing ones are all null.
-func assemble(target *arrow.Schema, fields []types.DataField, slot []int, in arrow.RecordBatch, mem memory.Allocator) arrow.RecordBatch {
+// evolved field list: columns are taken by slot and cast from their file
+// type where from says so, missing ones are all null. Errors of a cast
+// (cast.ErrInvalid, cast.ErrUnsupported, format.ErrOutOfRange) name the
+// column.
+func assemble(target *arrow.Schema, fields []types.DataField, slot []int, from []*types.DataType, in arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
 	n := in.NumRows()
 	cols := make([]arrow.Array, len(fields))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
 	for i := range fields {
-		if slot[i] >= 0 {
+		switch {
+		case slot[i] < 0:
+			cols[i] = array.MakeArrayOfNull(mem, target.Field(i).Type, int(n))
+		case from[i] != nil:
+			c, err := cast.Array(mem, in.Column(slot[i]), *from[i], fields[i].Type)
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", fields[i].Name, err)
+			}
+			cols[i] = c
+		default:
 			cols[i] = in.Column(slot[i])
 			cols[i].Retain()
-		} else {
-			cols[i] = array.MakeArrayOfNull(mem, target.Field(i).Type, int(n))
 		}
 	}
-	rec := array.NewRecordBatch(target, cols, n)
-	for _, c := range cols {
-		c.Release()
-	}
-	return rec
+	return array.NewRecordBatch(target, cols, n), nil
 }
 
 type recordReader struct {

@@ -134,9 +134,6 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 		if skipLevel0 && e.File.Level == 0 {
 			continue
 		}
-		if e.File.ExternalPath != nil && *e.File.ExternalPath != "" {
-			return nil, fmt.Errorf("%w: data file %s lives at external path %s", ErrUnsupported, e.File.FileName, *e.File.ExternalPath)
-		}
 		pkey := string(e.Partition)
 		values, seen := partCache[pkey]
 		if !seen {
@@ -159,7 +156,7 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 			}
 			sp = &Split{
 				Partition: e.Partition, PartitionValues: values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets,
-				BucketPath: bucketPath(dir, e.Bucket), PrimaryKey: pk, table: t, schema: ts,
+				BucketPath: bucketPath(ts.Options.DataFilePathDirectory()+dir, e.Bucket), PrimaryKey: pk, table: t, schema: ts,
 				DeletionFiles: map[string]DeletionFile{},
 			}
 			splits[k] = sp
@@ -242,7 +239,8 @@ func partitionComputer(ts *schema.TableSchema) (row.PartitionComputer, error) {
 }
 
 // bucketPath is the directory of a bucket's files below the partition
-// directory dir (which ends in "/" or is empty): Java
+// directory dir (data-file.path-directory and the partition path; ends in
+// "/" or is empty): Java
 // FileStorePathFactory.bucketPath.
 func bucketPath(dir string, bucket int32) string {
 	return dir + "bucket-" + strconv.Itoa(int(bucket))
@@ -301,7 +299,7 @@ func (p *Plan) EmptySplit(partition []byte, bucket int32) (*Split, error) {
 	}
 	return &Split{
 		Partition: slices.Clone(partition), PartitionValues: values, Bucket: bucket, TotalBuckets: int32(total),
-		BucketPath: bucketPath(dir, bucket), PrimaryKey: len(ts.PrimaryKeys) > 0, RawConvertible: true,
+		BucketPath: bucketPath(ts.Options.DataFilePathDirectory()+dir, bucket), PrimaryKey: len(ts.PrimaryKeys) > 0, RawConvertible: true,
 		DeletionFiles: map[string]DeletionFile{}, table: p.table, schema: ts,
 	}, nil
 }

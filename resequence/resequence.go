@@ -86,7 +86,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema) (*Rewriter, error) {
 
 // BucketDir returns the directory of the files of partition (a serialized
 // BinaryRow, as in manifest entries) and bucket, relative to the table root,
-// as writers lay it out: "k=v/.../bucket-<n>". Errors wrap row.ErrCorrupt.
+// as writers lay it out: "[data-file.path-directory/]k=v/.../bucket-<n>". Errors wrap row.ErrCorrupt.
 func (r *Rewriter) BucketDir(partition []byte, bucket int32) (string, error) {
 	br, err := row.Deserialize(partition)
 	if err != nil {
@@ -96,7 +96,7 @@ func (r *Rewriter) BucketDir(partition []byte, bucket int32) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return p + "bucket-" + strconv.Itoa(int(bucket)), nil
+	return r.ts.Options.DataFilePathDirectory() + p + "bucket-" + strconv.Itoa(int(bucket)), nil
 }
 
 // Shift copies the key-value data file f of the bucket directory dir (see

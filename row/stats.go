@@ -165,9 +165,14 @@ func EncodeStats(fields []types.DataField, cols []ColStats, dense bool) (Encoded
 // EvolveStats maps stats decoded with the fields of a data file's schema
 // (from) onto the fields of another schema (to) by field id, as
 // SimpleStatsEvolution does: a field missing in from has unknown min/max and
-// null count rowCount (every row is null); a field whose type changed keeps
-// its null count but gets unknown min/max (Java casts them; this is the
-// conservative choice).
+// null count rowCount (every row is null). A field whose type changed keeps
+// its stats only when the change is an integer widening (TINYINT to
+// SMALLINT, ... to BIGINT), which maps every value exactly and in order;
+// after any other change its min, max and null count are all unknown (-1),
+// because Java drops every filter on such a column for files of the older
+// schema (SimpleStatsEvolutions.filterUnsafeFilter, via
+// CastExecutors.castLiteralsWithEvolution): a cast may wrap, round, reorder
+// or turn values into nulls (a DECIMAL that overflows its new precision).
 func EvolveStats(from []types.DataField, s Stats, to []types.DataField, rowCount int64) Stats {
 	byID := make(map[int]int, len(from))
 	for i, f := range from {
@@ -180,13 +185,69 @@ func EvolveStats(from []types.DataField, s Stats, to []types.DataField, rowCount
 			out.NullCounts[j] = rowCount
 			continue
 		}
+		same := sameType(from[i].Type, f.Type)
+		if !same && !integerWidening(from[i].Type.Kind, f.Type.Kind) {
+			out.NullCounts[j] = -1
+			continue
+		}
 		out.NullCounts[j] = s.NullCounts[i]
-		if sameType(from[i].Type, f.Type) && i < len(s.Min) && i < len(s.Max) {
-			out.Min[j] = s.Min[i]
-			out.Max[j] = s.Max[i]
+		if i < len(s.Min) && i < len(s.Max) {
+			if same {
+				out.Min[j], out.Max[j] = s.Min[i], s.Max[i]
+			} else {
+				out.Min[j], out.Max[j] = widenInteger(s.Min[i], f.Type.Kind), widenInteger(s.Max[i], f.Type.Kind)
+			}
 		}
 	}
 	return out
+}
+
+// integerRank orders the integer kinds by width; 0 for other kinds.
+func integerRank(k types.Kind) int {
+	switch k {
+	case types.KindTinyInt:
+		return 1
+	case types.KindSmallInt:
+		return 2
+	case types.KindInt:
+		return 3
+	case types.KindBigInt:
+		return 4
+	}
+	return 0
+}
+
+// integerWidening reports whether from and to are integer kinds and to is
+// at least as wide.
+func integerWidening(from, to types.Kind) bool {
+	return integerRank(from) > 0 && integerRank(to) >= integerRank(from)
+}
+
+// widenInteger converts an integer stats value to the Go type of kind to;
+// nil and values of other Go types give nil (unknown).
+func widenInteger(v any, to types.Kind) any {
+	var x int64
+	switch v := v.(type) {
+	case int8:
+		x = int64(v)
+	case int16:
+		x = int64(v)
+	case int32:
+		x = int64(v)
+	case int64:
+		x = v
+	default:
+		return nil
+	}
+	switch to {
+	case types.KindTinyInt:
+		return int8(x)
+	case types.KindSmallInt:
+		return int16(x)
+	case types.KindInt:
+		return int32(x)
+	}
+	return x
 }
 
 // sameType compares two types ignoring nullability and field descriptions.

@@ -102,12 +102,14 @@ func TestDecodeStatsErrors(t *testing.T) {
 }
 
 func TestEvolveStats(t *testing.T) {
-	from := []types.DataField{types.Field(0, "a", tInt), types.Field(1, "b", tString)}
-	to := []types.DataField{types.Field(1, "b2", tString.NotNull()), types.Field(2, "c", tInt), types.Field(0, "a", tBigInt)}
-	s := Stats{Min: []any{int32(1), "x"}, Max: []any{int32(9), "y"}, NullCounts: []int64{3, 4}}
+	// b renamed, c added, a widened INT -> BIGINT (stats kept, converted), d
+	// narrowed BIGINT -> INT (Java drops filters on it: all unknown).
+	from := []types.DataField{types.Field(0, "a", tInt), types.Field(1, "b", tString), types.Field(3, "d", tBigInt)}
+	to := []types.DataField{types.Field(1, "b2", tString.NotNull()), types.Field(2, "c", tInt), types.Field(0, "a", tBigInt), types.Field(3, "d", tInt)}
+	s := Stats{Min: []any{int32(1), "x", int64(1 << 40)}, Max: []any{int32(9), "y", int64(1<<40 + 1)}, NullCounts: []int64{3, 4, 0}}
 	got := EvolveStats(from, s, to, 10)
-	if !sameValue(got.Min, []any{"x", nil, nil}) || !sameValue(got.Max, []any{"y", nil, nil}) ||
-		!slices.Equal(got.NullCounts, []int64{4, 10, 3}) {
+	if !sameValue(got.Min, []any{"x", nil, int64(1), nil}) || !sameValue(got.Max, []any{"y", nil, int64(9), nil}) ||
+		!slices.Equal(got.NullCounts, []int64{4, 10, 3, -1}) {
 		t.Fatalf("evolved %+v", got)
 	}
 }

@@ -29,6 +29,8 @@
 //	MAP, MULTISET            JSON array of [key, value] pairs in stored order
 //	                         (MULTISET: [element, count])
 //	ROW                      JSON object keyed by field name in field order
+//	VARIANT                  string holding Java's Variant.toJson text (UTC):
+//	                         "{\"a\":1}", "1.0E10", "\"s\"" (package variant)
 //	null                     null
 //
 // The precision p of TIME and TIMESTAMP columns comes from Options.Fields
@@ -324,6 +326,18 @@ func checkType(dt *types.DataType, at arrow.DataType) error {
 		return fmt.Errorf("%w: paimon kind %d does not fit arrow type %s", ErrSchemaMismatch, dt.Kind, at)
 	}
 	switch dt.Kind {
+	case types.KindVariant:
+		st, ok := at.(*arrow.StructType)
+		if !ok {
+			return mismatch()
+		}
+		for _, name := range []string{"value", "metadata"} {
+			f, ok := st.FieldByName(name)
+			if !ok || !arrow.TypeEqual(f.Type, arrow.BinaryTypes.Binary) {
+				return mismatch()
+			}
+		}
+		return nil
 	case types.KindRow:
 		st, ok := at.(*arrow.StructType)
 		if !ok || st.NumFields() != len(dt.Fields) {

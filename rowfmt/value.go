@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 
 	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/variant"
 )
 
 // appendJSON appends the JSON encoding of arr[i] to dst. dt, when not nil,
@@ -22,6 +23,13 @@ import (
 func appendJSON(dst []byte, arr arrow.Array, i int, dt *types.DataType) ([]byte, error) {
 	if arr.IsNull(i) {
 		return append(dst, "null"...), nil
+	}
+	if dt != nil && dt.Kind == types.KindVariant {
+		js, err := variantJSON(arr, i)
+		if err != nil {
+			return dst, err
+		}
+		return appendJSONString(dst, js), nil
 	}
 	switch a := arr.(type) {
 	case *array.String:
@@ -105,6 +113,10 @@ func appendJSON(dst []byte, arr arrow.Array, i int, dt *types.DataType) ([]byte,
 // JSONL without quotes, nested values as their JSON text. The caller handles
 // nulls.
 func appendText(dst []byte, arr arrow.Array, i int, dt *types.DataType) ([]byte, error) {
+	if dt != nil && dt.Kind == types.KindVariant {
+		js, err := variantJSON(arr, i)
+		return append(dst, js...), err
+	}
 	switch a := arr.(type) {
 	case *array.String:
 		return appendValidUTF8(dst, a.Value(i)), nil
@@ -576,4 +588,33 @@ func mapTypes(dt *types.DataType) (key, value *types.DataType) {
 		return dt.Elem, nil
 	}
 	return nil, nil
+}
+
+// variantJSON returns the JSON text of the non-null VARIANT arr[i] (a
+// struct of binary value and metadata, types.ToArrow) as Java's
+// Variant.toJson prints it. Errors wrap variant.ErrMalformed or
+// ErrUnsupportedType.
+func variantJSON(arr arrow.Array, i int) (string, error) {
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	st, ok := arr.(*array.Struct)
+	if !ok {
+		return "", fmt.Errorf("%w: VARIANT stored as %s", ErrUnsupportedType, arr.DataType())
+	}
+	var value, metadata []byte
+	names := st.DataType().(*arrow.StructType)
+	for j := 0; j < st.NumField(); j++ {
+		b, ok := st.Field(j).(*array.Binary)
+		if !ok || st.Field(j).IsNull(i) {
+			continue
+		}
+		switch names.Field(j).Name {
+		case "value":
+			value = b.Value(i)
+		case "metadata":
+			metadata = b.Value(i)
+		}
+	}
+	return variant.ToJSON(value, metadata)
 }

@@ -34,6 +34,10 @@ const (
 	KeyBucketFunctionType              = "bucket-function.type"                      // BUCKET_FUNCTION_TYPE
 	KeyFileFormat                      = "file.format"                               // FILE_FORMAT
 	KeyManifestFormat                  = "manifest.format"                           // MANIFEST_FORMAT (<= 2.0)
+	KeyDataFilePathDirectory           = "data-file.path-directory"                  // DATA_FILE_PATH_DIRECTORY
+	KeyDataFileExternalPaths           = "data-file.external-paths"                  // DATA_FILE_EXTERNAL_PATHS
+	KeyDataFileExternalPathsStrategy   = "data-file.external-paths.strategy"         // DATA_FILE_EXTERNAL_PATHS_STRATEGY
+	KeyDataFileExternalPathsSpecificFS = "data-file.external-paths.specific-fs"      // DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS
 	KeyManifestCompression             = "manifest.compression"                      // MANIFEST_COMPRESSION
 	KeyFileCompression                 = "file.compression"                          // FILE_COMPRESSION
 	KeyFileCompressionZstdLevel        = "file.compression.zstd-level"               // FILE_COMPRESSION_ZSTD_LEVEL
@@ -251,6 +255,53 @@ func (o Options) FileFormat() string {
 // exists up to release 2.0; HEAD always writes Avro manifests).
 func (o Options) ManifestFormat() string {
 	return strings.ToLower(o.String(KeyManifestFormat, "avro"))
+}
+
+// DataFilePathDirectory is "data-file.path-directory" followed by "/", or ""
+// when unset: the directory below the table root that holds the partition
+// and bucket directories (Java FileStorePathFactory.relativeBucketPath).
+func (o Options) DataFilePathDirectory() string {
+	d := strings.Trim(o.String(KeyDataFilePathDirectory, ""), "/")
+	if d == "" {
+		return ""
+	}
+	return d + "/"
+}
+
+// DataFileExternalPaths returns the roots outside the table that Java writes
+// new data files to (AbstractFileStore.createExternalPaths): none when
+// data-file.external-paths is unset or empty or
+// data-file.external-paths.strategy is "none" (the default); with
+// "specific-fs" only the paths whose scheme is
+// data-file.external-paths.specific-fs (case-insensitive); otherwise
+// (round-robin, entropy-inject, weighted) every path. Errors wrap
+// ErrInvalidOption for an unknown strategy, a path without a scheme,
+// specific-fs without its file system, or no path left.
+func (o Options) DataFileExternalPaths() ([]string, error) {
+	all := strings.TrimSpace(o.String(KeyDataFileExternalPaths, ""))
+	strategy, err := o.enum(KeyDataFileExternalPathsStrategy, "none", "none", "specific-fs", "round-robin", "entropy-inject", "weighted")
+	if err != nil || all == "" || strategy == "none" {
+		return nil, err
+	}
+	fs, hasFS := o.Get(KeyDataFileExternalPathsSpecificFS)
+	if strategy == "specific-fs" && !hasFS {
+		return nil, fmt.Errorf("%w: %s = specific-fs needs %s", ErrInvalidOption, KeyDataFileExternalPathsStrategy, KeyDataFileExternalPathsSpecificFS)
+	}
+	var out []string
+	for _, p := range strings.Split(all, ",") {
+		p = strings.TrimSpace(p)
+		scheme, _, ok := strings.Cut(p, ":")
+		if !ok || scheme == "" || strings.Contains(scheme, "/") {
+			return nil, fmt.Errorf("%w: %s: path %q has no scheme", ErrInvalidOption, KeyDataFileExternalPaths, p)
+		}
+		if strategy != "specific-fs" || strings.EqualFold(scheme, fs) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: %s: no path of file system %q", ErrInvalidOption, KeyDataFileExternalPaths, fs)
+	}
+	return out, nil
 }
 
 // ManifestCompression is "manifest.compression"; default "zstd".

@@ -47,9 +47,20 @@
 // expects: <partition path>/bucket-<N>/data-<uuid>-<n>.parquet, where uuid is
 // random per partition-bucket writer and n counts that writer's files from
 // 0. Files roll over at target-file-size. Supported bucket modes: fixed
-// (bucket = N > 0) for every table and bucket-unaware (bucket = -1) for
-// append tables; dynamic (-1 with a primary key) and postpone (-2) buckets
-// return ErrUnsupportedBucketMode.
+// (bucket = N > 0) for every table, bucket-unaware (bucket = -1) for append
+// tables and dynamic (bucket = -1 with a primary key that holds every
+// partition field; Java HashBucketAssigner with one assigner): each key is
+// assigned a bucket by the hash of its trimmed primary key through the
+// partition's HASH index files of the snapshot the Write restored from
+// (package hashindex, loaded per partition on first use), new keys filling
+// buckets up to dynamic-bucket.target-row-num keys and opening new ones up
+// to dynamic-bucket.max-buckets; PrepareCommit adds a new HASH file for
+// every bucket given rows to its message (Data.NewIndexFiles), and names
+// the HASH files the assignment was built from (HashIndexSeen), so the
+// committer can reconcile concurrent writers. Cross-partition upsert (a
+// primary key without every partition field) and postpone buckets (-2)
+// return ErrUnsupportedBucketMode; a missing or corrupt HASH file fails
+// Write with hashindex.ErrMissing or hashindex.ErrCorrupt naming it.
 //
 // Primary-key tables buffer rows in a sort buffer of write-buffer-size bytes
 // shared by all buckets of a Write (Java's memory pool). Each batch of at

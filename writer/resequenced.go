@@ -71,6 +71,7 @@ func (w *Write) applyResequenced(ctx context.Context) error {
 		}
 	}
 	for _, m := range pending {
+		w.rebucketed(m)
 		bw := w.writers[groupKey(m.Partition, m.Bucket)]
 		if bw == nil {
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/paimon-go/paimon/hashindex"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/snapshot"
@@ -48,7 +49,7 @@ func (w *Write) scanRestore(ctx context.Context) error {
 		}
 	}
 	var entries []manifest.IndexManifestEntry
-	if sn := plan.Snapshot; sn != nil && w.comp != nil && w.comp.dv && sn.IndexManifest != nil && *sn.IndexManifest != "" {
+	if sn := plan.Snapshot; sn != nil && ((w.comp != nil && w.comp.dv) || w.dyn != nil) && sn.IndexManifest != nil && *sn.IndexManifest != "" {
 		if entries, err = manifest.ReadIndexManifest(ctx, w.fio, *sn.IndexManifest); err != nil {
 			return fmt.Errorf("writer: restore from snapshot %d: index manifest: %w", sn.ID, err)
 		}
@@ -133,5 +134,9 @@ func (w *Write) Restore(ctx context.Context) error {
 	}
 	w.writers = map[string]*bucketWriter{}
 	w.restored, w.partBkts, w.indexEntries, w.restoredSnap = nil, nil, nil, 0
+	if w.dyn != nil {
+		// The assignment is rebuilt from the latest snapshot too.
+		w.dyn.parts, w.dyn.seen = map[string]*hashindex.Partition{}, map[string]map[int32]string{}
+	}
 	return errors.Join(errs...)
 }

@@ -71,7 +71,7 @@ func (w *Write) Route(ctx context.Context, rec arrow.RecordBatch, sortByKey bool
 		return nil, err
 	}
 	defer in.release()
-	groups, err := w.group(in)
+	groups, err := w.group(ctx, in)
 	if err != nil {
 		return nil, err
 	}

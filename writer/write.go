@@ -40,9 +40,9 @@ var (
 	// ErrUnsupported: a table option value this writer does not implement;
 	// the message names the option.
 	ErrUnsupported = errors.New("writer: unsupported table option")
-	// ErrUnsupportedBucketMode: dynamic (bucket = -1 with a primary key) and
-	// postpone (bucket = -2) bucket modes are not implemented yet; the
-	// message names the "bucket" option.
+	// ErrUnsupportedBucketMode: postpone buckets (bucket = -2) and
+	// cross-partition upsert (bucket = -1 with a primary key that lacks a
+	// partition field) are not implemented yet; the message names them.
 	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
 	// ErrBucketCountChanged: the partition's existing files were written with
 	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
@@ -155,9 +155,10 @@ type Write struct {
 	cfg        config
 	reseq      resequenced // reports of committers, see applyResequenced
 
-	numBuckets  int  // "bucket" option
-	unaware     bool // append table with bucket = -1
-	modBuckets  bool // bucket-function.type = mod
+	numBuckets  int             // "bucket" option
+	unaware     bool            // append table with bucket = -1
+	dyn         *dynamicBuckets // primary-key table with bucket = -1; nil otherwise
+	modBuckets  bool            // bucket-function.type = mod
 	tableSchema *arrow.Schema
 	notNull     []int // indexes of NOT NULL table fields
 
@@ -204,7 +205,8 @@ type restoredBucket struct {
 // commitUser identifies the writing job (Java's commit user); it is kept
 // for the commit messages' consumers and postpone-bucket file names.
 //
-// Errors: ErrUnsupportedBucketMode for dynamic or postpone buckets;
+// Errors: ErrUnsupportedBucketMode for postpone buckets and cross-partition
+// upsert;
 // ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
 // lookup or full-compaction unless write-only = true (changelog files are
 // not produced yet); ErrUnsupported for file formats other than parquet,
@@ -246,7 +248,9 @@ func (w *Write) init() error {
 	case w.numBuckets == -2:
 		return fmt.Errorf("%w: bucket = -2 (postpone bucket) is not supported yet", ErrUnsupportedBucketMode)
 	case w.numBuckets == -1 && hasPK:
-		return fmt.Errorf("%w: bucket = -1 on a primary-key table (dynamic bucket) is not supported yet; set option \"bucket\" to a fixed number", ErrUnsupportedBucketMode)
+		if err := w.initDynamic(); err != nil {
+			return err
+		}
 	case w.numBuckets == -1:
 		w.unaware = true
 	case w.numBuckets <= 0:
@@ -310,7 +314,16 @@ func (w *Write) init() error {
 		return err
 	}
 	w.partComp = row.PartitionComputer{Fields: w.partFields, DefaultName: o.PartitionDefaultName(), Legacy: legacy}
-	if !w.unaware {
+	switch {
+	case w.dyn != nil:
+		// Dynamic buckets assign by the trimmed primary key's hash
+		// (HashBucketAssignerOperator: trimmedPrimaryKey().hashCode()).
+		w.bucketIdx = ts.FieldIndexes(ts.TrimmedPrimaryKeys())
+		w.bucketType = row.FieldTypes(ts.TrimmedPrimaryKeyFields())
+		if len(w.bucketIdx) == 0 || slices.Contains(w.bucketIdx, -1) {
+			return fmt.Errorf("%w: bucket = -1 needs a primary key beyond the partition fields", schema.ErrInvalidSchema)
+		}
+	case !w.unaware:
 		w.bucketIdx = ts.FieldIndexes(ts.BucketKeys())
 		w.bucketType = row.FieldTypes(ts.BucketKeyFields())
 		if len(w.bucketIdx) == 0 || slices.Contains(w.bucketIdx, -1) {
@@ -360,7 +373,7 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		return err
 	}
 	defer in.release()
-	groups, err := w.group(in)
+	groups, err := w.group(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -411,10 +424,10 @@ func groupKey(partition []byte, bucket int32) string {
 // group computes partition and bucket of every row (TableWriteImpl
 // toSinkRecord: FixedBucketRowKeyExtractor / AppendTableRowKeyExtractor) and
 // groups the rows, in order of first appearance.
-func (w *Write) group(in *input) ([]*group, error) {
+func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 	n := in.numRows()
 	// One bucket (or none) means bucket 0 for every row: skip the hashing.
-	hashed := !w.unaware && w.numBuckets > 1
+	hashed := (!w.unaware && w.numBuckets > 1) || w.dyn != nil
 	if len(w.partIdx) == 0 && !hashed && in.keep == nil {
 		p := row.Serialize(row.EmptyRow())
 		return []*group{{key: groupKey(p, 0), partition: p}}, nil
@@ -443,7 +456,9 @@ func (w *Write) group(in *input) ([]*group, error) {
 		if in.keep != nil && !in.keep[i] {
 			continue
 		}
+		newPart := false
 		if len(w.partIdx) > 0 && (prev < 0 || partCmp(prev, i) != 0) {
+			newPart = true
 			for k, c := range w.partIdx {
 				if partVals[k], err = viewAt(in.rec.Column(c), i, w.partFields[k].Type); err != nil {
 					return nil, err
@@ -458,13 +473,18 @@ func (w *Write) group(in *input) ([]*group, error) {
 				return nil, fmt.Errorf("writer: partition path of row %d: %w", i, err)
 			}
 		}
-		if hashed && (prev < 0 || bucketCmp(prev, i) != 0) {
+		if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && w.dyn != nil)) {
 			for k, c := range w.bucketIdx {
 				if bucketVals[k], err = viewAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
 					return nil, err
 				}
 			}
-			if bucket, err = w.bucketOf(bucketVals); err != nil {
+			if w.dyn != nil {
+				bucket, err = w.dynamicBucket(ctx, part, bucketVals)
+			} else {
+				bucket, err = w.bucketOf(bucketVals)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("writer: bucket of row %d: %w", i, err)
 			}
 		}
@@ -508,7 +528,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	}
 	bw := &bucketWriter{
 		w: w, partition: g.partition, bucket: g.bucket,
-		dir: g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)),
+		dir: w.ts.Options.DataFilePathDirectory() + g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)),
 	}
 	// Unaware-bucket append writers ignore previous files (AppendFileStoreWrite):
 	// their sequence numbers restart at 0.
@@ -645,6 +665,9 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 			continue
 		}
 		msgs = append(msgs, m)
+	}
+	if w.dyn != nil {
+		return w.prepareDynamicIndex(ctx, msgs)
 	}
 	return msgs, nil
 }

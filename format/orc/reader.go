@@ -228,16 +228,23 @@ func planField(n *node, t types.DataType, at arrow.DataType) (*colPlan, error) {
 		}
 		p.children = []*colPlan{cp}
 		return p, nil
-	case types.KindMap:
+	case types.KindMap, types.KindMultiset:
+		// Java stores MULTISET<T> as MAP<T, INT NOT NULL> (element → count).
+		key, value := t.Key, t.Value
+		if t.Kind == types.KindMultiset {
+			count := types.Int()
+			count.Nullable = false
+			key, value = t.Elem, &count
+		}
 		mt, ok := at.(*arrow.MapType)
-		if n.t.kind != kindMap || !ok || t.Key == nil || t.Value == nil {
+		if n.t.kind != kindMap || !ok || key == nil || value == nil {
 			return nil, cannotRead(n, at)
 		}
-		kp, err := planField(n.children[0], *t.Key, mt.KeyType())
+		kp, err := planField(n.children[0], *key, mt.KeyType())
 		if err != nil {
 			return nil, err
 		}
-		vp, err := planField(n.children[1], *t.Value, mt.ItemType())
+		vp, err := planField(n.children[1], *value, mt.ItemType())
 		if err != nil {
 			return nil, err
 		}

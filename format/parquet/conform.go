@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/format/cast"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -184,21 +185,23 @@ func (c *conformer) conformInt96(data arrow.ArrayData, slots int96Slots, want ty
 
 // cast converts a primitive column to wt: as is when the types are equal,
 // by relabelling when only the time zone label or string-ness differ,
-// otherwise with castArray (schema evolution widening such as INT ->
-// BIGINT, FLOAT -> DOUBLE, DECIMAL precision increase).
+// otherwise with cast.Array (Java's schema-evolution casts; top-level
+// columns reach here in their file type, see reader.ReadDataFile, so this
+// casts leaves nested in ROW/ARRAY/MAP).
 func (c *conformer) cast(data arrow.ArrayData, want types.DataType, wt arrow.DataType, path string) (arrow.ArrayData, error) {
 	dt := data.DataType()
 	if arrow.TypeEqual(dt, wt) || sameLayout(dt, wt) {
 		return array.NewData(wt, data.Len(), data.Buffers(), data.Children(), data.NullN(), data.Offset()), nil
 	}
-	arr := array.MakeFromData(data)
-	defer arr.Release()
-	out, ok, err := castArray(c.mem, arr, wt)
-	if !ok {
+	from, ok := paimonType(dt)
+	if !ok || !cast.Supported(from, want) {
 		return nil, c.mismatch(path, dt, want)
 	}
+	arr := array.MakeFromData(data)
+	defer arr.Release()
+	out, err := cast.Array(c.mem, arr, from, want)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: column %s: cast %s to %s: %v", format.ErrSchemaMismatch, c.fileName, path, dt, wt, err)
+		return nil, fmt.Errorf("%s: column %s: %w", c.fileName, path, err)
 	}
 	d := out.Data()
 	d.Retain()

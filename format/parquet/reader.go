@@ -177,13 +177,13 @@ func (r *Reader) validate(size int64) error {
 	return nil
 }
 
-// readableCodec reports whether arrow-go decodes the codec. It lacks LZO and
-// LZ4 (the deprecated Hadoop-framed LZ4 that parquet-mr writes for
-// "lz4"); LZ4_RAW is supported.
+// readableCodec reports whether the codec is decoded: arrow-go's codecs and
+// LZ4 (the deprecated Hadoop-framed LZ4 that parquet-mr writes for "lz4",
+// lz4HadoopCodec). LZO is not.
 func readableCodec(c compress.Compression) bool {
 	switch c {
 	case compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Gzip,
-		compress.Codecs.Brotli, compress.Codecs.Zstd, compress.Codecs.Lz4Raw:
+		compress.Codecs.Brotli, compress.Codecs.Zstd, compress.Codecs.Lz4Raw, compress.Codecs.Lz4:
 		return true
 	}
 	return false
@@ -592,7 +592,7 @@ func (t *trackingReaderAt) wrap(name, where string, err error) error {
 // wrapping format.ErrCorrupt naming the file (or into the file's I/O error
 // when one happened). Our own code returns errors and does not rely on it.
 // It cannot catch panics on goroutines arrow-go starts itself, which is
-// why Arrow compute casts are not used (see castArray).
+// why Arrow compute casts are not used (see package format/cast).
 func guard(name string, src *trackingReaderAt, err *error) {
 	if p := recover(); p != nil {
 		if ioErr := src.ioErr(); ioErr != nil {

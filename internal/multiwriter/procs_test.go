@@ -432,7 +432,9 @@ func TestWritersShareBucket(t *testing.T) {
 	}
 }
 
-func shareBucket(t *testing.T, whURL, engine string, options map[string]string, procs, commits int, variant string) {
+// shareBucket runs the test on a new table at whURL and returns the
+// table's URL.
+func shareBucket(t *testing.T, whURL, engine string, options map[string]string, procs, commits int, variant string) string {
 	opts := map[string]string{"bucket": "1"}
 	maps.Copy(opts, options)
 	if variant == "rt" {
@@ -469,4 +471,5 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 	}
 	t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d commits reported a refused compaction",
 		procs, commits, variant, kills, len(want), refused)
+	return url
 }

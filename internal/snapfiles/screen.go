@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/progress"
 )
 
@@ -40,11 +41,11 @@ const (
 // meant to reach.
 func (p *Plan) Screen() []Skipped {
 	var out []Skipped
-	keep := func(paths []string, offsets bool) []string {
+	keep := func(paths []string, offsets, data bool) []string {
 		kept := paths[:0]
 		for _, x := range paths {
 			switch {
-			case !safePath(x):
+			case !safePath(x) && !(data && fileio.IsLocation(x)):
 				out = append(out, Skipped{Path: x, Reason: ReasonUnsafePath})
 			case offsets && !progress.IsFilePath(x):
 				out = append(out, Skipped{Path: x, Reason: ReasonNotOffsetsFile})
@@ -54,11 +55,13 @@ func (p *Plan) Screen() []Skipped {
 		}
 		return kept
 	}
-	p.Data = keep(p.Data, false)
-	p.Index = keep(p.Index, false)
-	p.Manifests = keep(p.Manifests, false)
-	p.Lists = keep(p.Lists, false)
-	p.Offsets = keep(p.Offsets, true)
+	// Data may hold canonical locations of external data files, which
+	// EntryPaths returns only below the table's data-file.external-paths.
+	p.Data = keep(p.Data, false, true)
+	p.Index = keep(p.Index, false, false)
+	p.Manifests = keep(p.Manifests, false, false)
+	p.Lists = keep(p.Lists, false, false)
+	p.Offsets = keep(p.Offsets, true, false)
 	return out
 }
 

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/paimon-go/paimon/fileio"
@@ -62,8 +63,9 @@ type Table struct {
 	Schema *schema.TableSchema
 
 	pc          row.PartitionComputer
-	dataDir     string // "" or data-file.path-directory + "/"
-	indexInData bool   // index-file-in-data-file-dir
+	dataDir     string   // "" or data-file.path-directory + "/"
+	extRoots    []string // canonical data-file.external-paths, each + "/"
+	indexInData bool     // index-file-in-data-file-dir
 	mr          *manifest.Reader
 
 	mu       sync.Mutex
@@ -92,8 +94,11 @@ func Open(fio *fileio.FileIO, ts *schema.TableSchema, branch string) (*Table, er
 		mr:          manifest.NewReader(fio),
 		partDirs:    map[string]string{},
 	}
-	if d, ok := ts.Options.Get("data-file.path-directory"); ok && d != "" {
-		t.dataDir = d + "/"
+	t.dataDir = ts.Options.DataFilePathDirectory()
+	for _, r := range strings.Split(ts.Options.String(schema.KeyDataFileExternalPaths, ""), ",") {
+		if c, err := fileio.CanonicalLocation(strings.TrimSuffix(strings.TrimSpace(r), "/")); err == nil {
+			t.extRoots = append(t.extRoots, c+"/")
+		}
 	}
 	return t, nil
 }
@@ -146,11 +151,23 @@ func (t *Table) BucketDir(partition []byte, bucket int32) (string, error) {
 
 // EntryPaths returns the paths of the data file of e and of its extra files
 // (Java DataFilePathFactory.toPath and toAlignedPath). A file stored at an
-// external path (_EXTERNAL_PATH) lies outside the table root: ok is false and
-// nothing is returned for it.
+// external path (_EXTERNAL_PATH) lies outside the table root: when its
+// location is below one of the table's data-file.external-paths, the paths
+// are canonical locations (fileio.CanonicalLocation; the extra files beside
+// the data file), which Delete and Deleter accept; otherwise ok is false and
+// nothing is returned for it, so that a crafted location is never deleted.
 func (t *Table) EntryPaths(e *manifest.Entry) (paths []string, ok bool, err error) {
 	if e.File.ExternalPath != nil && *e.File.ExternalPath != "" {
-		return nil, false, nil
+		loc, err := fileio.CanonicalLocation(*e.File.ExternalPath)
+		if err != nil || !t.externalRoot(loc) {
+			return nil, false, nil
+		}
+		dir := loc[:strings.LastIndex(loc, "/")+1]
+		paths = append(paths, loc)
+		for _, x := range e.File.ExtraFiles {
+			paths = append(paths, dir+x)
+		}
+		return paths, true, nil
 	}
 	dir, err := t.BucketDir(e.Partition, e.Bucket)
 	if err != nil {
@@ -161,6 +178,17 @@ func (t *Table) EntryPaths(e *manifest.Entry) (paths []string, ok bool, err erro
 		paths = append(paths, dir+"/"+x)
 	}
 	return paths, true, nil
+}
+
+// externalRoot reports whether the canonical location loc lies below one of
+// the table's data-file.external-paths.
+func (t *Table) externalRoot(loc string) bool {
+	for _, r := range t.extRoots {
+		if rest, ok := strings.CutPrefix(loc, r); ok && safePath(rest) {
+			return true
+		}
+	}
+	return false
 }
 
 // IndexFilePath returns the path of an index file of e (Java
@@ -415,10 +443,19 @@ func Branches(ctx context.Context, fio *fileio.FileIO) ([]string, error) {
 	return out, nil
 }
 
-// Delete removes path through fio; a file that is already gone is not an
-// error (Java FileIO.deleteQuietly, and reruns after an interruption). It
-// reports whether a file was removed.
+// Delete removes path through fio, or, for a canonical location of an
+// external data file (see EntryPaths), through fio.OpenLocation; a file that
+// is already gone is not an error (Java FileIO.deleteQuietly, and reruns
+// after an interruption). It reports whether a file was removed.
 func Delete(ctx context.Context, fio *fileio.FileIO, p string) (bool, error) {
+	if fileio.IsLocation(p) {
+		ext, rel, done, err := fio.OpenLocation(ctx, p)
+		if err != nil {
+			return false, err
+		}
+		defer done()
+		fio, p = ext, rel
+	}
 	err := fio.Delete(ctx, p)
 	if err == nil {
 		return true, nil

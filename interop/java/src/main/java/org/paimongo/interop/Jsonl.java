@@ -160,6 +160,10 @@ final class Jsonl {
                     appendRow(sb, r.getFields(), g.getRow(i, r.getFieldCount()));
                     break;
                 }
+            case VARIANT:
+                // Variant.toJson (UTC), as a JSON string.
+                quote(sb, g.getVariant(i).toJson());
+                break;
             default:
                 throw new IllegalArgumentException("unsupported type " + t);
         }

@@ -49,6 +49,8 @@ import java.util.List;
  *                      commits the rows of ROWS_JSONL (one JSON object per row in the same
  *                      format, scalar columns only) to the table with one BatchWriteBuilder
  *                      commit; row kinds come from the table's rowkind.field column, if any
+ *                      (dynamic-bucket tables through Java's HashBucketAssigner, {@link DynBucket})
+ *   compact TABLE_PATH fully compacts every partition-bucket of the table in one commit
  * </pre>
  *
  * Rows are printed in the format of {@code paimon cat --format jsonl} ({@link Jsonl}).
@@ -65,6 +67,8 @@ public final class Main {
             scenarios(args[1], java.util.Arrays.asList(args).subList(2, args.length));
         } else if (args.length == 3 && args[0].equals("apply")) {
             apply(args[1], args[2]);
+        } else if (args.length == 2 && args[0].equals("compact")) {
+            DynBucket.compactAll(args[1]);
         } else {
             System.err.println("usage: write OUTDIR | read TABLE_PATH | scenarios OUTDIR [NAME...] | apply TABLE_PATH ROWS_JSONL");
             System.exit(2);
@@ -217,8 +221,9 @@ public final class Main {
         try (BatchTableWrite w = wb.newWrite();
                 BatchTableCommit c = wb.newCommit()) {
             w.withIOManager(IOManager.create(tmp.toString()));
+            DynBucket d = DynBucket.of(table, "interop-java-apply");
             for (GenericRow r : rows) {
-                w.write(r);
+                DynBucket.write(d, w, r);
             }
             c.commit(w.prepareCommit());
         } finally {

@@ -29,7 +29,11 @@ final class Scenarios {
         List<Scenario> out = new ArrayList<>();
         out.add(SMOKE);
         out.addAll(ScenariosOrc.all());
+        out.addAll(ScenariosCasts.all());
         out.addAll(ScenariosAvro.ALL);
+        out.addAll(ScenariosAgg.all());
+        out.addAll(ScenariosLayout.all());
+        out.addAll(ScenariosDynBucket.all());
         return out;
     }
 

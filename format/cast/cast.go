@@ -1,0 +1,247 @@
+// Package cast converts a column of one Paimon type to another, value for
+// value as Java Paimon does when it reads a data file written before an
+// ALTER TABLE changed the column's type (org.apache.paimon.casting:
+// CastExecutors and its *CastRule classes, applied by CastFieldGetter /
+// CastedRow in SchemaEvolutionUtil's index-cast mapping).
+//
+// It is the one implementation of schema-evolution casts: reader.ReadDataFile
+// asks every format reader (Parquet, ORC, Avro) for a changed top-level
+// column in its file type and calls Array; format/parquet calls Array for
+// primitive leaves nested in ROW/ARRAY/MAP. A format reader that needs a cast
+// itself should call Array(mem, arr, fileType, tableType) too.
+//
+// Semantics follow Java exactly, including its lossy behaviour:
+//   - narrowing integer casts wrap (BIGINT 2^32+1 as INT is 1), floating to
+//     integer truncates and saturates (NaN is 0), DECIMAL to integer
+//     truncates toward zero and keeps the low bits;
+//   - a DECIMAL result is rounded HALF_UP to the target scale; one that needs
+//     more digits than the target precision is an error (ErrInvalid): Java's
+//     cast returns null for a slot its row reports non-null, and its readers
+//     fail on it; FLOAT/DOUBLE go to DECIMAL through Double.toString;
+//   - STRING to a number, BOOLEAN, DECIMAL, DATE, TIME or TIMESTAMP parses as
+//     Java does and a string Java cannot parse is an error (ErrInvalid), as
+//     is NaN or Infinity to DECIMAL;
+//   - to STRING, values are rendered as Java's toString / DateTimeUtils
+//     formats (row.CastString), then cut to a CHAR/VARCHAR length (CHAR is
+//     padded with spaces); BINARY(n) is zero-padded or cut, VARBINARY(n) cut;
+//   - TIMESTAMP WITH LOCAL TIME ZONE conversions use time.Local (Java's
+//     TimeZone.getDefault()).
+//
+// Arrow compute kernels are not used (docs/decisions.md, "No Arrow compute
+// casts").
+package cast
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/types"
+)
+
+// Sentinel errors of Array.
+var (
+	// ErrUnsupported reports a pair of types Java has no cast for
+	// (CastExecutors.resolve returns null). Errors wrapping it also wrap
+	// format.ErrSchemaMismatch.
+	ErrUnsupported = errors.New("cast: no cast between these types")
+	// ErrInvalid reports a value Java fails to cast (a string that does not
+	// parse, NaN to DECIMAL, ...): the read fails in Java too. Errors
+	// wrapping it also wrap format.ErrOutOfRange.
+	ErrInvalid = errors.New("cast: value cannot be cast")
+)
+
+// Supported reports whether Java casts values of type from to type to on
+// read (CastExecutors.resolve(from, to) != null), or the types are equal
+// ignoring nullability. ROW to ROW is supported when every field of to
+// found in from by field id is (missing ones read as null), ARRAY to ARRAY
+// and MAP to MAP (equal keys) when their elements or values are
+// (SchemaEvolutionUtil.createCastExecutor); MULTISET and VARIANT only when
+// equal, and no nested type casts to or from an atomic one.
+func Supported(from, to types.DataType) bool {
+	if Identical(from, to) {
+		return true
+	}
+	if isNested(from.Kind) || isNested(to.Kind) {
+		return nestedSupported(from, to)
+	}
+	return resolve(from, to) != nil
+}
+
+// Identical reports whether from and to are the same type ignoring
+// nullability and descriptions (Java equalsIgnoreNullable): no cast is
+// applied.
+func Identical(from, to types.DataType) bool {
+	if from.Kind != to.Kind || from.Length != to.Length || from.Precision != to.Precision || from.Scale != to.Scale {
+		return false
+	}
+	for _, p := range [][2]*types.DataType{{from.Elem, to.Elem}, {from.Key, to.Key}, {from.Value, to.Value}} {
+		if (p[0] == nil) != (p[1] == nil) || p[0] != nil && !Identical(*p[0], *p[1]) {
+			return false
+		}
+	}
+	if len(from.Fields) != len(to.Fields) {
+		return false
+	}
+	for i := range from.Fields {
+		if from.Fields[i].ID != to.Fields[i].ID || from.Fields[i].Name != to.Fields[i].Name ||
+			!Identical(from.Fields[i].Type, to.Fields[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// Array returns arr, an array of Arrow type types.ToArrow(from), cast to
+// types.ToArrow(to) value by value as Java's CastExecutors.resolve(from,
+// to) does (see the package comment); nulls stay null. ROW, ARRAY and MAP
+// are cast recursively (see Supported). The caller releases
+// the result. When the types are Identical the result is arr, retained.
+//
+// Errors: ErrUnsupported (also format.ErrSchemaMismatch) when Java has no
+// cast from → to; ErrInvalid (also format.ErrOutOfRange) for a value Java
+// fails on, naming the value and its row; format.ErrOutOfRange for a result the Arrow type of to cannot
+// hold (a TIMESTAMP(9) outside 1677..2262). Callers add the file and column.
+func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arrow.Array, error) {
+	if Identical(from, to) {
+		arr.Retain()
+		return arr, nil
+	}
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if isNested(from.Kind) || isNested(to.Kind) {
+		if !nestedSupported(from, to) {
+			return nil, fmt.Errorf("%w: %w: %s to %s", ErrUnsupported, format.ErrSchemaMismatch, from, to)
+		}
+		return castNested(mem, arr, from, to)
+	}
+	if out, ok, err := fast(mem, arr, from, to); ok {
+		return out, err
+	}
+	c := resolve(from, to)
+	if c == nil {
+		return nil, fmt.Errorf("%w: %w: %s to %s", ErrUnsupported, format.ErrSchemaMismatch, from, to)
+	}
+	b := array.NewBuilder(mem, types.ToArrow(to))
+	defer b.Release()
+	n := arr.Len()
+	b.Reserve(n)
+	for i := 0; i < n; i++ {
+		if arr.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		v, err := types.ArrowView(from, arr, i)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w: %s to %s: %v", ErrUnsupported, format.ErrSchemaMismatch, from, to, err)
+		}
+		out, err := c(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w: row %d: %s %s to %s: %v", ErrInvalid, format.ErrOutOfRange, i, from, show(v), to, err)
+		}
+		if err := appendValue(b, out); err != nil {
+			return nil, fmt.Errorf("row %d: %s %s to %s: %w", i, from, show(v), to, err)
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// show renders a source value for an error message.
+func show(v any) string {
+	switch x := v.(type) {
+	case string:
+		if len(x) > 64 {
+			x = x[:64] + "..."
+		}
+		return fmt.Sprintf("%q", x)
+	case []byte:
+		return fmt.Sprintf("%d bytes", len(x))
+	case types.Decimal:
+		return fmt.Sprintf("%s (scale %d)", x.Unscaled, x.Scale)
+	}
+	return fmt.Sprint(v)
+}
+
+// appendValue appends the Go value v (types package convention, nil for
+// null) to b, whose Arrow type is types.ToArrow of the target type.
+func appendValue(b array.Builder, v any) error {
+	if v == nil {
+		b.AppendNull()
+		return nil
+	}
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		b.Append(v.(bool))
+	case *array.Int8Builder:
+		b.Append(v.(int8))
+	case *array.Int16Builder:
+		b.Append(v.(int16))
+	case *array.Int32Builder:
+		b.Append(v.(int32))
+	case *array.Int64Builder:
+		b.Append(v.(int64))
+	case *array.Float32Builder:
+		b.Append(v.(float32))
+	case *array.Float64Builder:
+		b.Append(v.(float64))
+	case *array.StringBuilder:
+		b.Append(v.(string))
+	case *array.BinaryBuilder:
+		b.Append(v.([]byte))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v.(int32)))
+	case *array.Time32Builder:
+		b.Append(arrow.Time32(v.(int32)))
+	case *array.Decimal128Builder:
+		b.Append(decimal128.FromBigInt(v.(types.Decimal).Unscaled))
+	case *array.TimestampBuilder:
+		ts := v.(types.Timestamp)
+		x, ok := timestampToArrow(ts, b.Type().(*arrow.TimestampType).Unit)
+		if !ok {
+			return fmt.Errorf("%w: timestamp %d ms does not fit %s", format.ErrOutOfRange, ts.Millis, b.Type())
+		}
+		b.Append(arrow.Timestamp(x))
+	default:
+		return fmt.Errorf("%w: %w: no builder for %s", ErrUnsupported, format.ErrSchemaMismatch, b.Type())
+	}
+	return nil
+}
+
+// timestampToArrow converts ts to an Arrow timestamp value in unit,
+// reporting false on int64 overflow.
+func timestampToArrow(ts types.Timestamp, unit arrow.TimeUnit) (int64, bool) {
+	var mul, div int64
+	switch unit {
+	case arrow.Second:
+		return floorDiv(ts.Millis, 1000), true
+	case arrow.Millisecond:
+		return ts.Millis, true
+	case arrow.Microsecond:
+		mul, div = 1000, 1000
+	default:
+		mul, div = 1_000_000, 1
+	}
+	if ts.Millis > (1<<63-1)/mul || ts.Millis < -(1<<63)/mul {
+		return 0, false
+	}
+	x := ts.Millis * mul
+	add := int64(ts.NanoOfMilli) / div
+	if add > 0 && x > 1<<63-1-add {
+		return 0, false
+	}
+	return x + add, true
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
