@@ -81,6 +81,8 @@ type engineStep struct {
 	Streaming  bool   `json:"streaming,omitempty"`
 	ReadyAfter int    `json:"ready_after,omitempty"`
 	Total      int    `json:"total,omitempty"`
+	Split      string   `json:"split,omitempty"`
+	Groups     []string `json:"groups,omitempty"`
 }
 
 // engineRun is the outcome of one peer run: the error of each failed step by
@@ -215,34 +217,48 @@ func compareJSONL(want, got []byte) error {
 	return nil
 }
 
-// engineReadTables are the Go tables the engines read.
-var engineReadTables = []string{
-	"go_append_types", "go_append_part", "go_append_bucket2", "go_pk_dedupe",
-	"go_pk_partial_update", "go_pk_aggregation", "go_pk_dedupe_compacted", "go_pk_dv_dedupe",
-	"go_pk_first_row",
-}
+// engineReadTables are the Go tables (goTables) the engines read, one job
+// each; engineTimeTravel are those also read at snapshot 1.
+var (
+	engineReadTables = []string{
+		"go_append_types", "go_append_part", "go_append_bucket2", "go_pk_dedupe",
+		"go_pk_aggregation", "go_pk_dedupe_compacted", "go_pk_dv_dedupe",
+	}
+	engineTimeTravel = []string{"go_append_part", "go_pk_dedupe"}
+)
 
 // engineTable is a table an engine creates with its defaults and writes.
 type engineTable struct {
 	name string
-	// sql creates and writes the table (one statement each), before the
-	// engine's own SELECT that is the expectation.
-	sql []string
+	// ddl creates the table; inserts are its two INSERT statements (Flink
+	// runs each round of all tables as one statement set, one job); then
+	// come dml (Spark's UPDATE and DELETE) and, with compact, the engine's
+	// CALL sys.compact.
+	ddl     string
+	inserts [2]string
+	dml     []string
+	compact bool
 	// pk says the table has a primary key (Go writes carry row kinds).
 	pk bool
 }
 
-// engineTables returns the tables engine e creates, named e.name+"_...".
-// Every table has the columns id INT, name STRING, price DECIMAL(10, 2),
-// ts TIMESTAMP, d DATE.
+// engineColumns are the columns of every engine-created table, in order.
+const engineColumns = "id, name, price, ts, d"
+
+// engineTables returns the tables engine e creates, named e+"_...", each
+// with the columns id INT NOT NULL, name STRING, price DECIMAL(10, 2),
+// ts TIMESTAMP (Flink's TIMESTAMP(6), Spark's TIMESTAMP, which Paimon
+// keeps WITH LOCAL TIME ZONE), d DATE.
 func engineTables(e string) []engineTable {
 	cols := "id INT NOT NULL, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(6), d DATE"
-	ins1 := "(1, 'a', 1.10, TIMESTAMP '2024-01-01 00:00:01.123456', DATE '2024-01-01'), " +
-		"(2, 'b', 2.20, TIMESTAMP '2024-01-01 00:00:02', DATE '2024-01-01'), " +
-		"(3, 'c', 3.30, TIMESTAMP '2024-01-02 00:00:03', DATE '2024-01-02'), " +
-		"(4, 'd', NULL, NULL, DATE '2024-01-02')"
-	ins2 := "(2, 'b2', 22.00, TIMESTAMP '2024-02-01 00:00:02', DATE '2024-01-01'), " +
-		"(5, 'e', 5.50, TIMESTAMP '2024-01-03 00:00:05', DATE '2024-01-03')"
+	values := [2]string{
+		"(1, 'a', 1.10, TIMESTAMP '2024-01-01 00:00:01.123456', DATE '2024-01-01'), " +
+			"(2, 'b', 2.20, TIMESTAMP '2024-01-01 00:00:02', DATE '2024-01-01'), " +
+			"(3, 'c', 3.30, TIMESTAMP '2024-01-02 00:00:03', DATE '2024-01-02'), " +
+			"(4, 'd', NULL, NULL, DATE '2024-01-02')",
+		"(2, 'b2', 22.00, TIMESTAMP '2024-02-01 00:00:02', DATE '2024-01-01'), " +
+			"(5, 'e', 5.50, TIMESTAMP '2024-01-03 00:00:05', DATE '2024-01-03')",
+	}
 	if e == "flink" {
 		t := func(name, with string, pk, compact bool) engineTable {
 			ddl := "CREATE TABLE " + name + " (" + cols
@@ -253,16 +269,11 @@ func engineTables(e string) []engineTable {
 			if with != "" {
 				ddl += " WITH (" + with + ")"
 			}
-			s := []string{ddl, "INSERT INTO " + name + " VALUES " + ins1, "INSERT INTO " + name + " VALUES " + ins2}
-			if compact {
-				s = append(s, "CALL sys.compact('interop."+name+"')")
-			}
-			return engineTable{name: name, sql: s, pk: pk}
+			return engineTable{name: name, ddl: ddl, pk: pk, compact: compact,
+				inserts: [2]string{"INSERT INTO " + name + " VALUES " + values[0], "INSERT INTO " + name + " VALUES " + values[1]}}
 		}
-		part := engineTable{name: "flink_pk_part", pk: true, sql: []string{
-			"CREATE TABLE flink_pk_part (" + cols + ", PRIMARY KEY (id, d) NOT ENFORCED) PARTITIONED BY (d)",
-			"INSERT INTO flink_pk_part VALUES " + ins1, "INSERT INTO flink_pk_part VALUES " + ins2,
-		}}
+		part := t("flink_pk_part", "", true, false)
+		part.ddl = "CREATE TABLE flink_pk_part (" + cols + ", PRIMARY KEY (id, d) NOT ENFORCED) PARTITIONED BY (d)"
 		return []engineTable{
 			t("flink_append", "", false, false),
 			t("flink_pk", "", true, false),
@@ -287,18 +298,13 @@ func engineTables(e string) []engineTable {
 		if len(p) > 0 {
 			ddl += " TBLPROPERTIES (" + strings.Join(p, ", ") + ")"
 		}
-		s := []string{ddl, "INSERT INTO " + name + " VALUES " + ins1}
+		et := engineTable{name: name, ddl: ddl, pk: pk, compact: compact,
+			inserts: [2]string{"INSERT INTO " + name + " VALUES " + values[0], "INSERT INTO " + name + " VALUES " + values[1]}}
 		if pk {
-			s = append(s, "INSERT INTO "+name+" VALUES "+ins2,
-				"UPDATE "+name+" SET name = 'c-upd', price = 33.00 WHERE id = 3",
-				"DELETE FROM "+name+" WHERE id = 4")
-		} else {
-			s = append(s, "INSERT INTO "+name+" VALUES "+ins2)
+			et.dml = []string{"UPDATE " + name + " SET name = 'c-upd', price = 33.00 WHERE id = 3",
+				"DELETE FROM " + name + " WHERE id = 4"}
 		}
-		if compact {
-			s = append(s, "CALL sys.compact(table => 'interop."+name+"')")
-		}
-		return engineTable{name: name, sql: s, pk: pk}
+		return et
 	}
 	return []engineTable{
 		t("spark_append", "", false, false),
@@ -311,6 +317,52 @@ func engineTables(e string) []engineTable {
 	}
 }
 
+// engineSteps are the steps that create and write the engine tables.
+func engineSteps(e string, tables []engineTable) []engineStep {
+	var steps []engineStep
+	for _, et := range tables {
+		steps = append(steps, engineStep{Name: "create/" + et.name, SQL: et.ddl})
+	}
+	for round := range 2 {
+		if e == "flink" {
+			var ins []string
+			for _, et := range tables {
+				ins = append(ins, et.inserts[round])
+			}
+			steps = append(steps, engineStep{Name: fmt.Sprintf("create/insert-%d", round),
+				SQL: "EXECUTE STATEMENT SET BEGIN " + strings.Join(ins, "; ") + "; END"})
+			continue
+		}
+		for _, et := range tables {
+			steps = append(steps, engineStep{Name: fmt.Sprintf("create/%s/insert-%d", et.name, round), SQL: et.inserts[round]})
+		}
+	}
+	for _, et := range tables {
+		for i, s := range et.dml {
+			steps = append(steps, engineStep{Name: fmt.Sprintf("create/%s/dml-%d", et.name, i), SQL: s})
+		}
+		if et.compact {
+			call := "CALL sys.compact('interop." + et.name + "')"
+			if e == "spark" {
+				call = "CALL sys.compact(table => 'interop." + et.name + "')"
+			}
+			steps = append(steps, engineStep{Name: "create/" + et.name + "/compact", SQL: call})
+		}
+	}
+	return steps
+}
+
+// unionStep is one SELECT over tables of one schema (cols of each, with the
+// table's name as column t) whose rows go to out with "{}" replaced by the
+// table's name.
+func unionStep(name string, tables []string, cols, from, out, typedBy string) engineStep {
+	var sel []string
+	for _, tb := range tables {
+		sel = append(sel, fmt.Sprintf("SELECT CAST('%s' AS STRING) AS t, %s FROM `%s`", tb, cols, strings.ReplaceAll(from, "{}", tb)))
+	}
+	return engineStep{Name: name, SQL: strings.Join(sel, " UNION ALL "), Out: out, Split: "t", Groups: tables, Table: typedBy}
+}
+
 // engineDML is the engine's DML on the Go tables go_dml_pk (primary key id,
 // bucket 2) and go_dml_append (bucket -1), each holding (i, "g<i>", 10*i) for
 // i = 1..5, and the rows each table must hold afterwards.
@@ -318,8 +370,8 @@ func engineDML(e string) (sql []string, wantPK, wantAppend [][]any) {
 	r := func(id int, name string, amount int64) []any { return []any{int32(id), name, amount} }
 	if e == "flink" {
 		sql = []string{
-			"INSERT INTO go_dml_pk VALUES (6, 'f6', 60), (2, 'f2', 21)",
-			"INSERT INTO go_dml_append VALUES (6, 'f6', 60)",
+			"EXECUTE STATEMENT SET BEGIN INSERT INTO go_dml_pk VALUES (6, 'f6', 60), (2, 'f2', 21); " +
+				"INSERT INTO go_dml_append VALUES (6, 'f6', 60); END",
 			"CALL sys.compact('interop.go_dml_pk')",
 		}
 		wantPK = [][]any{r(1, "g1", 10), r(2, "f2", 21), r(3, "g3", 30), r(4, "g4", 40), r(5, "g5", 50), r(6, "f6", 60)}
@@ -386,23 +438,20 @@ func testEngine(t *testing.T, e enginePeer) {
 		if _, err := g.write(ctx, whURL); err != nil {
 			t.Fatalf("our writer: %v", err)
 		}
-		p := tablePath(name)
-		steps = append(steps,
-			engineStep{Name: "read/" + name, Scan: "interop." + name, Out: filepath.Join(out, name+".jsonl"), Table: p},
-			engineStep{Name: "snapshots/" + name, Out: filepath.Join(out, name+".snapshots.jsonl"),
-				SQL: "SELECT snapshot_id, commit_kind FROM `" + name + "$snapshots`"},
-			engineStep{Name: "files/" + name, Out: filepath.Join(out, name+".files.jsonl"),
-				SQL: "SELECT bucket, file_path, level, record_count FROM `" + name + "$files`"},
-		)
-		if g.mode == "" && len(g.commits) > 1 {
-			hint := "/*+ OPTIONS('scan.snapshot-id'='1') */"
-			if e.name == "spark" {
-				hint = "VERSION AS OF 1"
-			}
-			steps = append(steps, engineStep{Name: "time_travel/" + name, Scan: "interop." + name, Hint: hint,
-				Out: filepath.Join(out, name+".snapshot1.jsonl"), Table: p})
-		}
+		steps = append(steps, engineStep{Name: "read/" + name, Scan: "interop." + name,
+			Out: filepath.Join(out, name+".jsonl"), Table: tablePath(name)})
 	}
+	for _, name := range engineTimeTravel {
+		hint := "/*+ OPTIONS('scan.snapshot-id'='1') */"
+		if e.name == "spark" {
+			hint = "VERSION AS OF 1"
+		}
+		steps = append(steps, engineStep{Name: "time_travel/" + name, Scan: "interop." + name, Hint: hint,
+			Out: filepath.Join(out, name+".snapshot1.jsonl"), Table: tablePath(name)})
+	}
+	steps = append(steps,
+		unionStep("snapshots", engineReadTables, "snapshot_id, commit_kind", "{}$snapshots", filepath.Join(out, "{}.snapshots.jsonl"), ""),
+		unionStep("files", engineReadTables, "bucket, file_path, level, record_count", "{}$files", filepath.Join(out, "{}.files.jsonl"), ""))
 	dmlFields := []types.DataField{field("id", notNull(types.Int())), field("name", types.String()), field("amount", types.BigInt())}
 	for _, d := range []struct {
 		name string
@@ -436,21 +485,19 @@ func testEngine(t *testing.T, e enginePeer) {
 
 	// Engine-created tables, then the engine's DML into the Go tables.
 	tables := engineTables(e.name)
+	var tableNames []string
 	for _, et := range tables {
-		for i, s := range et.sql {
-			steps = append(steps, engineStep{Name: fmt.Sprintf("create/%s/%d", et.name, i), SQL: s})
-		}
-		steps = append(steps, engineStep{Name: "created/" + et.name, Scan: "interop." + et.name,
-			Out: filepath.Join(out, et.name+".jsonl"), Table: tablePath(et.name)})
+		tableNames = append(tableNames, et.name)
 	}
+	steps = append(steps, engineSteps(e.name, tables)...)
+	steps = append(steps, unionStep("created", tableNames, engineColumns, "{}",
+		filepath.Join(out, "{}.jsonl"), tablePath(tables[0].name)))
 	dml, wantPK, wantAppend := engineDML(e.name)
 	for i, s := range dml {
 		steps = append(steps, engineStep{Name: fmt.Sprintf("dml/%d", i), SQL: s})
 	}
-	for _, n := range []string{"go_dml_pk", "go_dml_append"} {
-		steps = append(steps, engineStep{Name: "dml/" + n, Scan: "interop." + n,
-			Out: filepath.Join(out, n+".jsonl"), Table: tablePath(n)})
-	}
+	steps = append(steps, unionStep("dml/read", []string{"go_dml_pk", "go_dml_append"}, "id, name, amount", "{}",
+		filepath.Join(out, "{}.jsonl"), tablePath("go_dml_pk")))
 
 	start := time.Now()
 	run, err := e.run(ctx, dir, wh, "phase1", steps, nil)
@@ -475,7 +522,7 @@ func testEngine(t *testing.T, e enginePeer) {
 				return compareFile(want, filepath.Join(out, name+".jsonl"))
 			})
 			engineCell(t, e.name+"/snapshots/"+name, func() error {
-				if err := run.stepErr("snapshots/" + name); err != nil {
+				if err := run.stepErr("snapshots"); err != nil {
 					return err
 				}
 				want, err := snapshotsJSONL(ctx, p)
@@ -485,7 +532,7 @@ func testEngine(t *testing.T, e enginePeer) {
 				return compareFile(want, filepath.Join(out, name+".snapshots.jsonl"))
 			})
 			engineCell(t, e.name+"/files/"+name, func() error {
-				if err := run.stepErr("files/" + name); err != nil {
+				if err := run.stepErr("files"); err != nil {
 					return err
 				}
 				want, err := filesJSONL(ctx, p)
@@ -498,7 +545,7 @@ func testEngine(t *testing.T, e enginePeer) {
 				}
 				return compareJSONL(want, baseFilePaths(got))
 			})
-			if g.mode == "" && len(g.commits) > 1 {
+			if slices.Contains(engineTimeTravel, name) {
 				engineCell(t, e.name+"/time_travel/"+name, func() error {
 					if err := run.stepErr("time_travel/" + name); err != nil {
 						return err
@@ -518,7 +565,7 @@ func testEngine(t *testing.T, e enginePeer) {
 	t.Run("created", func(t *testing.T) {
 		for _, et := range tables {
 			engineCell(t, e.name+"/created/"+et.name, func() error {
-				if err := run.stepErr("created/" + et.name); err != nil {
+				if err := run.stepErr("created"); err != nil {
 					return err
 				}
 				got, err := tabletest.Cat(ctx, tablePath(et.name))
@@ -548,7 +595,7 @@ func testEngine(t *testing.T, e enginePeer) {
 						return err
 					}
 				}
-				if err := run.stepErr("dml/" + d.name); err != nil {
+				if err := run.stepErr("dml/read"); err != nil {
 					return err
 				}
 				want, err := tabletest.FormatJSONL(dmlFields, d.want...)
@@ -572,20 +619,33 @@ func testEngine(t *testing.T, e enginePeer) {
 
 	// Go writes into the engine-created tables; the engine reads them again.
 	wrote := map[string]error{}
-	var steps2 []engineStep
+	var written []string
 	for _, et := range tables {
+		if run.stepErr("created") != nil {
+			wrote[et.name] = errors.New("not written: the engine's read before failed")
+			continue
+		}
 		wrote[et.name] = goWriteInto(ctx, tablePath(et.name), et.pk)
-		steps2 = append(steps2, engineStep{Name: "reread/" + et.name, Scan: "interop." + et.name,
-			Out: filepath.Join(out, et.name+".after-go.jsonl"), Table: tablePath(et.name)})
+		if wrote[et.name] == nil {
+			written = append(written, et.name)
+		}
+	}
+	var steps2 []engineStep
+	if len(written) > 0 {
+		steps2 = append(steps2, unionStep("reread", written, engineColumns, "{}",
+			filepath.Join(out, "{}.after-go.jsonl"), tablePath(written[0])))
 	}
 	if e.name == "flink" {
 		steps2 = append(steps2, streamingSetup(t, ctx, whURL, out, tablePath)...)
 	}
 	start = time.Now()
 	streamCommit := func() error { return streamingCommit(ctx, tablePath("go_stream")) }
-	run2, err := e.run(ctx, dir, wh, "phase2", steps2, streamCommit)
-	if err != nil {
-		t.Fatal(err)
+	run2 := &engineRun{}
+	if len(steps2) > 0 {
+		run2, err = e.run(ctx, dir, wh, "phase2", steps2, streamCommit)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Logf("%s phase 2 (%d steps) took %s", e.name, len(steps2), time.Since(start).Round(time.Millisecond))
 
@@ -615,7 +675,7 @@ func testEngine(t *testing.T, e enginePeer) {
 				if err := compareJSONL(want, got); err != nil {
 					return fmt.Errorf("our read: %w", err)
 				}
-				if err := run2.stepErr("reread/" + et.name); err != nil {
+				if err := run2.stepErr("reread"); err != nil {
 					return err
 				}
 				if err := compareFile(want, filepath.Join(out, et.name+".after-go.jsonl")); err != nil {

@@ -132,7 +132,7 @@ class FlinkSession:
                 rows.append(self._row(it.next()))
         finally:
             it.close()
-        steps.write_rows(step["out"], names, rows, step.get("table"), _to_dict)
+        steps.write_rows(step, names, rows, _to_dict)
 
     def _row(self, r):
         return [self.convert(r.getField(i)) for i in range(r.getArity())]
@@ -156,7 +156,7 @@ class FlinkSession:
                     print("READY", flush=True)
         finally:
             it.close()
-        steps.write_rows(step["out"], names, rows, step.get("table"), _to_dict)
+        steps.write_rows(step, names, rows, _to_dict)
 
 
 def main():

@@ -66,7 +66,7 @@ class SparkSessionPeer:
             return
         names = df.columns
         rows = [list(r) for r in df.collect()]
-        steps.write_rows(step["out"], names, rows, step.get("table"), _to_dict)
+        steps.write_rows(step, names, rows, _to_dict)
 
 
 def main():

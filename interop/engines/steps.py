@@ -19,6 +19,11 @@ and a STEP is an object with
     "table": the table directory whose latest schema types the columns of
              the rows (by name); without it values are written as they come
              (numbers, strings, booleans, null; datetimes in ISO form);
+    "split": a column whose value selects the output file: "out" holds "{}",
+             replaced by the value, and the column is left out of the rows
+             (one statement, e.g. a UNION ALL over tables of one schema,
+             serves many cells); "groups" lists the values that get a file
+             even when they have no row;
     "streaming", "ready_after", "total": Flink only, see flink_peer.py.
 
 A failing step does not stop the run: results.json holds, per step, its name,
@@ -82,17 +87,30 @@ def typed_value(t, v, to_dict):
     return paimon_jsonl.format_value(t, v)
 
 
-def write_rows(path, names, rows, table_dir, to_dict):
-    """rows: lists of values in the order of names."""
+def write_rows(step, names, rows, to_dict):
+    """Writes rows (lists of values in the order of names) as the step says."""
     fields = {}
-    if table_dir:
-        fields = {f["name"]: f["type"] for f in paimon_jsonl.latest_schema(table_dir)["fields"]}
-    with open(path, "w", encoding="utf-8") as f:
-        for r in rows:
-            obj = {}
-            for n, v in zip(names, r):
-                obj[n] = typed_value(fields[n], v, to_dict) if n in fields else raw_value(v)
-            f.write(paimon_jsonl.dumps(obj) + "\n")
+    if step.get("table"):
+        fields = {f["name"]: f["type"] for f in paimon_jsonl.latest_schema(step["table"])["fields"]}
+    split = step.get("split")
+    files = {}
+    for g in step.get("groups", []):
+        files[g] = []
+    for r in rows:
+        obj = {}
+        group = None
+        for n, v in zip(names, r):
+            if n == split:
+                group = v
+                continue
+            obj[n] = typed_value(fields[n], v, to_dict) if n in fields else raw_value(v)
+        files.setdefault(group, []).append(paimon_jsonl.dumps(obj) + "\n")
+    if not split:
+        files.setdefault(None, [])
+    for g, lines in files.items():
+        path = step["out"].replace("{}", str(g)) if split else step["out"]
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(lines)
 
 
 def run(path, session):
