@@ -7,7 +7,8 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/paimon-go/engines and rebuilt only when those
 # files or the Python version change. Prints the cache directory on stdout.
 #
-# Layout: $DIR/venv (python), $DIR/jars/flink/*.jar, $DIR/jars/spark/*.jar.
+# Layout: $DIR/venv (python), $DIR/jars/flink/*.jar (also linked into
+# PyFlink's lib directory), $DIR/jars/spark/*.jar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,6 +45,11 @@ while read -r coord; do
 	fi
 done <interop/engines/jars.txt
 (cd "$DIR/jars" && sha256sum -c --quiet "$OLDPWD/interop/engines/jars.sha256") >&2
+# The Flink jars go on the class path of PyFlink's JVM (its lib directory),
+# where the peer's MiniCluster finds them: as pipeline.jars they would be
+# uploaded to the cluster with every job (100 MB, seconds per statement).
+pyflink_lib="$("$DIR/venv/bin/python" -c 'import os, pyflink; print(os.path.join(os.path.dirname(pyflink.__file__), "lib"))')"
+ln -s "$DIR"/jars/flink/*.jar "$pyflink_lib/"
 echo "engines: jars ready ($(took "$t1"))" >&2
 
 echo "$want" >"$DIR/.stamp"

@@ -4,8 +4,9 @@ filesystem catalog on the spec's warehouse.
 
     python flink_peer.py STEPS.json
 
-Environment: PAIMON_ENGINES_JARS, the directory holding the Paimon Flink jar
-and flink-shaded-hadoop-2-uber (scripts/install-engines.sh: $DIR/jars/flink).
+The Paimon Flink jar and flink-shaded-hadoop-2-uber must be in PyFlink's lib
+directory (scripts/install-engines.sh links them there), on the class path of
+the JVM that runs the MiniCluster, so that no job ships them.
 
 The session starts one Flink MiniCluster for the whole run and submits every
 job to it (execution.target remote), which spares each statement a cluster
@@ -75,10 +76,10 @@ class Converter:
 
 class FlinkSession:
     def __init__(self, warehouse):
-        jars = sorted(glob.glob(os.path.join(os.environ["PAIMON_ENGINES_JARS"], "*.jar")))
-        if not jars:
-            raise SystemExit("no jar in PAIMON_ENGINES_JARS=%s" % os.environ.get("PAIMON_ENGINES_JARS"))
-        self.jars = ";".join("file://" + j for j in jars)
+        import pyflink
+        lib = os.path.join(os.path.dirname(pyflink.__file__), "lib")
+        if not glob.glob(os.path.join(lib, "paimon-flink-*.jar")):
+            raise SystemExit("no paimon-flink jar in %s (run scripts/install-engines.sh)" % lib)
         self.warehouse = warehouse
         jvm = get_gateway().jvm
         self.convert = Converter(jvm)
@@ -97,13 +98,15 @@ class FlinkSession:
     def _env(self, settings):
         env = TableEnvironment.create(settings)
         c = env.get_config()
-        c.set("pipeline.jars", self.jars)
         c.set("parallelism.default", "1")
         c.set("table.dml-sync", "true")
         c.set("table.local-time-zone", "UTC")
         c.set("execution.target", "remote")
         c.set("rest.address", self.rest.getHost())
         c.set("rest.port", str(self.rest.getPort()))
+        # CALL procedures (sys.compact) run their job on a cluster of their
+        # own, which must not bind the port of ours.
+        c.set("rest.bind-port", "0")
         env.execute_sql("CREATE CATALOG paimon WITH ('type'='paimon', 'warehouse'='file://%s')" % self.warehouse).wait()
         env.execute_sql("USE CATALOG paimon").wait()
         env.execute_sql("CREATE DATABASE IF NOT EXISTS interop").wait()
