@@ -36,8 +36,8 @@ const (
 )
 
 // engineKnownFailures lists the engine cells (ENGINE/GROUP/TABLE) that fail
-// today because paimon-go lacks a feature that is being built, with the
-// reason. A listed cell that fails is logged, not failed; a listed cell that
+// today because paimon-go lacks a feature that is being built (or, marked
+// so, because the engine cannot represent a value), with the reason. A listed cell that fails is logged, not failed; a listed cell that
 // PASSES fails the test, so that the list stays true: remove its line when the
 // feature lands.
 var engineKnownFailures = map[string]string{
@@ -55,6 +55,10 @@ var engineKnownFailures = map[string]string{
 	"spark/go_writes/spark_pk_dv":        dynamicBucketWrites,
 	"spark/go_writes/spark_pk_lookup":    dynamicBucketWrites,
 	"spark/go_writes/spark_append_orc":   orcWrites,
+	// Not paimon-go: Spark's timestamps hold microseconds, so ts9 loses its
+	// last digits, and paimon-spark 0.9 reads a ROW whose fields are all null
+	// as NULL (Java 1.4.2 and Flink read {"x":null,"y":null}).
+	"spark/read/go_append_types": "Spark: TIMESTAMP(9) nanoseconds and all-null ROW fields",
 }
 
 // Reasons of engineKnownFailures.
