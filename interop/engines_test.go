@@ -30,15 +30,16 @@ import (
 
 // Environment variables set by scripts/interop.sh for the engine peers.
 const (
-	envEnginesPython = "PAIMON_ENGINES_PYTHON" // python of the venv holding PyFlink and PySpark
-	envEnginesJars   = "PAIMON_ENGINES_JARS"   // directory with flink/ and spark/ jar directories
+	envEnginesPython = "PAIMON_ENGINES_PYTHON"  // python of the venv holding PyFlink and PySpark
+	envEnginesJars   = "PAIMON_ENGINES_JARS"    // directory with flink/ and spark/ jar directories
 	envEngines       = "PAIMON_INTEROP_ENGINES" // optional: "flink", "spark" or "flink,spark" (default)
 )
 
 // engineKnownFailures lists the engine cells (ENGINE/GROUP/TABLE) that fail
 // today because paimon-go lacks a feature that is being built (or, marked
-// so, because the engine cannot represent a value), with the reason. A listed cell that fails is logged, not failed; a listed cell that
-// PASSES fails the test, so that the list stays true: remove its line when the
+// so, because the engine cannot represent a value), with the reason. A
+// listed cell that fails is logged, not failed; a listed cell that PASSES
+// fails the test, so that the list stays true: remove its line when the
 // feature lands.
 var engineKnownFailures = map[string]string{
 	"flink/go_writes/flink_pk":           dynamicBucketWrites,
@@ -97,15 +98,15 @@ func enginePeers() []enginePeer {
 
 // engineStep is one step of a peer run (interop/engines/steps.py).
 type engineStep struct {
-	Name       string `json:"name"`
-	SQL        string `json:"sql,omitempty"`
-	Scan       string `json:"scan,omitempty"`
-	Hint       string `json:"hint,omitempty"`
-	Out        string `json:"out,omitempty"`
-	Table      string `json:"table,omitempty"`
-	Streaming  bool   `json:"streaming,omitempty"`
-	ReadyAfter int    `json:"ready_after,omitempty"`
-	Total      int    `json:"total,omitempty"`
+	Name       string   `json:"name"`
+	SQL        string   `json:"sql,omitempty"`
+	Scan       string   `json:"scan,omitempty"`
+	Hint       string   `json:"hint,omitempty"`
+	Out        string   `json:"out,omitempty"`
+	Table      string   `json:"table,omitempty"`
+	Streaming  bool     `json:"streaming,omitempty"`
+	ReadyAfter int      `json:"ready_after,omitempty"`
+	Total      int      `json:"total,omitempty"`
 	Split      string   `json:"split,omitempty"`
 	Groups     []string `json:"groups,omitempty"`
 }
