@@ -535,116 +535,113 @@ func testEngine(t *testing.T, e enginePeer) {
 	}
 	t.Logf("%s phase 1 (%d steps) took %s", e.name, len(steps), time.Since(start).Round(time.Millisecond))
 
-	t.Run("read", func(t *testing.T) {
-		for _, name := range engineReadTables {
-			g := goByName[name]
-			p := tablePath(name)
-			fields := tableFields(t, ctx, p)
-			engineCell(t, e.name+"/read/"+name, func() error {
-				if err := run.stepErr("read/" + name); err != nil {
-					return err
-				}
-				want, err := g.expectedJSONL(fields)
-				if err != nil {
-					return err
-				}
-				return compareFile(want, filepath.Join(out, name+".jsonl"))
-			})
-			engineCell(t, e.name+"/snapshots/"+name, func() error {
-				if err := run.stepErr("snapshots"); err != nil {
-					return err
-				}
-				want, err := snapshotsJSONL(ctx, p)
-				if err != nil {
-					return err
-				}
-				return compareFile(want, filepath.Join(out, name+".snapshots.jsonl"))
-			})
-			engineCell(t, e.name+"/files/"+name, func() error {
-				if err := run.stepErr("files"); err != nil {
-					return err
-				}
-				want, err := filesJSONL(ctx, p)
-				if err != nil {
-					return err
-				}
-				got, err := os.ReadFile(filepath.Join(out, name+".files.jsonl"))
-				if err != nil {
-					return err
-				}
-				return compareJSONL(want, baseFilePaths(got))
-			})
-			if slices.Contains(engineTimeTravel, name) {
-				engineCell(t, e.name+"/time_travel/"+name, func() error {
-					if err := run.stepErr("time_travel/" + name); err != nil {
-						return err
-					}
-					first := g
-					first.commits = g.commits[:1]
-					want, err := first.expectedJSONL(fields)
-					if err != nil {
-						return err
-					}
-					return compareFile(want, filepath.Join(out, name+".snapshot1.jsonl"))
-				})
+	// read: the engine reads our tables.
+	for _, name := range engineReadTables {
+		g := goByName[name]
+		p := tablePath(name)
+		fields := tableFields(t, ctx, p)
+		engineCell(t, e.name+"/read/"+name, func() error {
+			if err := run.stepErr("read/" + name); err != nil {
+				return err
 			}
-		}
-	})
-
-	t.Run("created", func(t *testing.T) {
-		for _, et := range tables {
-			engineCell(t, e.name+"/created/"+et.name, func() error {
-				if err := run.stepErr("created"); err != nil {
+			want, err := g.expectedJSONL(fields)
+			if err != nil {
+				return err
+			}
+			return compareFile(want, filepath.Join(out, name+".jsonl"))
+		})
+		engineCell(t, e.name+"/snapshots/"+name, func() error {
+			if err := run.stepErr("snapshots"); err != nil {
+				return err
+			}
+			want, err := snapshotsJSONL(ctx, p)
+			if err != nil {
+				return err
+			}
+			return compareFile(want, filepath.Join(out, name+".snapshots.jsonl"))
+		})
+		engineCell(t, e.name+"/files/"+name, func() error {
+			if err := run.stepErr("files"); err != nil {
+				return err
+			}
+			want, err := filesJSONL(ctx, p)
+			if err != nil {
+				return err
+			}
+			got, err := os.ReadFile(filepath.Join(out, name+".files.jsonl"))
+			if err != nil {
+				return err
+			}
+			return compareJSONL(want, baseFilePaths(got))
+		})
+		if slices.Contains(engineTimeTravel, name) {
+			engineCell(t, e.name+"/time_travel/"+name, func() error {
+				if err := run.stepErr("time_travel/" + name); err != nil {
 					return err
 				}
-				got, err := tabletest.Cat(ctx, tablePath(et.name))
-				if err != nil {
-					return fmt.Errorf("our reader: %w", err)
-				}
-				want, err := os.ReadFile(filepath.Join(out, et.name+".jsonl"))
+				first := g
+				first.commits = g.commits[:1]
+				want, err := first.expectedJSONL(fields)
 				if err != nil {
 					return err
 				}
-				if len(bytes.TrimSpace(want)) == 0 {
-					return errors.New("the engine's own read is empty")
-				}
-				return compareJSONL(want, got)
+				return compareFile(want, filepath.Join(out, name+".snapshot1.jsonl"))
 			})
 		}
-	})
+	}
 
-	t.Run("dml", func(t *testing.T) {
-		for _, d := range []struct {
-			name string
-			want [][]any
-		}{{"go_dml_pk", wantPK}, {"go_dml_append", wantAppend}} {
-			engineCell(t, e.name+"/dml/"+d.name, func() error {
-				for i := range dml {
-					if err := run.stepErr(fmt.Sprintf("dml/%d", i)); err != nil {
-						return err
-					}
-				}
-				if err := run.stepErr("dml/read"); err != nil {
+	// created: we read the engine's tables as the engine does.
+	for _, et := range tables {
+		engineCell(t, e.name+"/created/"+et.name, func() error {
+			if err := run.stepErr("created"); err != nil {
+				return err
+			}
+			got, err := tabletest.Cat(ctx, tablePath(et.name))
+			if err != nil {
+				return fmt.Errorf("our reader: %w", err)
+			}
+			want, err := os.ReadFile(filepath.Join(out, et.name+".jsonl"))
+			if err != nil {
+				return err
+			}
+			if len(bytes.TrimSpace(want)) == 0 {
+				return errors.New("the engine's own read is empty")
+			}
+			return compareJSONL(want, got)
+		})
+	}
+
+	// dml: the engine's writes into our tables, read by both.
+	for _, d := range []struct {
+		name string
+		want [][]any
+	}{{"go_dml_pk", wantPK}, {"go_dml_append", wantAppend}} {
+		engineCell(t, e.name+"/dml/"+d.name, func() error {
+			for i := range dml {
+				if err := run.stepErr(fmt.Sprintf("dml/%d", i)); err != nil {
 					return err
 				}
-				want, err := tabletest.FormatJSONL(dmlFields, d.want...)
-				if err != nil {
-					return err
-				}
-				if err := compareFile(want, filepath.Join(out, d.name+".jsonl")); err != nil {
-					return fmt.Errorf("the engine's read: %w", err)
-				}
-				got, err := tabletest.Cat(ctx, tablePath(d.name))
-				if err != nil {
-					return fmt.Errorf("our reader: %w", err)
-				}
-				if err := compareJSONL(want, got); err != nil {
-					return fmt.Errorf("our read: %w", err)
-				}
-				return nil
-			})
-		}
-	})
+			}
+			if err := run.stepErr("dml/read"); err != nil {
+				return err
+			}
+			want, err := tabletest.FormatJSONL(dmlFields, d.want...)
+			if err != nil {
+				return err
+			}
+			if err := compareFile(want, filepath.Join(out, d.name+".jsonl")); err != nil {
+				return fmt.Errorf("the engine's read: %w", err)
+			}
+			got, err := tabletest.Cat(ctx, tablePath(d.name))
+			if err != nil {
+				return fmt.Errorf("our reader: %w", err)
+			}
+			if err := compareJSONL(want, got); err != nil {
+				return fmt.Errorf("our read: %w", err)
+			}
+			return nil
+		})
+	}
 
 	// Go writes into the engine-created tables; the engine reads them again.
 	wrote := map[string]error{}
@@ -678,42 +675,41 @@ func testEngine(t *testing.T, e enginePeer) {
 	}
 	t.Logf("%s phase 2 (%d steps) took %s", e.name, len(steps2), time.Since(start).Round(time.Millisecond))
 
-	t.Run("go_writes", func(t *testing.T) {
-		for _, et := range tables {
-			engineCell(t, e.name+"/go_writes/"+et.name, func() error {
-				if err := wrote[et.name]; err != nil {
-					return fmt.Errorf("our write: %w", err)
-				}
-				before, err := os.ReadFile(filepath.Join(out, et.name+".jsonl"))
-				if err != nil {
-					return err
-				}
-				fields, err := fieldsOf(ctx, tablePath(et.name))
-				if err != nil {
-					return err
-				}
-				added, err := tabletest.FormatJSONL(fields, goEngineRows(fields)...)
-				if err != nil {
-					return err
-				}
-				want := append(slices.Clip(before), added...)
-				got, err := tabletest.Cat(ctx, tablePath(et.name))
-				if err != nil {
-					return fmt.Errorf("our reader: %w", err)
-				}
-				if err := compareJSONL(want, got); err != nil {
-					return fmt.Errorf("our read: %w", err)
-				}
-				if err := run2.stepErr("reread"); err != nil {
-					return err
-				}
-				if err := compareFile(want, filepath.Join(out, et.name+".after-go.jsonl")); err != nil {
-					return fmt.Errorf("the engine's read: %w", err)
-				}
-				return nil
-			})
-		}
-	})
+	// go_writes: our writes into the engine's tables, read by both.
+	for _, et := range tables {
+		engineCell(t, e.name+"/go_writes/"+et.name, func() error {
+			if err := wrote[et.name]; err != nil {
+				return fmt.Errorf("our write: %w", err)
+			}
+			before, err := os.ReadFile(filepath.Join(out, et.name+".jsonl"))
+			if err != nil {
+				return err
+			}
+			fields, err := fieldsOf(ctx, tablePath(et.name))
+			if err != nil {
+				return err
+			}
+			added, err := tabletest.FormatJSONL(fields, goEngineRows(fields)...)
+			if err != nil {
+				return err
+			}
+			want := append(slices.Clip(before), added...)
+			got, err := tabletest.Cat(ctx, tablePath(et.name))
+			if err != nil {
+				return fmt.Errorf("our reader: %w", err)
+			}
+			if err := compareJSONL(want, got); err != nil {
+				return fmt.Errorf("our read: %w", err)
+			}
+			if err := run2.stepErr("reread"); err != nil {
+				return err
+			}
+			if err := compareFile(want, filepath.Join(out, et.name+".after-go.jsonl")); err != nil {
+				return fmt.Errorf("the engine's read: %w", err)
+			}
+			return nil
+		})
+	}
 
 	if e.name == "flink" {
 		engineCell(t, "flink/streaming/go_stream", func() error {
