@@ -8,6 +8,10 @@
 #   - Java Paimon: interop/java built with Maven (artifacts in ~/.m2) into
 #     the same cache, rebuilt only when its pom.xml or sources change; offline
 #     (-o) first, online when something is missing from ~/.m2;
+#   - Flink 2.0 and Spark 3.5 (PyFlink, PySpark and the Paimon connector jars,
+#     scripts/install-engines.sh), cached under .../paimon-go/engines and
+#     rebuilt only when their pinned versions change (the first install takes
+#     about 4-5 minutes and 1.3 GB);
 #
 # then runs `go test -tags interop -count=1 -v ./interop/...`. Extra
 # arguments go to `go test` (e.g. -run 'TestMatrix/java_writes').
@@ -49,8 +53,15 @@ if [[ ! -f "$JBUILD/interop-peer.jar" || "$(cat "$JBUILD/.stamp" 2>/dev/null)" !
 fi
 echo "interop: Java peer ready ($(took "$t0"))" >&2
 
+# --- Flink and Spark peers (TestEngines) ---
+t0=$(now)
+ENGINES="$(./scripts/install-engines.sh)"
+echo "interop: Flink and Spark ready ($(took "$t0"))" >&2
+
+export PAIMON_ENGINES_PYTHON="$ENGINES/venv/bin/python"
+export PAIMON_ENGINES_JARS="$ENGINES/jars"
 export PAIMON_INTEROP_PYTHON="$VENV/bin/python"
 export PAIMON_INTEROP_JAVA_CP="$JBUILD/interop-peer.jar:$JBUILD/lib/*"
 export PAIMON_INTEROP_JAVA="${PAIMON_INTEROP_JAVA:-java}"
 
-go test -tags interop -count=1 -v -timeout 30m "$@" ./interop/...
+go test -tags interop -count=1 -v -timeout 60m "$@" ./interop/...

@@ -1,0 +1,132 @@
+"""The step runner shared by the engine peers (flink_peer.py, spark_peer.py).
+
+A peer runs a list of SQL steps from a JSON file in one engine session (one
+JVM) and writes, for each step that names an "out" file, the rows as JSON
+Lines in the format of `paimon cat --format jsonl` (see
+interop/python/paimon_jsonl.py). The JSON file is
+
+    {"warehouse": "/abs/dir", "results": "/abs/results.json",
+     "steps": [STEP, ...]}
+
+and a STEP is an object with
+
+    "name":  the step's name (reported in results.json);
+    "sql":   one SQL statement; or
+    "scan":  "db.table" with optional "hint" (text put after the table name,
+             e.g. "/*+ OPTIONS('scan.snapshot-id'='1') */" or
+             "VERSION AS OF 1"): SELECT * of the table;
+    "out":   where to write the rows of the statement (JSON Lines);
+    "table": the table directory whose latest schema types the columns of
+             the rows (by name); without it values are written as they come
+             (numbers, strings, booleans, null; datetimes in ISO form);
+    "split": a column whose value selects the output file: "out" holds "{}",
+             replaced by the value, and the column is left out of the rows
+             (one statement, e.g. a UNION ALL over tables of one schema,
+             serves many cells); "groups" lists the values that get a file
+             even when they have no row;
+    "streaming", "ready_after", "total": Flink only, see flink_peer.py.
+
+A failing step does not stop the run: results.json holds, per step, its name,
+"ok", the error's message and the seconds it took, and the peer exits 0 unless the session itself
+could not start.
+"""
+
+import base64
+import datetime
+import decimal
+import json
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import paimon_jsonl  # noqa: E402
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def raw_value(v):
+    """A value without a Paimon type: as JSON as it comes."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return paimon_jsonl._float(v, 64)
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        return base64.b64encode(bytes(v)).decode("ascii")
+    if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, dict):
+        return [[raw_value(k), raw_value(x)] for k, x in v.items()]
+    if isinstance(v, (list, tuple)):
+        return [raw_value(x) for x in v]
+    return str(v)
+
+
+def typed_value(t, v, to_dict):
+    """Formats value v of Paimon type t; to_dict(v, names) turns an engine's
+    struct into a dict. Timestamps may come as datetimes or as int nanoseconds
+    since the epoch, dates as days, times as milliseconds of the day."""
+    if v is None:
+        return None
+    root = paimon_jsonl._root(t)
+    if root == "ROW":
+        d = to_dict(v, [f["name"] for f in t["fields"]])
+        return {f["name"]: typed_value(f["type"], d.get(f["name"]), to_dict) for f in t["fields"]}
+    if root == "ARRAY":
+        return [typed_value(t["element"], x, to_dict) for x in v]
+    if root == "MAP":
+        pairs = v.items() if isinstance(v, dict) else v
+        return [[typed_value(t["key"], k, to_dict), typed_value(t["value"], x, to_dict)] for k, x in pairs]
+    return paimon_jsonl.format_value(t, v)
+
+
+def write_rows(step, names, rows, to_dict):
+    """Writes rows (lists of values in the order of names) as the step says."""
+    fields = {}
+    if step.get("table"):
+        fields = {f["name"]: f["type"] for f in paimon_jsonl.latest_schema(step["table"])["fields"]}
+    split = step.get("split")
+    files = {}
+    for g in step.get("groups", []):
+        files[g] = []
+    for r in rows:
+        obj = {}
+        group = None
+        for n, v in zip(names, r):
+            if n == split:
+                group = v
+                continue
+            obj[n] = typed_value(fields[n], v, to_dict) if n in fields else raw_value(v)
+        files.setdefault(group, []).append(paimon_jsonl.dumps(obj) + "\n")
+    if not split:
+        files.setdefault(None, [])
+    for g, lines in files.items():
+        path = step["out"].replace("{}", str(g)) if split else step["out"]
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(lines)
+
+
+def run(path, session):
+    """Runs the steps of the JSON file at path with session.run(step, spec)."""
+    spec = load(path)
+    results = []
+    for i, step in enumerate(spec["steps"]):
+        name = step.get("name", "step-%d" % i)
+        start = time.monotonic()
+        try:
+            session.run(step, spec)
+            results.append({"name": name, "ok": True})
+        except Exception as e:  # noqa: BLE001 - every failure is reported per step
+            msg = "%s: %s" % (type(e).__name__, e)
+            sys.stderr.write("step %s failed: %s\n%s\n" % (name, msg[:2000], traceback.format_exc()[-3000:]))
+            results.append({"name": name, "ok": False, "error": msg[:4000]})
+        results[-1]["seconds"] = round(time.monotonic() - start, 2)
+        with open(spec["results"], "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
