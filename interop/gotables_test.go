@@ -79,8 +79,9 @@ type goTable struct {
 	// want, when set, are the final rows (for aggregate functions the
 	// model in finalRows does not compute).
 	want [][]any
-	// peerDeviates names peers whose read is known to differ from Java's,
-	// with the reason; the matrix records SKIP for them.
+	// peerDeviates names peers whose collections (ARRAY, MAP, MULTISET
+	// values) are known to hold Java's elements in another order, with the
+	// reason; their cells compare every array's elements unordered.
 	peerDeviates map[string]string
 }
 

@@ -39,7 +39,7 @@ func (m *matrix) summary() string {
 		}
 		sb.WriteString("\n")
 	}
-	fmt.Fprintf(&sb, "cells: %d PASS, %d FAIL, %d NOT-RUN, %d SKIP", counts["PASS"], counts["FAIL"], counts["NOT-RUN"], counts["SKIP"])
+	fmt.Fprintf(&sb, "cells: %d PASS, %d FAIL, %d NOT-RUN", counts["PASS"], counts["FAIL"], counts["NOT-RUN"])
 	return sb.String()
 }
 
@@ -154,20 +154,30 @@ func goWrites(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 			})
 			m.add("go", "go", g.name, status(ok), "")
 			for _, p := range peers {
-				if why, ok := g.peerDeviates[p.name]; ok {
-					m.add("go", p.name, g.name, "SKIP", why)
-					continue
-				}
+				why, deviates := g.peerDeviates[p.name]
 				ok := t.Run(p.name, func(t *testing.T) {
 					got, err := p.run(ctx, "read", path)
 					if err != nil {
 						t.Fatal(err)
+					}
+					want := want
+					if deviates {
+						// The peer's collections hold the right elements in
+						// another order: compare them unordered.
+						if want, err = unorderedArrays(want); err != nil {
+							t.Fatal(err)
+						}
+						if got, err = unorderedArrays(got); err != nil {
+							t.Fatal(err)
+						}
 					}
 					compare(t, want, got)
 				})
 				detail := ""
 				if p.missing != "" {
 					detail = p.missing
+				} else if deviates {
+					detail = "collection order not compared: " + why
 				}
 				m.add("go", p.name, g.name, status(ok), detail)
 			}

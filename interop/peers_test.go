@@ -199,6 +199,62 @@ func canonicalValue(v any) any {
 	}
 }
 
+// sortArrays orders the elements of every array in v (recursively) by their
+// JSON encoding, for peers whose collections hold the right elements in
+// another order (peerDeviates).
+func sortArrays(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = sortArrays(e)
+		}
+		return x
+	case []any:
+		keys := make([]string, len(x))
+		for i, e := range x {
+			x[i] = sortArrays(e)
+			b, _ := json.Marshal(x[i])
+			keys[i] = string(b)
+		}
+		idx := make([]int, len(x))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+		out := make([]any, len(x))
+		for i, j := range idx {
+			out[i] = x[j]
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// unorderedArrays re-encodes JSONL with every array's elements sorted
+// (sortArrays).
+func unorderedArrays(data []byte) ([]byte, error) {
+	var out bytes.Buffer
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("line %d %q: %w", i+1, line, err)
+		}
+		b, err := json.Marshal(sortArrays(v))
+		if err != nil {
+			return nil, err
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	return out.Bytes(), nil
+}
+
 // diffRows compares two JSONL outputs as multisets of canonical rows and
 // returns "" when they are equal, else a description of the rows missing from
 // got and the rows got has in excess (at most 8 of each).
