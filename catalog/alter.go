@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format/cast"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
@@ -118,24 +119,15 @@ type DropColumn struct {
 // applies; NULL to NOT NULL needs "alter-column-null-to-not-null.disabled" =
 // false. Partition and primary key columns cannot change type.
 //
-// Java accepts every cast DataTypeCasts.supportsCast allows (explicit casts
-// too, unless "disable-explicit-type-casting" is true). This implementation
-// accepts only the widenings that read every old value exactly (Java's
-// implicit casts, restricted to those that lose nothing), since old data
-// files are converted on read:
-//
-//	TINYINT -> SMALLINT -> INT -> BIGINT (and to any wider one)
-//	TINYINT/SMALLINT/INT/BIGINT -> DECIMAL(p, s) with p - s >= 3/5/10/19
-//	TINYINT/SMALLINT -> FLOAT; TINYINT/SMALLINT/INT -> DOUBLE (INT -> FLOAT and
-//	BIGINT -> FLOAT/DOUBLE round large values and are rejected)
-//	FLOAT -> DOUBLE
-//	DECIMAL(p, s) -> DECIMAL(p', s') with s' >= s and p'-s' >= p-s
-//	CHAR(n)/VARCHAR(n) -> VARCHAR(m), m >= n
-//	BINARY(n)/VARBINARY(n) -> VARBINARY(m), m >= n
-//	TIMESTAMP(p) -> TIMESTAMP(q), q >= p; the same WITH LOCAL TIME ZONE
-//
-// Other changes Java allows wrap ErrUnsupportedChange; changes Java refuses
-// wrap ErrUnsupportedChange as well, with Java's reason.
+// The change is accepted exactly when Java accepts it: types.SupportsCast
+// (DataTypeCasts.supportsCast; explicit casts such as BIGINT to INT, DOUBLE
+// to FLOAT, INT to STRING or STRING to INT are allowed unless
+// "disable-explicit-type-casting" is true) and cast.Resolves (Java has a
+// cast rule: none for DATE to DATE, ROW to ROW, ARRAY to ARRAY, ...). Old
+// data files are then read through format/cast with Java's values (narrowing
+// integers wrap, strings parse or fail). The one exception: ARRAY, MAP and
+// ROW to CHAR/VARCHAR, which Java allows but this implementation cannot
+// read, are refused. Refusals wrap ErrUnsupportedChange.
 type UpdateColumnType struct {
 	Name            string
 	Type            types.DataType
@@ -284,6 +276,10 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 	if err != nil {
 		return nil, err
 	}
+	disableExplicitCast, err := boolOpt(KeyDisableExplicitTypeCasting, false)
+	if err != nil {
+		return nil, err
+	}
 	addBeforePartition, err := boolOpt(KeyAddColumnBeforePartition, false)
 	if err != nil {
 		return nil, err
@@ -423,9 +419,8 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 			if f.Type.Kind == types.KindBlob || target.Kind == types.KindBlob {
 				return nil, fmt.Errorf("%w: cannot change column type involving BLOB: %q %s -> %s", ErrUnsupportedChange, ch.Name, f.Type, target)
 			}
-			if !Widens(f.Type, target) {
-				return nil, fmt.Errorf("%w: column %q: %s cannot be converted to %s without losing information",
-					ErrUnsupportedChange, ch.Name, f.Type, target)
+			if err := checkTypeChange(ch.Name, f.Type, target, !disableExplicitCast); err != nil {
+				return nil, err
 			}
 			fields[i].Type = target
 		case UpdateColumnComment:
@@ -699,6 +694,23 @@ func renameInOptions(opts map[string]string, rename map[string]string) map[strin
 	return out
 }
 
+// checkTypeChange is SchemaManager's check of an UpdateColumnType: Java
+// requires DataTypeCasts.supportsCast(from, to, allowExplicit) and a cast
+// rule (CastExecutors.resolve); a change Java allows that format/cast cannot
+// apply on read (ARRAY, MAP or ROW to CHAR/VARCHAR) is refused too, so no
+// table is left that this implementation cannot read.
+func checkTypeChange(name string, from, to types.DataType, allowExplicit bool) error {
+	if !types.SupportsCast(from, to, allowExplicit) || !cast.Resolves(from, to) {
+		return fmt.Errorf("%w: column %q: %s cannot be converted to %s without losing information",
+			ErrUnsupportedChange, name, from, to)
+	}
+	if !cast.Supported(from, to) {
+		return fmt.Errorf("%w: column %q: %s to %s is allowed by Java but not read by this implementation",
+			ErrUnsupportedChange, name, from, to)
+	}
+	return nil
+}
+
 // integerDigits is the number of decimal digits of the largest value of an
 // integer kind (the precision Java's DecimalType.of(integer type) uses).
 func integerDigits(k types.Kind) int {
@@ -730,9 +742,10 @@ func integerRank(k types.Kind) int {
 }
 
 // Widens reports whether every value of type from converts exactly to type
-// to, so that a column's type may change from one to the other with old
-// data files read as the new type (the list at UpdateColumnType).
-// Nullability is ignored; nested types must be equal.
+// to (a lossless change: integer and DECIMAL widening, FLOAT to DOUBLE,
+// longer strings and binaries, finer timestamps). UpdateColumnType accepts
+// more than this (every cast Java accepts); Widens tells the lossless ones
+// apart. Nullability is ignored; nested types must be equal.
 func Widens(from, to types.DataType) bool {
 	from.Nullable, to.Nullable = true, true
 	if from.Equal(to) {

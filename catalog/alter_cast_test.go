@@ -1,0 +1,96 @@
+package catalog_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/types"
+)
+
+// TestUpdateColumnTypeJavaCasts checks ApplyChanges against Java's rule for
+// UpdateColumnType (SchemaManager.generateTableSchema, release-1.4.2 and
+// HEAD): DataTypeCasts.supportsCast(old, new, !disable-explicit-type-casting)
+// and CastExecutors.resolve(old, new) != null, after the nullability check.
+func TestUpdateColumnTypeJavaCasts(t *testing.T) {
+	strict := map[string]string{"disable-explicit-type-casting": "true"}
+	notNullOK := map[string]string{"alter-column-null-to-not-null.disabled": "false"}
+	for _, tc := range []struct {
+		name     string
+		from, to types.DataType
+		opts     map[string]string
+		ok       bool
+	}{
+		// Explicit casts (the SQL CAST specification), allowed by default.
+		{"BIGINT to INT (explicit NUMERIC, wraps on read)", types.BigInt(), types.Int(), nil, true},
+		{"DOUBLE to FLOAT (explicit NUMERIC)", types.Double(), types.Float(), nil, true},
+		{"INT to STRING (VARCHAR explicit PREDEFINED)", types.Int(), types.String(), nil, true},
+		{"STRING to INT (explicit CHARACTER_STRING)", types.String(), types.Int(), nil, true},
+		{"DECIMAL(10,2) to DECIMAL(5,1) (DECIMAL implicit NUMERIC)", types.DecimalOf(10, 2), types.DecimalOf(5, 1), nil, true},
+		{"DECIMAL to INT (explicit NUMERIC)", types.DecimalOf(10, 2), types.Int(), nil, true},
+		{"FLOAT to DECIMAL (implicit NUMERIC)", types.Float(), types.DecimalOf(10, 3), nil, true},
+		{"INT to FLOAT (implicit)", types.Int(), types.Float(), nil, true},
+		{"BIGINT to DOUBLE (implicit NUMERIC)", types.BigInt(), types.Double(), nil, true},
+		{"STRING to DATE (explicit CHARACTER_STRING)", types.String(), types.Date(), nil, true},
+		{"TIMESTAMP to DATE (implicit)", types.TimestampOf(6), types.Date(), nil, true},
+		{"TIMESTAMP to BIGINT (explicit TIMESTAMP_WITHOUT_TIME_ZONE)", types.TimestampOf(3), types.BigInt(), nil, true},
+		{"BIGINT to TIMESTAMP (explicit NUMERIC)", types.BigInt(), types.TimestampOf(3), nil, true},
+		{"TIME to TIMESTAMP (explicit DATETIME)", types.TimeOf(0), types.TimestampOf(3), nil, true},
+		{"TIMESTAMP(6) to TIMESTAMP(3)", types.TimestampOf(6), types.TimestampOf(3), nil, true},
+		{"BOOLEAN to INT (explicit BOOLEAN)", types.Boolean(), types.Int(), nil, true},
+		{"INT to BOOLEAN (explicit INTEGER_NUMERIC)", types.Int(), types.Boolean(), nil, true},
+		{"DATE to STRING (DateToStringCastRule)", types.Date(), types.String(), nil, true},
+		{"BYTES to STRING (explicit PREDEFINED)", types.Bytes(), types.String(), nil, true},
+		{"STRING to BYTES (explicit CHARACTER_STRING)", types.String(), types.Bytes(), nil, true},
+		{"VARCHAR(10) to CHAR(3) (explicit PREDEFINED)", types.VarCharOf(10), types.CharOf(3), nil, true},
+		{"nullable to NOT NULL once allowed (explicit)", types.Int(), types.BigInt().NotNull(), notNullOK, true},
+		// No DataTypeCasts rule.
+		{"BOOLEAN to DATE", types.Boolean(), types.Date(), nil, false},
+		{"DATE to INT", types.Date(), types.Int(), nil, false},
+		{"INT to DATE", types.Int(), types.Date(), nil, false},
+		{"DECIMAL to BOOLEAN", types.DecimalOf(5, 0), types.Boolean(), nil, false},
+		{"BYTES to INT", types.Bytes(), types.Int(), nil, false},
+		{"STRING to ROW", types.String(), types.RowOf(types.Field(10, "x", types.Int())), nil, false},
+		// supportsCast but no CastExecutors rule.
+		{"INT to TIMESTAMP ok, SMALLINT to TIMESTAMP has no rule", types.SmallInt(), types.TimestampOf(3), nil, false},
+		{"DATE to VARCHAR(10) (DateToString targets STRING only)", types.Date(), types.VarCharOf(10), nil, false},
+		{"DATE unchanged (no DATE to DATE rule)", types.Date(), types.Date(), nil, false},
+		{"BOOLEAN unchanged (no rule)", types.Boolean(), types.Boolean(), nil, false},
+		{"ARRAY<INT> to ARRAY<BIGINT> at the top", types.ArrayOf(types.Int()), types.ArrayOf(types.BigInt()), nil, false},
+		// Java allows it (ArrayToStringCastRule) but format/cast does not read it.
+		{"ARRAY<INT> to STRING (not read here)", types.ArrayOf(types.Int()), types.String(), nil, false},
+		// disable-explicit-type-casting = true: implicit casts only.
+		{"strict BIGINT to INT", types.BigInt(), types.Int(), strict, false},
+		{"strict INT to STRING", types.Int(), types.String(), strict, false},
+		{"strict DOUBLE to FLOAT", types.Double(), types.Float(), strict, false},
+		{"strict INT to BIGINT", types.Int(), types.BigInt(), strict, true},
+		{"strict CHAR to VARCHAR", types.CharOf(3), types.VarCharOf(2), strict, true},
+		{"strict DECIMAL to FLOAT (FLOAT implicit DECIMAL)", types.DecimalOf(10, 2), types.Float(), strict, true},
+		{"strict nullable to NOT NULL", types.Int(), types.BigInt().NotNull(),
+			map[string]string{"disable-explicit-type-casting": "true", "alter-column-null-to-not-null.disabled": "false"}, false},
+		// assertNullabilityChange comes first.
+		{"nullable to NOT NULL by default", types.Int(), types.BigInt().NotNull(), nil, false},
+	} {
+		old, err := catalog.NewTableSchema(catalog.Schema{
+			Fields:  []types.DataField{{Name: "k", Type: types.Int()}, {Name: "v", Type: tc.from}},
+			Options: tc.opts,
+		}, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		ns, err := catalog.ApplyChanges(old, true, 0, catalog.UpdateColumnType{Name: "v", Type: tc.to})
+		if !tc.ok {
+			if !errors.Is(err, catalog.ErrUnsupportedChange) {
+				t.Errorf("%s: err = %v, want ErrUnsupportedChange", tc.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got := ns.Fields[1]; got.ID != old.Fields[1].ID || !got.Type.Equal(tc.to) {
+			t.Errorf("%s: field = %d %s, want %d %s", tc.name, got.ID, got.Type, old.Fields[1].ID, tc.to)
+		}
+	}
+}
