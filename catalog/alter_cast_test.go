@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -93,4 +94,47 @@ func TestUpdateColumnTypeJavaCasts(t *testing.T) {
 			t.Errorf("%s: field = %d %s, want %d %s", tc.name, got.ID, got.Type, old.Fields[1].ID, tc.to)
 		}
 	}
+}
+
+// TestAlterTableLossyCasts writes rows, changes column types with casts
+// Java allows but that lose information, writes more rows and reads the old
+// files with Java's values (CastExecutors): BIGINT to INT wraps, DOUBLE to
+// FLOAT rounds, INT to STRING prints, STRING to INT parses, DECIMAL(10, 2)
+// to DECIMAL(5, 1) rounds HALF_UP.
+func TestAlterTableLossyCasts(t *testing.T) {
+	ctx := context.Background()
+	c := openCatalog(t)
+	id := catalog.NewIdentifier("db", "lossy")
+	err := c.CreateTable(ctx, id, catalog.Schema{
+		Fields: []types.DataField{
+			{Name: "id", Type: types.Int()},
+			{Name: "i", Type: types.BigInt()},
+			{Name: "f", Type: types.Double()},
+			{Name: "s", Type: types.Int()},
+			{Name: "n", Type: types.String()},
+			{Name: "d", Type: types.DecimalOf(10, 2)},
+		},
+	}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRows(t, c, id,
+		[]any{int32(1), int64(1)<<32 + 1, 0.1, int32(-7), "42", "12.35"},
+		[]any{int32(2), -int64(1)<<31 - 1, 1.0000000001, nil, "-12", "-0.05"},
+	)
+	if _, err := c.AlterTable(ctx, id,
+		catalog.UpdateColumnType{Name: "i", Type: types.Int()},
+		catalog.UpdateColumnType{Name: "f", Type: types.Float()},
+		catalog.UpdateColumnType{Name: "s", Type: types.String()},
+		catalog.UpdateColumnType{Name: "n", Type: types.Int()},
+		catalog.UpdateColumnType{Name: "d", Type: types.DecimalOf(5, 1)},
+	); err != nil {
+		t.Fatal(err)
+	}
+	writeRows(t, c, id, []any{int32(3), int32(5), float32(2.5), "x", int32(9), "1.5"})
+	equalLines(t, "old files read through the casts", readJSONL(t, c, id), []string{
+		`{"id":1,"i":1,"f":0.1,"s":"-7","n":42,"d":"12.4"}`,
+		`{"id":2,"i":2147483647,"f":1,"s":null,"n":-12,"d":"-0.1"}`,
+		`{"id":3,"i":5,"f":2.5,"s":"x","n":9,"d":"1.5"}`,
+	})
 }
