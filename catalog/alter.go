@@ -36,7 +36,8 @@ var (
 // UpdateComment, AddColumn, RenameColumn, DropColumn, UpdateColumnType,
 // UpdateColumnComment or UpdateColumnPosition (Java
 // org.apache.paimon.schema.SchemaChange and its subclasses). Columns are
-// top-level columns named by their name; nested columns cannot be changed.
+// top-level columns named by their name; UpdateColumnType can also change a
+// nested type (its Path).
 type SchemaChange interface {
 	schemaChange()
 }
@@ -129,7 +130,14 @@ type DropColumn struct {
 // ROW to CHAR/VARCHAR, which Java allows but this implementation cannot
 // read, are refused. Refusals wrap ErrUnsupportedChange.
 type UpdateColumnType struct {
-	Name            string
+	Name string
+	// Path, when set, names a type nested in column Name to change instead
+	// (Java's fieldNames after the first): ROW field names, and one step of
+	// any name (Flink uses "element" and "value") for the element of an
+	// ARRAY or the value of a MAP, e.g. {"element"} for ARRAY<BIGINT> to
+	// ARRAY<INT>. The partition and primary key checks apply to top-level
+	// changes only, as in Java.
+	Path            []string
 	Type            types.DataType
 	KeepNullability bool
 }
@@ -396,33 +404,38 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 				return nil, fmt.Errorf("%w: cannot drop all fields in table", ErrInvalidSchema)
 			}
 		case UpdateColumnType:
-			if slices.Contains(old.PartitionKeys, ch.Name) {
+			path := append([]string{ch.Name}, ch.Path...)
+			if len(path) == 1 && slices.Contains(old.PartitionKeys, ch.Name) {
 				return nil, fmt.Errorf("%w: cannot update partition column %q", ErrUnsupportedChange, ch.Name)
 			}
-			if slices.Contains(old.PrimaryKeys, ch.Name) {
+			if len(path) == 1 && slices.Contains(old.PrimaryKeys, ch.Name) {
 				return nil, fmt.Errorf("%w: cannot update primary key %q", ErrUnsupportedChange, ch.Name)
 			}
-			i, f, _ := types.FieldByName(fields, ch.Name)
-			if i < 0 {
-				return nil, fmt.Errorf("%w: %q", ErrColumnNotExist, ch.Name)
-			}
-			target := ch.Type
-			if ch.KeepNullability {
-				target.Nullable = f.Type.Nullable
-			} else if disableNullToNotNull && f.Type.Nullable && !target.Nullable {
-				return nil, fmt.Errorf("%w: cannot change column %q from nullable to NOT NULL; set %q = 'false' to allow it",
-					ErrUnsupportedChange, ch.Name, KeyDisableNullToNotNull)
-			}
-			if err := target.Validate(); err != nil {
-				return nil, invalidSchema(fmt.Sprintf("column %q", ch.Name), err)
-			}
-			if f.Type.Kind == types.KindBlob || target.Kind == types.KindBlob {
-				return nil, fmt.Errorf("%w: cannot change column type involving BLOB: %q %s -> %s", ErrUnsupportedChange, ch.Name, f.Type, target)
-			}
-			if err := checkTypeChange(ch.Name, f.Type, target, !disableExplicitCast); err != nil {
+			dotted := strings.Join(path, ".")
+			err := updateNested(fields, path, func(f types.DataField, depth int) (types.DataField, error) {
+				source := rootType(f.Type, depth, len(path))
+				target := ch.Type
+				if ch.KeepNullability {
+					target.Nullable = source.Nullable
+				} else if disableNullToNotNull && source.Nullable && !target.Nullable {
+					return f, fmt.Errorf("%w: cannot change column %q from nullable to NOT NULL; set %q = 'false' to allow it",
+						ErrUnsupportedChange, dotted, KeyDisableNullToNotNull)
+				}
+				if err := target.Validate(); err != nil {
+					return f, invalidSchema(fmt.Sprintf("column %q", dotted), err)
+				}
+				if source.Kind == types.KindBlob || target.Kind == types.KindBlob {
+					return f, fmt.Errorf("%w: cannot change column type involving BLOB: %q %s -> %s", ErrUnsupportedChange, dotted, source, target)
+				}
+				if err := checkTypeChange(dotted, source, target, !disableExplicitCast); err != nil {
+					return f, err
+				}
+				f.Type = withRootType(f.Type, target, depth, len(path))
+				return f, nil
+			})
+			if err != nil {
 				return nil, err
 			}
-			fields[i].Type = target
 		case UpdateColumnComment:
 			i, _, _ := types.FieldByName(fields, ch.Name)
 			if i < 0 {

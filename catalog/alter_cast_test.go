@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -136,5 +137,101 @@ func TestAlterTableLossyCasts(t *testing.T) {
 		`{"id":1,"i":1,"f":0.1,"s":"-7","n":42,"d":"12.4"}`,
 		`{"id":2,"i":2147483647,"f":1,"s":null,"n":-12,"d":"-0.1"}`,
 		`{"id":3,"i":5,"f":2.5,"s":"x","n":9,"d":"1.5"}`,
+	})
+}
+
+// TestUpdateNestedColumnType changes types nested in ARRAY, MAP and ROW
+// columns by path (SchemaManager.updateNestedColumn: "element" / "value"
+// steps, ROW field names), as Java's UpdateColumnType with fieldNames.
+func TestUpdateNestedColumnType(t *testing.T) {
+	old, err := catalog.NewTableSchema(catalog.Schema{
+		Fields: []types.DataField{
+			{Name: "id", Type: types.Int()},
+			{Name: "l", Type: types.ArrayOf(types.BigInt())},
+			{Name: "m", Type: types.MapOf(types.String(), types.Double())},
+			{Name: "st", Type: types.RowOf(types.Field(0, "a", types.Int()), types.Field(0, "b", types.String()))},
+			{Name: "al", Type: types.ArrayOf(types.RowOf(types.Field(0, "x", types.Int())))},
+		},
+		PrimaryKeys: []string{"id"},
+		Options:     map[string]string{"bucket": "1"},
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fieldSummary(old.Fields)
+	ns, err := catalog.ApplyChanges(old, true, 0,
+		catalog.UpdateColumnType{Name: "l", Path: []string{"element"}, Type: types.Int()},
+		catalog.UpdateColumnType{Name: "m", Path: []string{"value"}, Type: types.Float()},
+		catalog.UpdateColumnType{Name: "st", Path: []string{"a"}, Type: types.String()},
+		catalog.UpdateColumnType{Name: "al", Path: []string{"element", "x"}, Type: types.BigInt()},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0:id INT NOT NULL, 1:l ARRAY<INT>, 2:m MAP<STRING, FLOAT>, 3:st ROW<`a` STRING, `b` STRING>, 6:al ARRAY<ROW<`x` BIGINT>>"
+	if got := fieldSummary(ns.Fields); got != want {
+		t.Errorf("fields\n got %s\nwant %s", got, want)
+	}
+	if _, st, _ := types.FieldByName(ns.Fields, "st"); st.Type.Fields[0].ID != 4 || st.Type.Fields[1].ID != 5 {
+		t.Errorf("st field ids %d, %d; want 4, 5", st.Type.Fields[0].ID, st.Type.Fields[1].ID)
+	}
+	if got := fieldSummary(old.Fields); got != before {
+		t.Errorf("old schema modified: %s", got)
+	}
+	strict := *old
+	strict.Options = map[string]string{"bucket": "1", "disable-explicit-type-casting": "true"}
+	for _, tc := range []struct {
+		name   string
+		schema *schema.TableSchema
+		change catalog.UpdateColumnType
+		want   error
+	}{
+		{"missing ROW field", old, catalog.UpdateColumnType{Name: "st", Path: []string{"zz"}, Type: types.Int()}, catalog.ErrColumnNotExist},
+		{"missing column", old, catalog.UpdateColumnType{Name: "zz", Path: []string{"a"}, Type: types.Int()}, catalog.ErrColumnNotExist},
+		{"nested INT to DATE", old, catalog.UpdateColumnType{Name: "st", Path: []string{"a"}, Type: types.Date()}, catalog.ErrUnsupportedChange},
+		{"nested narrowing without explicit casts", &strict, catalog.UpdateColumnType{Name: "l", Path: []string{"element"}, Type: types.Int()}, catalog.ErrUnsupportedChange},
+		{"nested nullable to NOT NULL", old, catalog.UpdateColumnType{Name: "st", Path: []string{"a"}, Type: types.BigInt().NotNull()}, catalog.ErrUnsupportedChange},
+	} {
+		if _, err := catalog.ApplyChanges(tc.schema, true, 0, tc.change); !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestAlterTableNestedCasts writes nested values, changes the types inside
+// them (Java scenario casts_nested) and reads the old file with Java's
+// casts: the ARRAY element BIGINT to INT wraps, the MAP value DOUBLE to
+// FLOAT rounds, the ROW field INT to STRING prints.
+func TestAlterTableNestedCasts(t *testing.T) {
+	ctx := context.Background()
+	c := openCatalog(t)
+	id := catalog.NewIdentifier("db", "nested")
+	err := c.CreateTable(ctx, id, catalog.Schema{
+		Fields: []types.DataField{
+			{Name: "id", Type: types.Int()},
+			{Name: "l", Type: types.ArrayOf(types.BigInt())},
+			{Name: "m", Type: types.MapOf(types.String(), types.Double())},
+			{Name: "st", Type: types.RowOf(types.Field(0, "a", types.Int()), types.Field(0, "b", types.String()))},
+		},
+	}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRows(t, c, id,
+		[]any{int32(1), []any{int64(4294967297), nil, int64(-1)}, types.Map{Keys: []any{"x", "y"}, Values: []any{0.1, nil}}, []any{int32(-5), "b"}},
+		[]any{int32(2), nil, nil, nil},
+	)
+	if _, err := c.AlterTable(ctx, id,
+		catalog.UpdateColumnType{Name: "l", Path: []string{"element"}, Type: types.Int()},
+		catalog.UpdateColumnType{Name: "m", Path: []string{"value"}, Type: types.Float()},
+		catalog.UpdateColumnType{Name: "st", Path: []string{"a"}, Type: types.String()},
+	); err != nil {
+		t.Fatal(err)
+	}
+	writeRows(t, c, id, []any{int32(3), []any{int32(7)}, types.Map{Keys: []any{"z"}, Values: []any{float32(2.5)}}, []any{"q", "c"}})
+	equalLines(t, "nested casts", readJSONL(t, c, id), []string{
+		`{"id":1,"l":[1,null,-1],"m":[["x",0.1],["y",null]],"st":{"a":"-5","b":"b"}}`,
+		`{"id":2,"l":null,"m":null,"st":null}`,
+		`{"id":3,"l":[7],"m":[["z",2.5]],"st":{"a":"q","b":"c"}}`,
 	})
 }
