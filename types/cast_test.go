@@ -15,7 +15,7 @@ func TestSupportsCast(t *testing.T) {
 	}{
 		{types.Int(), types.BigInt(), true, true},
 		{types.BigInt(), types.Int(), false, true},
-		{types.BigInt(), types.Float(), true, true},        // FLOAT implicit from BIGINT
+		{types.BigInt(), types.Float(), true, true},         // FLOAT implicit from BIGINT
 		{types.DecimalOf(38, 0), types.Float(), true, true}, // and from DECIMAL
 		{types.Double(), types.Float(), false, true},
 		{types.Int(), types.String(), false, true},
