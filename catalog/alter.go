@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format/cast"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
@@ -35,7 +36,8 @@ var (
 // UpdateComment, AddColumn, RenameColumn, DropColumn, UpdateColumnType,
 // UpdateColumnComment or UpdateColumnPosition (Java
 // org.apache.paimon.schema.SchemaChange and its subclasses). Columns are
-// top-level columns named by their name; nested columns cannot be changed.
+// top-level columns named by their name; UpdateColumnType can also change a
+// nested type (its Path).
 type SchemaChange interface {
 	schemaChange()
 }
@@ -118,26 +120,24 @@ type DropColumn struct {
 // applies; NULL to NOT NULL needs "alter-column-null-to-not-null.disabled" =
 // false. Partition and primary key columns cannot change type.
 //
-// Java accepts every cast DataTypeCasts.supportsCast allows (explicit casts
-// too, unless "disable-explicit-type-casting" is true). This implementation
-// accepts only the widenings that read every old value exactly (Java's
-// implicit casts, restricted to those that lose nothing), since old data
-// files are converted on read:
-//
-//	TINYINT -> SMALLINT -> INT -> BIGINT (and to any wider one)
-//	TINYINT/SMALLINT/INT/BIGINT -> DECIMAL(p, s) with p - s >= 3/5/10/19
-//	TINYINT/SMALLINT -> FLOAT; TINYINT/SMALLINT/INT -> DOUBLE (INT -> FLOAT and
-//	BIGINT -> FLOAT/DOUBLE round large values and are rejected)
-//	FLOAT -> DOUBLE
-//	DECIMAL(p, s) -> DECIMAL(p', s') with s' >= s and p'-s' >= p-s
-//	CHAR(n)/VARCHAR(n) -> VARCHAR(m), m >= n
-//	BINARY(n)/VARBINARY(n) -> VARBINARY(m), m >= n
-//	TIMESTAMP(p) -> TIMESTAMP(q), q >= p; the same WITH LOCAL TIME ZONE
-//
-// Other changes Java allows wrap ErrUnsupportedChange; changes Java refuses
-// wrap ErrUnsupportedChange as well, with Java's reason.
+// The change is accepted exactly when Java accepts it: types.SupportsCast
+// (DataTypeCasts.supportsCast; explicit casts such as BIGINT to INT, DOUBLE
+// to FLOAT, INT to STRING or STRING to INT are allowed unless
+// "disable-explicit-type-casting" is true) and cast.Resolves (Java has a
+// cast rule: none for DATE to DATE, ROW to ROW, ARRAY to ARRAY, ...). Old
+// data files are then read through format/cast with Java's values (narrowing
+// integers wrap, strings parse or fail). The one exception: ARRAY, MAP and
+// ROW to CHAR/VARCHAR, which Java allows but this implementation cannot
+// read, are refused. Refusals wrap ErrUnsupportedChange.
 type UpdateColumnType struct {
-	Name            string
+	Name string
+	// Path, when set, names a type nested in column Name to change instead
+	// (Java's fieldNames after the first): ROW field names, and one step of
+	// any name (Flink uses "element" and "value") for the element of an
+	// ARRAY or the value of a MAP, e.g. {"element"} for ARRAY<BIGINT> to
+	// ARRAY<INT>. The partition and primary key checks apply to top-level
+	// changes only, as in Java.
+	Path            []string
 	Type            types.DataType
 	KeepNullability bool
 }
@@ -284,6 +284,10 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 	if err != nil {
 		return nil, err
 	}
+	disableExplicitCast, err := boolOpt(KeyDisableExplicitTypeCasting, false)
+	if err != nil {
+		return nil, err
+	}
 	addBeforePartition, err := boolOpt(KeyAddColumnBeforePartition, false)
 	if err != nil {
 		return nil, err
@@ -400,34 +404,38 @@ func ApplyChanges(old *schema.TableSchema, hasSnapshots bool, timeMillis int64, 
 				return nil, fmt.Errorf("%w: cannot drop all fields in table", ErrInvalidSchema)
 			}
 		case UpdateColumnType:
-			if slices.Contains(old.PartitionKeys, ch.Name) {
+			path := append([]string{ch.Name}, ch.Path...)
+			if len(path) == 1 && slices.Contains(old.PartitionKeys, ch.Name) {
 				return nil, fmt.Errorf("%w: cannot update partition column %q", ErrUnsupportedChange, ch.Name)
 			}
-			if slices.Contains(old.PrimaryKeys, ch.Name) {
+			if len(path) == 1 && slices.Contains(old.PrimaryKeys, ch.Name) {
 				return nil, fmt.Errorf("%w: cannot update primary key %q", ErrUnsupportedChange, ch.Name)
 			}
-			i, f, _ := types.FieldByName(fields, ch.Name)
-			if i < 0 {
-				return nil, fmt.Errorf("%w: %q", ErrColumnNotExist, ch.Name)
+			dotted := strings.Join(path, ".")
+			err := updateNested(fields, path, func(f types.DataField, depth int) (types.DataField, error) {
+				source := rootType(f.Type, depth, len(path))
+				target := ch.Type
+				if ch.KeepNullability {
+					target.Nullable = source.Nullable
+				} else if disableNullToNotNull && source.Nullable && !target.Nullable {
+					return f, fmt.Errorf("%w: cannot change column %q from nullable to NOT NULL; set %q = 'false' to allow it",
+						ErrUnsupportedChange, dotted, KeyDisableNullToNotNull)
+				}
+				if err := target.Validate(); err != nil {
+					return f, invalidSchema(fmt.Sprintf("column %q", dotted), err)
+				}
+				if source.Kind == types.KindBlob || target.Kind == types.KindBlob {
+					return f, fmt.Errorf("%w: cannot change column type involving BLOB: %q %s -> %s", ErrUnsupportedChange, dotted, source, target)
+				}
+				if err := checkTypeChange(dotted, source, target, !disableExplicitCast); err != nil {
+					return f, err
+				}
+				f.Type = withRootType(f.Type, target, depth, len(path))
+				return f, nil
+			})
+			if err != nil {
+				return nil, err
 			}
-			target := ch.Type
-			if ch.KeepNullability {
-				target.Nullable = f.Type.Nullable
-			} else if disableNullToNotNull && f.Type.Nullable && !target.Nullable {
-				return nil, fmt.Errorf("%w: cannot change column %q from nullable to NOT NULL; set %q = 'false' to allow it",
-					ErrUnsupportedChange, ch.Name, KeyDisableNullToNotNull)
-			}
-			if err := target.Validate(); err != nil {
-				return nil, invalidSchema(fmt.Sprintf("column %q", ch.Name), err)
-			}
-			if f.Type.Kind == types.KindBlob || target.Kind == types.KindBlob {
-				return nil, fmt.Errorf("%w: cannot change column type involving BLOB: %q %s -> %s", ErrUnsupportedChange, ch.Name, f.Type, target)
-			}
-			if !Widens(f.Type, target) {
-				return nil, fmt.Errorf("%w: column %q: %s cannot be converted to %s without losing information",
-					ErrUnsupportedChange, ch.Name, f.Type, target)
-			}
-			fields[i].Type = target
 		case UpdateColumnComment:
 			i, _, _ := types.FieldByName(fields, ch.Name)
 			if i < 0 {
@@ -699,6 +707,23 @@ func renameInOptions(opts map[string]string, rename map[string]string) map[strin
 	return out
 }
 
+// checkTypeChange is SchemaManager's check of an UpdateColumnType: Java
+// requires DataTypeCasts.supportsCast(from, to, allowExplicit) and a cast
+// rule (CastExecutors.resolve); a change Java allows that format/cast cannot
+// apply on read (ARRAY, MAP or ROW to CHAR/VARCHAR) is refused too, so no
+// table is left that this implementation cannot read.
+func checkTypeChange(name string, from, to types.DataType, allowExplicit bool) error {
+	if !types.SupportsCast(from, to, allowExplicit) || !cast.Resolves(from, to) {
+		return fmt.Errorf("%w: column %q: %s cannot be converted to %s without losing information",
+			ErrUnsupportedChange, name, from, to)
+	}
+	if !cast.Supported(from, to) {
+		return fmt.Errorf("%w: column %q: %s to %s is allowed by Java but not read by this implementation",
+			ErrUnsupportedChange, name, from, to)
+	}
+	return nil
+}
+
 // integerDigits is the number of decimal digits of the largest value of an
 // integer kind (the precision Java's DecimalType.of(integer type) uses).
 func integerDigits(k types.Kind) int {
@@ -730,9 +755,10 @@ func integerRank(k types.Kind) int {
 }
 
 // Widens reports whether every value of type from converts exactly to type
-// to, so that a column's type may change from one to the other with old
-// data files read as the new type (the list at UpdateColumnType).
-// Nullability is ignored; nested types must be equal.
+// to (a lossless change: integer and DECIMAL widening, FLOAT to DOUBLE,
+// longer strings and binaries, finer timestamps). UpdateColumnType accepts
+// more than this (every cast Java accepts); Widens tells the lossless ones
+// apart. Nullability is ignored; nested types must be equal.
 func Widens(from, to types.DataType) bool {
 	from.Nullable, to.Nullable = true, true
 	if from.Equal(to) {

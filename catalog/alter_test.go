@@ -220,7 +220,7 @@ func TestApplyChangesRejects(t *testing.T) {
 		{"drop all", baseSchemaNoPartition(t), false, []catalog.SchemaChange{catalog.DropColumn{Name: "a"}}, catalog.ErrInvalidSchema},
 		{"drop sequence field", baseSchema(t, []string{"a", "p"}, map[string]string{"bucket": "1", "sequence.field": "c"}), false,
 			[]catalog.SchemaChange{catalog.DropColumn{Name: "c"}}, catalog.ErrInvalidSchema},
-		{"narrow", appendOld, false, []catalog.SchemaChange{catalog.UpdateColumnType{Name: "c", Type: types.Int()}}, catalog.ErrUnsupportedChange},
+		{"narrow without explicit casts", baseSchema(t, nil, map[string]string{"disable-explicit-type-casting": "true"}), false, []catalog.SchemaChange{catalog.UpdateColumnType{Name: "c", Type: types.Int()}}, catalog.ErrUnsupportedChange},
 		{"null to not null", appendOld, false, []catalog.SchemaChange{catalog.UpdateColumnType{Name: "c", Type: types.BigInt().NotNull()}}, catalog.ErrUnsupportedChange},
 		{"set type", appendOld, false, []catalog.SchemaChange{catalog.SetOption{Key: "type", Value: "format-table"}}, catalog.ErrUnsupportedChange},
 		{"remove type", appendOld, false, []catalog.SchemaChange{catalog.RemoveOption{Key: "type"}}, catalog.ErrUnsupportedChange},

@@ -13,24 +13,35 @@ import (
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
 )
 
 func newAlterCmd() *cobra.Command {
-	var sets, unsets []string
+	var sets, unsets, retypes []string
 	cmd := &cobra.Command{
-		Use:   "alter URL --set k=v [--set k2=v2] [--unset k3]",
-		Short: "Set or remove table options (publishes the next schema)",
+		Use:   "alter URL [--set k=v] [--unset k2] [--type column=TYPE]",
+		Short: "Set or remove table options, change column types (publishes the next schema)",
 		Long: `Set (--set key=value) and remove (--unset key) options of the table at URL,
 and publish the result as the next schema file (Java's ALTER TABLE ... SET /
 RESET, SchemaManager.commitChanges). The new options are checked as 'paimon
 create' checks them, while the current ones are not, so alter can fix a
 malformed option that makes the other commands refuse the table. On a table
 with snapshots Java's rules apply: immutable options (merge-engine,
-sequence.field, ...) cannot change, nor can bucket from or to -1. Prints the
-new schema id and the changes.`,
+sequence.field, ...) cannot change, nor can bucket from or to -1.
+
+--type column=TYPE changes a top-level column's type (ALTER TABLE ... ALTER
+COLUMN ... TYPE, SchemaChange.updateColumnType) to a SQL type such as INT,
+STRING, DECIMAL(10, 2) or TIMESTAMP(3). The column keeps its nullability
+unless TYPE ends with NOT NULL (which needs
+'alter-column-null-to-not-null.disabled' = 'false'). Every change Java
+accepts is accepted, lossy ones too (BIGINT to INT wraps, STRING to INT
+parses, DOUBLE to FLOAT rounds: old files are read with Java's casts) unless
+the table sets 'disable-explicit-type-casting' = 'true'; partition and
+primary key columns cannot change type. Prints the new schema id and the
+changes.`,
 		Args: exactlyOneURL,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			changes, summary, err := optionChanges(sets, unsets)
+			changes, summary, err := optionChanges(sets, unsets, retypes)
 			if err != nil {
 				return err
 			}
@@ -47,15 +58,17 @@ new schema id and the changes.`,
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "option to set, as key=value (repeatable)")
 	cmd.Flags().StringArrayVar(&unsets, "unset", nil, "option to remove (repeatable)")
+	cmd.Flags().StringArrayVar(&retypes, "type", nil, "column type change, as column=SQL type (repeatable)")
 	return cmd
 }
 
-// optionChanges turns the --set and --unset flags into schema changes,
-// sets first, and a summary ("set k=v; unset k2"). No change, a --set
-// without '=', and a key given twice are usage errors.
-func optionChanges(sets, unsets []string) ([]catalog.SchemaChange, string, error) {
-	if len(sets) == 0 && len(unsets) == 0 {
-		return nil, "", usageError{errors.New("nothing to change: give --set key=value or --unset key")}
+// optionChanges turns the --set, --unset and --type flags into schema
+// changes, in that order, and a summary ("set k=v; unset k2; type c=INT").
+// No change, a --set or --type without '=', a key or column given twice and
+// a type that does not parse are usage errors.
+func optionChanges(sets, unsets, retypes []string) ([]catalog.SchemaChange, string, error) {
+	if len(sets) == 0 && len(unsets) == 0 && len(retypes) == 0 {
+		return nil, "", usageError{errors.New("nothing to change: give --set key=value, --unset key or --type column=TYPE")}
 	}
 	var (
 		changes []catalog.SchemaChange
@@ -91,6 +104,24 @@ func optionChanges(sets, unsets []string) ([]catalog.SchemaChange, string, error
 		}
 		changes = append(changes, catalog.RemoveOption{Key: k})
 		summary = append(summary, "unset "+k)
+	}
+	columns := map[string]bool{}
+	for _, ct := range retypes {
+		col, sqlType, ok := strings.Cut(ct, "=")
+		col = strings.TrimSpace(col)
+		if !ok || col == "" {
+			return nil, "", usageError{fmt.Errorf("--type %q: want column=TYPE", ct)}
+		}
+		if columns[col] {
+			return nil, "", usageError{fmt.Errorf("column %q is given twice", col)}
+		}
+		columns[col] = true
+		t, err := types.ParseSQL(sqlType)
+		if err != nil {
+			return nil, "", usageError{fmt.Errorf("--type %q: %w", ct, err)}
+		}
+		changes = append(changes, catalog.UpdateColumnType{Name: col, Type: t, KeepNullability: t.Nullable})
+		summary = append(summary, "type "+col+"="+t.String())
 	}
 	return changes, strings.Join(summary, "; "), nil
 }

@@ -200,7 +200,7 @@ func TestMalformedOptionAlter(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"alter", dir}, "nothing to change: give --set key=value or --unset key"},
+		{[]string{"alter", dir}, "nothing to change: give --set key=value, --unset key or --type column=TYPE"},
 		{[]string{"alter", dir, "--set", "novalue"}, `--set "novalue": want key=value`},
 		{[]string{"alter", dir, "--set", "a=1", "--unset", "a"}, `option "a" is given twice`},
 	} {

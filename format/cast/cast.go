@@ -73,6 +73,26 @@ func Supported(from, to types.DataType) bool {
 	return resolve(from, to) != nil
 }
 
+// Resolves reports whether Java's CastExecutors.resolve(from, to) finds a
+// cast rule for the pair, which SchemaManager requires of an ALTER TABLE
+// type change besides types.SupportsCast. It is Java's answer, not this
+// package's: there is no rule between equal types that have none (DATE to
+// DATE, BOOLEAN to BOOLEAN, ROW to ROW, ...), and ARRAY, MAP and ROW cast
+// to CHAR/VARCHAR (ArrayToStringCastRule, MapToStringCastRule,
+// RowToStringCastRule) and CHAR/VARCHAR to them, which Array does not
+// implement (Supported is false for those).
+func Resolves(from, to types.DataType) bool {
+	switch {
+	case isString(to.Kind) && (from.Kind == types.KindArray || from.Kind == types.KindMap || from.Kind == types.KindRow):
+		return true
+	case isString(from.Kind) && (to.Kind == types.KindArray || to.Kind == types.KindMap || to.Kind == types.KindRow):
+		return true
+	case isNested(from.Kind) || isNested(to.Kind):
+		return false
+	}
+	return resolve(from, to) != nil
+}
+
 // Identical reports whether from and to are the same type ignoring
 // nullability and descriptions (Java equalsIgnoreNullable): no cast is
 // applied.
