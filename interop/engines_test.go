@@ -42,9 +42,8 @@ const (
 // fails the test, so that the list stays true: remove its line when the
 // feature lands.
 var engineKnownFailures = map[string]string{
-	"flink/go_writes/flink_pk_lookup":   noChangelog,
-	"flink/go_writes/flink_pk_postpone": "postpone-bucket (bucket = -2) writes: writer.ErrUnsupportedBucketMode",
-	"spark/go_writes/spark_pk_lookup":   noChangelog,
+	"flink/go_writes/flink_pk_lookup": noChangelog,
+	"spark/go_writes/spark_pk_lookup": noChangelog,
 	// Not paimon-go: Spark's timestamps hold microseconds, so ts9 loses its
 	// last digits, and paimon-spark 0.9 reads a ROW whose fields are all null
 	// as NULL (Java 1.4.2 and Flink read {"x":null,"y":null}).

@@ -349,6 +349,14 @@ func goTables() []goTable {
 		{name: "go_pk_dynamic_bucket_concurrent", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "concurrent"},
+		// Postpone buckets (bucket = -2): batch writes go straight into real
+		// buckets, postpone.default-bucket-num per new partition.
+		{name: "go_pk_postpone", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-2", "postpone.default-bucket-num": "3"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},
+		{name: "go_pk_postpone_avro", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-2", "file.format": "avro"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},
 		{name: "go_pk_dv_dedupe", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},

@@ -57,9 +57,18 @@
 // to dynamic-bucket.max-buckets; PrepareCommit adds a new HASH file for
 // every bucket given rows to its message (Data.NewIndexFiles), and names
 // the HASH files the assignment was built from (HashIndexSeen), so the
-// committer can reconcile concurrent writers. Cross-partition upsert (a
-// primary key without every partition field) and postpone buckets (-2)
-// return ErrUnsupportedBucketMode; a missing or corrupt HASH file fails
+// committer can reconcile concurrent writers. Postpone-bucket tables
+// (bucket = -2, primary key) are written as Flink's batch sink writes them
+// with postpone.batch-write-fixed-bucket = true, the default (Java
+// PostponeBatchWriteOperator): straight into real buckets, each
+// partition's count taken from its real-bucket files in the latest
+// snapshot (their _TOTAL_BUCKETS; two different counts fail Write with
+// ErrMixedBucketCounts), else postpone.default-bucket-num (default 1; Flink
+// uses its sink parallelism there), without compaction (write-only), the
+// messages carrying the partition's count. Writing into bucket-postpone
+// (postpone.batch-write-fixed-bucket = false) and cross-partition upsert (a
+// primary key without every partition field) return
+// ErrUnsupportedBucketMode; a missing or corrupt HASH file fails
 // Write with hashindex.ErrMissing or hashindex.ErrCorrupt naming it.
 //
 // Primary-key tables buffer rows in a sort buffer of write-buffer-size bytes

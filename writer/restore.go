@@ -31,6 +31,7 @@ func (w *Write) scanRestore(ctx context.Context) error {
 	}
 	restored := map[string]restoredBucket{}
 	parts := map[string]int32{}
+	var mixed map[string][2]int32
 	for _, sp := range plan.Splits {
 		key := groupKey(sp.Partition, sp.Bucket)
 		r, ok := restored[key]
@@ -45,6 +46,12 @@ func (w *Write) scanRestore(ctx context.Context) error {
 		}
 		restored[key] = r
 		if sp.TotalBuckets > 0 {
+			if tb, ok := parts[string(sp.Partition)]; ok && tb != sp.TotalBuckets {
+				if mixed == nil {
+					mixed = map[string][2]int32{}
+				}
+				mixed[string(sp.Partition)] = [2]int32{tb, sp.TotalBuckets}
+			}
 			parts[string(sp.Partition)] = sp.TotalBuckets
 		}
 	}
@@ -54,7 +61,7 @@ func (w *Write) scanRestore(ctx context.Context) error {
 			return fmt.Errorf("writer: restore from snapshot %d: index manifest: %w", sn.ID, err)
 		}
 	}
-	w.restored, w.partBkts, w.indexEntries = restored, parts, entries
+	w.restored, w.partBkts, w.partBktsMixed, w.indexEntries = restored, parts, mixed, entries
 	w.restoredSnap = 0
 	if plan.Snapshot != nil {
 		w.restoredSnap = plan.Snapshot.ID
@@ -133,7 +140,10 @@ func (w *Write) Restore(ctx context.Context) error {
 		errs = append(errs, bw.abortCompact(ctx), bw.abort(ctx))
 	}
 	w.writers = map[string]*bucketWriter{}
-	w.restored, w.partBkts, w.indexEntries, w.restoredSnap = nil, nil, nil, 0
+	w.restored, w.partBkts, w.partBktsMixed, w.indexEntries, w.restoredSnap = nil, nil, nil, nil, 0
+	if w.post != nil {
+		w.post.num = map[string]int{} // chosen again from the latest snapshot
+	}
 	if w.dyn != nil {
 		// The assignment is rebuilt from the latest snapshot too.
 		w.dyn.parts, w.dyn.seen = map[string]*hashindex.Partition{}, map[string]map[int32]string{}

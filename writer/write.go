@@ -40,7 +40,8 @@ var (
 	// ErrUnsupported: a table option value this writer does not implement;
 	// the message names the option.
 	ErrUnsupported = errors.New("writer: unsupported table option")
-	// ErrUnsupportedBucketMode: postpone buckets (bucket = -2) and
+	// ErrUnsupportedBucketMode: writes into bucket-postpone (bucket = -2
+	// with postpone.batch-write-fixed-bucket = false) and
 	// cross-partition upsert (bucket = -1 with a primary key that lacks a
 	// partition field) are not implemented yet; the message names them.
 	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
@@ -155,10 +156,11 @@ type Write struct {
 	cfg        config
 	reseq      resequenced // reports of committers, see applyResequenced
 
-	numBuckets  int             // "bucket" option
-	unaware     bool            // append table with bucket = -1
-	dyn         *dynamicBuckets // primary-key table with bucket = -1; nil otherwise
-	modBuckets  bool            // bucket-function.type = mod
+	numBuckets  int              // "bucket" option
+	unaware     bool             // append table with bucket = -1
+	dyn         *dynamicBuckets  // primary-key table with bucket = -1; nil otherwise
+	post        *postponeBuckets // primary-key table with bucket = -2; nil otherwise
+	modBuckets  bool             // bucket-function.type = mod
 	tableSchema *arrow.Schema
 	notNull     []int // indexes of NOT NULL table fields
 
@@ -178,18 +180,19 @@ type Write struct {
 	pk              *pkLayout        // nil for append tables
 	comp            *compactor       // nil: the Write never compacts
 
-	writers      map[string]*bucketWriter
-	restored     map[string]restoredBucket     // nil until loaded
-	restoredSnap int64                         // snapshot id restored is from; 0 = no snapshot
-	indexEntries []manifest.IndexManifestEntry // deletion-vector tables: the restored snapshot's index manifest
-	partBkts     map[string]int32              // partition -> total buckets of its live files
-	buffered     int64                         // bytes held by primary-key sort buffers
-	spill        spillConfig
-	spillDir     *spillDir
-	stats        BufferStats
-	zeros        []int8  // shared +I row kinds, never written
-	zeros64      []int64 // shared zeros, never written
-	closed       bool
+	writers       map[string]*bucketWriter
+	restored      map[string]restoredBucket     // nil until loaded
+	restoredSnap  int64                         // snapshot id restored is from; 0 = no snapshot
+	indexEntries  []manifest.IndexManifestEntry // deletion-vector tables: the restored snapshot's index manifest
+	partBkts      map[string]int32              // partition -> total buckets of its live files
+	partBktsMixed map[string][2]int32           // partition -> two different total buckets of its live files
+	buffered      int64                         // bytes held by primary-key sort buffers
+	spill         spillConfig
+	spillDir      *spillDir
+	stats         BufferStats
+	zeros         []int8  // shared +I row kinds, never written
+	zeros64       []int64 // shared zeros, never written
+	closed        bool
 
 	now     func() time.Time
 	newUUID func() string
@@ -205,8 +208,11 @@ type restoredBucket struct {
 // commitUser identifies the writing job (Java's commit user); it is kept
 // for the commit messages' consumers and postpone-bucket file names.
 //
-// Errors: ErrUnsupportedBucketMode for postpone buckets and cross-partition
-// upsert;
+// Postpone-bucket tables (bucket = -2) are written into real buckets, see
+// postponeBuckets (Java PostponeBatchWriteOperator), without compaction.
+//
+// Errors: ErrUnsupportedBucketMode for writes into bucket-postpone
+// (postpone.batch-write-fixed-bucket = false) and cross-partition upsert;
 // ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
 // lookup or full-compaction unless write-only = true (changelog files are
 // not produced yet); ErrUnsupported for file formats other than parquet,
@@ -246,7 +252,9 @@ func (w *Write) init() error {
 	}
 	switch {
 	case w.numBuckets == -2:
-		return fmt.Errorf("%w: bucket = -2 (postpone bucket) is not supported yet", ErrUnsupportedBucketMode)
+		if err := w.initPostpone(); err != nil {
+			return err
+		}
 	case w.numBuckets == -1 && hasPK:
 		if err := w.initDynamic(); err != nil {
 			return err
@@ -427,7 +435,7 @@ func groupKey(partition []byte, bucket int32) string {
 func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 	n := in.numRows()
 	// One bucket (or none) means bucket 0 for every row: skip the hashing.
-	hashed := (!w.unaware && w.numBuckets > 1) || w.dyn != nil
+	hashed := (!w.unaware && w.numBuckets > 1) || w.dyn != nil || w.post != nil
 	if len(w.partIdx) == 0 && !hashed && in.keep == nil {
 		p := row.Serialize(row.EmptyRow())
 		return []*group{{key: groupKey(p, 0), partition: p}}, nil
@@ -473,15 +481,21 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 				return nil, fmt.Errorf("writer: partition path of row %d: %w", i, err)
 			}
 		}
-		if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && w.dyn != nil)) {
+		if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && (w.dyn != nil || w.post != nil))) {
 			for k, c := range w.bucketIdx {
 				if bucketVals[k], err = viewAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
 					return nil, err
 				}
 			}
-			if w.dyn != nil {
+			switch {
+			case w.dyn != nil:
 				bucket, err = w.dynamicBucket(ctx, part, bucketVals)
-			} else {
+			case w.post != nil:
+				var nb int
+				if nb, err = w.postponeNumBuckets(ctx, part, path); err == nil {
+					bucket, err = w.bucketOfN(bucketVals, nb)
+				}
+			default:
 				bucket, err = w.bucketOf(bucketVals)
 			}
 			if err != nil {
@@ -505,16 +519,19 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 }
 
 // bucketOf is the bucket function over the bucket key values.
-func (w *Write) bucketOf(vals []any) (int32, error) {
+func (w *Write) bucketOf(vals []any) (int32, error) { return w.bucketOfN(vals, w.numBuckets) }
+
+// bucketOfN is the bucket function over the bucket key values for n buckets.
+func (w *Write) bucketOfN(vals []any, n int) (int32, error) {
 	if w.modBuckets {
-		b, err := row.ModBucket(vals[0], w.numBuckets)
+		b, err := row.ModBucket(vals[0], n)
 		return int32(b), err
 	}
 	br, err := row.Encode(w.bucketType, vals)
 	if err != nil {
 		return 0, err
 	}
-	return int32(row.Bucket(br, w.numBuckets)), nil
+	return int32(row.Bucket(br, n)), nil
 }
 
 // writer returns the partition-bucket's writer, creating it (with the
@@ -562,6 +579,9 @@ func (w *Write) checkBucketCount(ctx context.Context, g *group) error {
 	}
 	if err := w.loadRestore(ctx); err != nil {
 		return err
+	}
+	if w.post != nil {
+		return nil // the partition's bucket count comes from its files
 	}
 	if tb, ok := w.partBkts[string(g.partition)]; ok && tb > 0 && int(tb) != w.numBuckets {
 		name := strings.TrimSuffix(g.partPath, "/")
@@ -646,7 +666,7 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 		m := commit.Message{
 			Partition:    bytesClone(bw.partition),
 			Bucket:       bw.bucket,
-			TotalBuckets: int32(w.numBuckets),
+			TotalBuckets: w.totalBuckets(bw),
 			Data:         commit.DataIncrement{NewFiles: bw.newFiles},
 			Compact:      bw.drainCompact(),
 		}

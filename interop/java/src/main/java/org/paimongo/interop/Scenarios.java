@@ -34,6 +34,7 @@ final class Scenarios {
         out.addAll(ScenariosAgg.all());
         out.addAll(ScenariosLayout.all());
         out.addAll(ScenariosDynBucket.all());
+        out.addAll(ScenariosPostpone.all());
         return out;
     }
 
