@@ -153,6 +153,23 @@ func (g *hashGuard) apply(ctx context.Context, c *Committer, base *snapshot.Snap
 	if len(foreignParts) == 0 {
 		return out, nil
 	}
+	// The lowest new sequence number of the part per partition-bucket. Rows
+	// moved from bucket s to bucket d are re-based from s's numbers to d's
+	// (d's lowest, or 0 when the part adds nothing to d): the sequence
+	// guard then shifts all of d's new files by one amount above d's live
+	// ones, and moved keys never share a key with the part's own rows of d.
+	// Keeping s's numbers instead would widen d's range by s's and, commit
+	// after commit, let sequence numbers double until they wrapped.
+	low := map[bucketKey]int64{}
+	for _, e := range entries {
+		if e.Kind != manifest.Add {
+			continue
+		}
+		k := bucketKey{string(e.Partition), e.Bucket}
+		if l, ok := low[k]; !ok || e.File.MinSequenceNumber < l {
+			low[k] = e.File.MinSequenceNumber
+		}
+	}
 	// Every new file in those partitions is checked row by row: a Write
 	// may also hold a stale assignment of a key it did not assign anew.
 	next := make([]manifest.Entry, 0, len(entries))
@@ -178,7 +195,11 @@ func (g *hashGuard) apply(ctx context.Context, c *Committer, base *snapshot.Snap
 			}
 			return e.Bucket, nil
 		}
-		split, err := c.seq.rw.Split(ctx, e.Partition, e.Bucket, e.File, route)
+		srcLow := low[k]
+		shift := func(dest int32) int64 {
+			return low[bucketKey{k.partition, dest}] - srcLow
+		}
+		split, err := c.seq.rw.Split(ctx, e.Partition, e.Bucket, e.File, route, shift)
 		if err != nil {
 			return out, fmt.Errorf("commit: move keys another writer put in other buckets: %w", err)
 		}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/format"
-	"github.com/paimon-go/paimon/format/parquet"
 	"github.com/paimon-go/paimon/manifest"
 )
 
@@ -26,7 +25,10 @@ type Route func(keys []arrow.Array, i int) (int32, error)
 
 // Split copies the key-value data file f of partition's bucket into new
 // files of the same level, each row into the bucket route picks, keeping
-// the rows' order and sequence numbers; it returns the copies per bucket
+// the rows' order; rows that stay keep their sequence numbers, rows moved
+// to bucket b have shift(b) added to theirs (nil: 0), so that the caller can
+// bring them near the sequence numbers of b instead of those of bucket.
+// It returns the copies per bucket
 // (a bucket whose rows all stay is listed with its copies too). When every
 // row stays in bucket, Split writes nothing and returns nil. It serves
 // dynamic-bucket tables whose commit must move keys that another writer
@@ -35,7 +37,7 @@ type Route func(keys []arrow.Array, i int) (int32, error)
 //
 // Errors: ErrUnsupported (naming the file); errors of reading f or writing
 // the copies, naming the file.
-func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, route Route) (out map[int32][]manifest.DataFileMeta, err error) {
+func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, route Route, shift func(dest int32) int64) (out map[int32][]manifest.DataFileMeta, err error) {
 	dir, err := r.BucketDir(partition, bucket)
 	if err != nil {
 		return nil, err
@@ -59,7 +61,11 @@ func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f 
 			return fmt.Errorf("resequence: open %s: %w", path, err)
 		}
 		defer file.Close()
-		rd, err := parquet.NewReader(ctx, file, path, layout.Fields(), format.ReadOptions{Allocator: r.mem})
+		ff, err := datafile.FormatOf(path)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
+		}
+		rd, err := ff.NewReader(ctx, file, path, layout.Fields(), format.ReadOptions{Allocator: r.mem})
 		if err != nil {
 			return fmt.Errorf("resequence: read %s: %w", path, err)
 		}
@@ -142,6 +148,16 @@ func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f 
 			if err != nil {
 				return fmt.Errorf("resequence: %s: %w", path, err)
 			}
+			if b != bucket && shift != nil {
+				if d := shift(b); d != 0 {
+					shifted, err := shiftSequence(r.mem, sub, nKeys, d)
+					sub.Release()
+					if err != nil {
+						return fmt.Errorf("resequence: %s: %w", path, err)
+					}
+					sub = shifted
+				}
+			}
 			err = w.Write(ctx, sub)
 			sub.Release()
 			if err != nil {
@@ -203,4 +219,30 @@ func take(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx 
 		return nil, err
 	}
 	return res.(*compute.RecordDatum).Value, nil
+}
+
+// shiftSequence returns rec with d added to its _SEQUENCE_NUMBER column (at
+// index col, after the key columns); a result below 0 or beyond int64 is an
+// error.
+func shiftSequence(mem memory.Allocator, rec arrow.RecordBatch, col int, d int64) (arrow.RecordBatch, error) {
+	seq, ok := rec.Column(col).(*array.Int64)
+	if !ok {
+		return nil, fmt.Errorf("%w: column %d is %s, not the BIGINT _SEQUENCE_NUMBER", ErrUnsupported, col, rec.Column(col).DataType())
+	}
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.Reserve(seq.Len())
+	for i := 0; i < seq.Len(); i++ {
+		v := seq.Value(i)
+		n := v + d
+		if (d > 0 && n < v) || n < 0 {
+			return nil, fmt.Errorf("%w: sequence number %d + %d leaves [0, 2^63)", ErrUnsupported, v, d)
+		}
+		b.Append(n)
+	}
+	a := b.NewInt64Array()
+	defer a.Release()
+	cols := slices.Clone(rec.Columns())
+	cols[col] = a
+	return array.NewRecordBatch(rec.Schema(), cols, rec.NumRows()), nil
 }
