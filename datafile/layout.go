@@ -21,8 +21,9 @@ import (
 // Sentinel errors; test with errors.Is.
 var (
 	// ErrUnsupported: a file format this package does not write (parquet,
-	// avro and orc are written), named with the option that asks for it.
-	ErrUnsupported = errors.New("datafile: unsupported file format")
+	// avro and orc are written), or a file placement it does not implement
+	// (data-file.external-paths), named with the option that asks for it.
+	ErrUnsupported = errors.New("datafile: unsupported data file format or placement")
 	// ErrSchema: a batch given to a key-value RollingWriter whose
 	// _SEQUENCE_NUMBER, _VALUE_KIND or key columns do not have the layout's
 	// types.
