@@ -42,7 +42,7 @@ func TestParquetManifestRoundTrip(t *testing.T) {
 	five := int32(5)
 	meta := FileMeta{FileName: "manifest-x-0", FileSize: 999, NumAddedFiles: 1, NumDeletedFiles: 1,
 		PartitionStats: SimpleStats{MinValues: []byte{1}, MaxValues: []byte{2}, NullCounts: []int64{0}},
-		SchemaID: 2, MinBucket: &five, MaxBucket: &five}
+		SchemaID:       2, MinBucket: &five, MaxBucket: &five}
 	data, err = EncodeManifestList([]FileMeta{meta}, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,9 @@ func meta(keys ...string) []byte {
 
 func prim(id int, payload ...byte) []byte { return append([]byte{byte(id << 2)}, payload...) }
 
-func f64(f float64) []byte { return prim(primDouble, binary.LittleEndian.AppendUint64(nil, math.Float64bits(f))...) }
+func f64(f float64) []byte {
+	return prim(primDouble, binary.LittleEndian.AppendUint64(nil, math.Float64bits(f))...)
+}
 
 func i64(id int, v int64, n int) []byte {
 	b := binary.LittleEndian.AppendUint64(nil, uint64(v))
@@ -36,7 +38,7 @@ func i64(id int, v int64, n int) []byte {
 func TestToJSON(t *testing.T) {
 	empty := meta()
 	obj := append([]byte{0x02, 2, 0, 1, 0, 2, 4}, 0x05, 'x', 0x0C, 1) // {"a":"x","b":1}
-	arr := []byte{0x03, 2, 0, 1, 2, 0x04, 0x00}                      // [true,null]
+	arr := []byte{0x03, 2, 0, 1, 2, 0x04, 0x00}                       // [true,null]
 	for _, tc := range []struct {
 		name  string
 		value []byte
