@@ -30,6 +30,7 @@ package format
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -185,4 +186,25 @@ type Format interface {
 	// NewWriter starts a file with fields written to w (named fileName in
 	// errors).
 	NewWriter(ctx context.Context, w io.Writer, fileName string, fields []types.DataField, opts WriteOptions) (Writer, error)
+}
+
+// CheckBatch reports whether rec has exactly the schema in that a writer
+// of kind ("parquet", "orc") for the file name was made for: the same
+// columns in order (name, Arrow type, nullability) and no null in a NOT
+// NULL column. Errors wrap ErrSchemaMismatch and name the file.
+func CheckBatch(kind, name string, in *arrow.Schema, rec arrow.RecordBatch) error {
+	s := rec.Schema()
+	if s.NumFields() != in.NumFields() {
+		return fmt.Errorf("%w: %s: %s: batch has %d columns, writer %d", ErrSchemaMismatch, kind, name, s.NumFields(), in.NumFields())
+	}
+	for i, f := range s.Fields() {
+		want := in.Field(i)
+		if f.Name != want.Name || f.Nullable != want.Nullable || !arrow.TypeEqual(f.Type, want.Type) {
+			return fmt.Errorf("%w: %s: %s: column %d is %s, writer expects %s", ErrSchemaMismatch, kind, name, i, f, want)
+		}
+		if !want.Nullable && rec.Column(i).NullN() > 0 {
+			return fmt.Errorf("%w: %s: %s: NOT NULL column %s has %d nulls", ErrSchemaMismatch, kind, name, f.Name, rec.Column(i).NullN())
+		}
+	}
+	return nil
 }

@@ -277,20 +277,7 @@ func (w *Writer) fail(err error) error {
 }
 
 func (w *Writer) check(rec arrow.RecordBatch) error {
-	s := rec.Schema()
-	if s.NumFields() != w.in.NumFields() {
-		return fmt.Errorf("%w: orc: %s: batch has %d columns, writer %d", format.ErrSchemaMismatch, w.name, s.NumFields(), w.in.NumFields())
-	}
-	for i, f := range s.Fields() {
-		want := w.in.Field(i)
-		if f.Name != want.Name || f.Nullable != want.Nullable || !arrow.TypeEqual(f.Type, want.Type) {
-			return fmt.Errorf("%w: orc: %s: column %d is %s, writer expects %s", format.ErrSchemaMismatch, w.name, i, f, want)
-		}
-		if !want.Nullable && rec.Column(i).NullN() > 0 {
-			return fmt.Errorf("%w: orc: %s: NOT NULL column %s has %d nulls", format.ErrSchemaMismatch, w.name, f.Name, rec.Column(i).NullN())
-		}
-	}
-	return nil
+	return format.CheckBatch("orc", w.name, w.in, rec)
 }
 
 // EstimatedSize returns the bytes written so far plus the open stripe's
