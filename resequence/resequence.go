@@ -109,35 +109,13 @@ func (r *Rewriter) BucketDir(partition []byte, bucket int32) (string, error) {
 // the copies, naming the file.
 func (r *Rewriter) Shift(ctx context.Context, dir string, f manifest.DataFileMeta, delta int64) (out []manifest.DataFileMeta, err error) {
 	path := dir + "/" + f.FileName
-	switch {
-	case delta <= 0:
+	if delta <= 0 {
 		return nil, fmt.Errorf("resequence: %s: shift %d is not positive", path, delta)
-	case len(f.ExtraFiles) > 0 || len(f.EmbeddedIndex) > 0 || (f.ExternalPath != nil && *f.ExternalPath != ""):
-		return nil, fmt.Errorf("%w: %s has extra files, an embedded index or an external path", ErrUnsupported, path)
 	}
-	ts, err := r.schema(ctx, f.SchemaID)
+	ts, layout, err := r.source(ctx, path, f)
 	if err != nil {
-		return nil, fmt.Errorf("resequence: %s: schema %d: %w", path, f.SchemaID, err)
+		return nil, err
 	}
-	layout, err := r.layout(ts, int(f.Level))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
-	}
-	file, err := r.fio.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("resequence: open %s: %w", path, err)
-	}
-	defer file.Close()
-	fields := layout.Fields()
-	ff, err := datafile.FormatOf(path)
-	if err != nil {
-		return nil, fmt.Errorf("resequence: read %s: %w", path, err)
-	}
-	rd, err := ff.NewReader(ctx, file, path, fields, format.ReadOptions{Allocator: r.mem})
-	if err != nil {
-		return nil, fmt.Errorf("resequence: read %s: %w", path, err)
-	}
-	defer rd.Close()
 	w := datafile.NewRollingWriter(r.fio, dir, layout, datafile.NewNamer(uuid.NewString()), 0)
 	defer func() {
 		if err != nil {
@@ -145,29 +123,17 @@ func (r *Rewriter) Shift(ctx context.Context, dir string, f manifest.DataFileMet
 		}
 	}()
 	seqCol := len(ts.TrimmedPrimaryKeys())
-	var rows int64
-	for {
-		b, err := rd.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	err = r.readFile(ctx, path, f, layout, func(rec arrow.RecordBatch) error {
+		shifted, err := shiftColumn(rec, seqCol, delta, r.mem)
 		if err != nil {
-			return nil, fmt.Errorf("resequence: read %s: %w", path, err)
+			return fmt.Errorf("resequence: %s: %w", path, err)
 		}
-		shifted, err := shiftColumn(b.Record, seqCol, delta, r.mem)
-		b.Record.Release()
-		if err != nil {
-			return nil, fmt.Errorf("resequence: %s: %w", path, err)
-		}
-		rows += shifted.NumRows()
 		err = w.Write(ctx, shifted)
 		shifted.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	if rows != f.RowCount {
-		return nil, fmt.Errorf("resequence: %s: read %d rows, its metadata says %d: %w", path, rows, f.RowCount, format.ErrCorrupt)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	out, err = w.Flush(ctx)
 	if err != nil {
@@ -180,7 +146,65 @@ func (r *Rewriter) Shift(ctx context.Context, dir string, f manifest.DataFileMet
 	return out, nil
 }
 
-// shiftColumn returns rec with column i (BIGINT NOT NULL) raised by delta.
+// source checks that the key-value data file f at path can be copied and
+// returns its table schema and file layout.
+func (r *Rewriter) source(ctx context.Context, path string, f manifest.DataFileMeta) (*schema.TableSchema, *datafile.Layout, error) {
+	if len(f.ExtraFiles) > 0 || len(f.EmbeddedIndex) > 0 || (f.ExternalPath != nil && *f.ExternalPath != "") {
+		return nil, nil, fmt.Errorf("%w: %s has extra files, an embedded index or an external path", ErrUnsupported, path)
+	}
+	ts, err := r.schema(ctx, f.SchemaID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resequence: %s: schema %d: %w", path, f.SchemaID, err)
+	}
+	layout, err := r.layout(ts, int(f.Level))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
+	}
+	return ts, layout, nil
+}
+
+// readFile reads the data file f at path, in the format its name says,
+// with layout's columns, and hands each batch to each (which must not keep
+// it); a file whose row count differs from f.RowCount is format.ErrCorrupt.
+func (r *Rewriter) readFile(ctx context.Context, path string, f manifest.DataFileMeta, layout *datafile.Layout, each func(rec arrow.RecordBatch) error) error {
+	ff, err := datafile.FormatOf(path)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
+	}
+	file, err := r.fio.Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("resequence: open %s: %w", path, err)
+	}
+	defer file.Close()
+	rd, err := ff.NewReader(ctx, file, path, layout.Fields(), format.ReadOptions{Allocator: r.mem})
+	if err != nil {
+		return fmt.Errorf("resequence: read %s: %w", path, err)
+	}
+	defer rd.Close()
+	var rows int64
+	for {
+		b, err := rd.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("resequence: read %s: %w", path, err)
+		}
+		rows += b.Record.NumRows()
+		err = each(b.Record)
+		b.Record.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if rows != f.RowCount {
+		return fmt.Errorf("resequence: %s: read %d rows, its metadata says %d: %w", path, rows, f.RowCount, format.ErrCorrupt)
+	}
+	return nil
+}
+
+// shiftColumn returns rec with delta added to column i (the BIGINT NOT NULL
+// _SEQUENCE_NUMBER); a result outside [0, 2^63) is an error.
 func shiftColumn(rec arrow.RecordBatch, i int, delta int64, mem memory.Allocator) (arrow.RecordBatch, error) {
 	col, ok := rec.Column(i).(*array.Int64)
 	if !ok {
@@ -190,7 +214,11 @@ func shiftColumn(rec arrow.RecordBatch, i int, delta int64, mem memory.Allocator
 	defer b.Release()
 	b.Reserve(col.Len())
 	for _, v := range col.Int64Values() {
-		b.UnsafeAppend(v + delta)
+		n := v + delta
+		if (delta > 0 && n < v) || n < 0 {
+			return nil, fmt.Errorf("%w: sequence number %d + %d leaves [0, 2^63)", ErrUnsupported, v, delta)
+		}
+		b.UnsafeAppend(n)
 	}
 	shifted := b.NewInt64Array()
 	defer shifted.Release()

@@ -2,9 +2,7 @@ package resequence
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/datafile"
-	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 )
 
@@ -43,53 +40,13 @@ func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f 
 		return nil, err
 	}
 	path := dir + "/" + f.FileName
-	if len(f.ExtraFiles) > 0 || len(f.EmbeddedIndex) > 0 || (f.ExternalPath != nil && *f.ExternalPath != "") {
-		return nil, fmt.Errorf("%w: %s has extra files, an embedded index or an external path", ErrUnsupported, path)
-	}
-	ts, err := r.schema(ctx, f.SchemaID)
+	ts, layout, err := r.source(ctx, path, f)
 	if err != nil {
-		return nil, fmt.Errorf("resequence: %s: schema %d: %w", path, f.SchemaID, err)
-	}
-	layout, err := r.layout(ts, int(f.Level))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
+		return nil, err
 	}
 	nKeys := len(ts.TrimmedPrimaryKeys())
 	read := func(each func(rec arrow.RecordBatch) error) error {
-		file, err := r.fio.Open(ctx, path)
-		if err != nil {
-			return fmt.Errorf("resequence: open %s: %w", path, err)
-		}
-		defer file.Close()
-		ff, err := datafile.FormatOf(path)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
-		}
-		rd, err := ff.NewReader(ctx, file, path, layout.Fields(), format.ReadOptions{Allocator: r.mem})
-		if err != nil {
-			return fmt.Errorf("resequence: read %s: %w", path, err)
-		}
-		defer rd.Close()
-		var rows int64
-		for {
-			b, err := rd.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("resequence: read %s: %w", path, err)
-			}
-			rows += b.Record.NumRows()
-			err = each(b.Record)
-			b.Record.Release()
-			if err != nil {
-				return err
-			}
-		}
-		if rows != f.RowCount {
-			return fmt.Errorf("resequence: %s: read %d rows, its metadata says %d: %w", path, rows, f.RowCount, format.ErrCorrupt)
-		}
-		return nil
+		return r.readFile(ctx, path, f, layout, each)
 	}
 	// First pass: does any row leave the bucket?
 	moves := false
@@ -150,7 +107,7 @@ func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f 
 			}
 			if b != bucket && shift != nil {
 				if d := shift(b); d != 0 {
-					shifted, err := shiftSequence(r.mem, sub, nKeys, d)
+					shifted, err := shiftColumn(sub, nKeys, d, r.mem)
 					sub.Release()
 					if err != nil {
 						return fmt.Errorf("resequence: %s: %w", path, err)
@@ -219,30 +176,4 @@ func take(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx 
 		return nil, err
 	}
 	return res.(*compute.RecordDatum).Value, nil
-}
-
-// shiftSequence returns rec with d added to its _SEQUENCE_NUMBER column (at
-// index col, after the key columns); a result below 0 or beyond int64 is an
-// error.
-func shiftSequence(mem memory.Allocator, rec arrow.RecordBatch, col int, d int64) (arrow.RecordBatch, error) {
-	seq, ok := rec.Column(col).(*array.Int64)
-	if !ok {
-		return nil, fmt.Errorf("%w: column %d is %s, not the BIGINT _SEQUENCE_NUMBER", ErrUnsupported, col, rec.Column(col).DataType())
-	}
-	b := array.NewInt64Builder(mem)
-	defer b.Release()
-	b.Reserve(seq.Len())
-	for i := 0; i < seq.Len(); i++ {
-		v := seq.Value(i)
-		n := v + d
-		if (d > 0 && n < v) || n < 0 {
-			return nil, fmt.Errorf("%w: sequence number %d + %d leaves [0, 2^63)", ErrUnsupported, v, d)
-		}
-		b.Append(n)
-	}
-	a := b.NewInt64Array()
-	defer a.Release()
-	cols := slices.Clone(rec.Columns())
-	cols[col] = a
-	return array.NewRecordBatch(rec.Schema(), cols, rec.NumRows()), nil
 }
