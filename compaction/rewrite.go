@@ -161,7 +161,7 @@ func (j *bucketJob) readFile(ctx context.Context, f *manifest.DataFileMeta, targ
 			yield(nil, err)
 			return
 		}
-		opts := reader.FileReadOptions{BatchSize: j.t.batchSize, Allocator: j.t.mem, DeletionVector: dv}
+		opts := reader.FileReadOptions{BatchSize: j.t.batchSize, Allocator: j.t.mem, DeletionVector: dv, RowCount: f.RowCount}
 		for rec, err := range reader.ReadDataFile(ctx, fio, p, fs, target, opts) {
 			if err != nil {
 				yield(nil, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,6 +79,26 @@ func TestReadDataFileAvro(t *testing.T) {
 	}
 	if want := `[{"key":1,"n":null,"v":"a"}` + "\n," + `{"key":2,"n":null,"v":null}` + "\n]"; strings.Join(got, "") != want {
 		t.Fatalf("rows %q, want %q", got, want)
+	}
+	// A file that decodes to fewer rows than its data file meta holds (an
+	// Avro file cut at a block boundary is a valid, shorter file) is damaged.
+	for _, n := range []int64{2, 3, 1} {
+		var rows int64
+		var rerr error
+		for r, err := range reader.ReadDataFile(ctx, fio, "bucket-0/data-0.avro", ts, target, reader.FileReadOptions{RowCount: n}) {
+			if err != nil {
+				rerr = err
+				break
+			}
+			rows += r.NumRows()
+			r.Release()
+		}
+		if n == 2 && (rerr != nil || rows != 2) {
+			t.Fatalf("RowCount 2: %d rows, err %v", rows, rerr)
+		}
+		if n != 2 && (!errors.Is(rerr, format.ErrCorrupt) || !strings.Contains(rerr.Error(), "bucket-0/data-0.avro: format: corrupt data file: 2 rows, its data file meta says "+strconv.FormatInt(n, 10))) {
+			t.Fatalf("RowCount %d: err %v, want ErrCorrupt naming the file and both counts", n, rerr)
+		}
 	}
 	for _, err := range reader.ReadDataFile(ctx, fio, "bucket-0/data-1.avro", ts, target, reader.FileReadOptions{}) {
 		if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "bucket-0/data-1.avro") {

@@ -442,7 +442,7 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			target = sr.valueCols
 		}
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
-		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded}
+		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded, RowCount: f.RowCount}
 		if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
 			opts.DeletionVector, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
 			if err != nil {
@@ -491,6 +491,11 @@ type FileReadOptions struct {
 	// not fail the read) and come back all null. Key fields (_KEY_*) are
 	// always read.
 	NullColumns map[int]bool
+	// RowCount, when positive, is the file's row count from its data file
+	// meta (DataFileMeta.rowCount): a file that ends after fewer or more
+	// rows is damaged (an Avro file cut at a block boundary still decodes)
+	// and the read fails with format.ErrCorrupt naming the file.
+	RowCount int64
 }
 
 // ReadDataFile reads the data file at filePath (relative to fio's root; its
@@ -539,15 +544,20 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 		defer rd.Close()
 		targetSchema := types.SchemaToArrow(target)
 		dv := opts.DeletionVector
+		var rows int64
 		for {
 			b, err := rd.Next(ctx)
 			if errors.Is(err, io.EOF) {
+				if opts.RowCount > 0 && rows != opts.RowCount {
+					yield(nil, fmt.Errorf("reader: data file %s: %w: %d rows, its data file meta says %d", filePath, format.ErrCorrupt, rows, opts.RowCount))
+				}
 				return
 			}
 			if err != nil {
 				yield(nil, err)
 				return
 			}
+			rows += b.Record.NumRows()
 			rec, err := assemble(targetSchema, target, slot, from, b.Record, mem)
 			b.Record.Release()
 			if err != nil {
