@@ -114,7 +114,8 @@ func TestFormatSniffing(t *testing.T) {
 		t.Errorf("truncated ORC: %v", err)
 	}
 	// Parquet manifests are read (manifest.format=parquet); a stub is corrupt.
-	if _, err := DecodeManifestList([]byte("PAR1xxxx"), "p"); !errors.Is(err, ErrCorrupt) {
+	// The prefix is said once ("manifest: corrupt file" only once).
+	if _, err := DecodeManifestList([]byte("PAR1xxxx"), "p"); !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "manifest: p: manifest: corrupt file: Parquet: ") || strings.Count(err.Error(), "corrupt") != 1 {
 		t.Errorf("parquet: %v", err)
 	}
 	if _, err := DecodeManifestList([]byte("junk"), "j"); !errors.Is(err, ErrCorrupt) {

@@ -210,6 +210,9 @@ func wrapDecodeErr(name string, err error) error {
 		return fmt.Errorf("manifest: %s: %w", name, err)
 	case errors.Is(err, ocf.ErrUnsupportedCodec):
 		return fmt.Errorf("%w: %s: %w", ErrUnsupportedFormat, name, err)
+	case errors.Is(err, ErrCorrupt):
+		// Already says what it is (the Parquet and ORC decoders wrap it).
+		return fmt.Errorf("manifest: %s: %w", name, err)
 	}
 	return fmt.Errorf("%w: %s: %w", ErrCorrupt, name, err)
 }
