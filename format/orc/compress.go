@@ -52,9 +52,12 @@ func newCodec(kind, blockSize uint64, budget int64) (*codec, error) {
 	}
 	c.blockSize = int(blockSize)
 	if kind == compressionZstd {
+		// zstd's smallest window is 1 KiB: a lower limit refuses every
+		// frame, so the limit is at least that and decompressChunk checks
+		// the block size itself.
 		d, err := zstd.NewReader(nil,
 			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(blockSize),
+			zstd.WithDecoderMaxMemory(max(blockSize, 1<<10)),
 			zstd.WithDecoderLowmem(true))
 		if err != nil {
 			return nil, unsupportedf("zstd decoder: %v", err)
@@ -110,6 +113,9 @@ func (c *codec) decompressChunk(out, chunk []byte) ([]byte, error) {
 		d, err := c.zstd.DecodeAll(chunk, out[len(out):])
 		if err != nil {
 			return nil, err
+		}
+		if len(d) > c.blockSize {
+			return nil, fmt.Errorf("zstd chunk expands to %d bytes, more than the block size %d", len(d), c.blockSize)
 		}
 		return append(out, d...), nil
 	case compressionSnappy:

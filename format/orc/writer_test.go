@@ -231,6 +231,25 @@ func TestWriteRoundTripAllTypes(t *testing.T) {
 	})
 }
 
+// TestSmallCompressionBlocks: files whose compression block size
+// (orc.compress.size) is below zstd's smallest window (1 KiB) are read, as
+// pyarrow and Java read them, with every codec.
+func TestSmallCompressionBlocks(t *testing.T) {
+	fields := writeTypes()
+	rec := recordFromJSON(t, fields, writeTypesJSON)
+	defer rec.Release()
+	for _, codec := range []string{"zstd", "zlib", "snappy", "lz4"} {
+		for _, size := range []string{"64", "512", "1023"} {
+			t.Run(codec+"-"+size, func(t *testing.T) {
+				data, _ := writeORC(t, fields, map[string]string{"file.compression": codec, "orc.compress.size": size}, rec)
+				got, _ := readORC(t, data, fields, format.ReadOptions{})
+				defer got.Release()
+				equalRecords(t, got, rec)
+			})
+		}
+	}
+}
+
 // TestWriteSchema checks the ORC type tree and paimon.id attributes Java's
 // OrcTypeUtil gives the same fields (ids of list elements and map keys and
 // values per SpecialFields: 536870911 ± 1024·id ± depth).
