@@ -418,8 +418,20 @@ func scaleTimestamp(s, ns int64, unit arrow.TimeUnit) (int64, bool) {
 	default:
 		mul, frac = 1e9, ns
 	}
-	if s > (math.MaxInt64-frac)/mul || s < math.MinInt64/mul {
+	if s > (math.MaxInt64-frac)/mul {
 		return 0, false
+	}
+	if s < math.MinInt64/mul {
+		// s*mul alone may be below the int64 minimum while s*mul+frac is
+		// not (the minimum itself is -9223372037 s + 145224192 ns).
+		if s < math.MinInt64/mul-1 {
+			return 0, false
+		}
+		base := (s + 1) * mul
+		if mul-frac > base-math.MinInt64 {
+			return 0, false
+		}
+		return base - (mul - frac), true
 	}
 	return s*mul + frac, true
 }
