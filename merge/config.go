@@ -94,7 +94,6 @@ const (
 // unimplementedAggs are aggregate functions Java registers that this package
 // does not implement, with the reason; using one yields ErrUnsupported.
 var unimplementedAggs = map[string]string{
-	aggRbm64:       "Java writes Roaring64Bitmap's own (ART) serialization, which no Go roaring library reads or writes",
 	aggHllSketch:   "it needs Apache DataSketches HLL unions, which have no Go implementation",
 	aggThetaSketch: "it needs Apache DataSketches theta unions, which have no Go implementation",
 }

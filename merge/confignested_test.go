@@ -29,7 +29,8 @@ func TestNestedAggConfig(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"rbm64", []string{"fields.bin.aggregate-function", "rbm64"}, ErrUnsupported, "Roaring64Bitmap"},
+		{"ok rbm64", []string{"fields.bin.aggregate-function", "rbm64"}, nil, ""},
+		{"rbm64 on array", []string{"fields.rows.aggregate-function", "rbm64"}, ErrInvalidOption, "VARBINARY"},
 		{"hll_sketch", []string{"fields.bin.aggregate-function", "hll_sketch"}, ErrUnsupported, "DataSketches"},
 		{"theta_sketch", []string{"fields.bin.aggregate-function", "theta_sketch"}, ErrUnsupported, "DataSketches"},
 		{"rbm32 on array", []string{"fields.rows.aggregate-function", "rbm32"}, ErrInvalidOption, "VARBINARY"},
