@@ -768,8 +768,6 @@ func newNestedAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 			return nil, bad()
 		}
 		return &rbm32Agg{col: col}, nil
-	case aggRbm64, aggHllSketch, aggThetaSketch:
-		return newSketchAgg(spec, col)
 	case aggMergeMap, aggMergeMapWithKeyTime:
 		if col.dt.ID() != arrow.MAP {
 			return nil, bad()

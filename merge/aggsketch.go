@@ -1,9 +1,11 @@
 package merge
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/paimon-go/paimon/internal/rbm64"
+	"github.com/paimon-go/paimon/internal/theta"
 )
 
 // sketchAgg is one of the aggregate functions whose values are opaque
@@ -26,6 +28,8 @@ func newSketchAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 	switch spec.name {
 	case aggRbm64:
 		a.union = rbm64.Union
+	case aggThetaSketch:
+		a.union = theta.Union
 	default:
 		return nil, fmt.Errorf("%w: aggregate function %q", ErrUnsupported, spec.name)
 	}
@@ -40,7 +44,11 @@ func (a *sketchAgg) agg(acc, in *cell) error {
 	}
 	out, err := a.union(a.col.bytesOf(acc), a.col.bytesOf(in))
 	if err != nil {
-		return fmt.Errorf("%w: %s of field %q: %v", ErrCorruptValue, a.name, a.col.name, err)
+		sentinel := ErrCorruptValue
+		if errors.Is(err, theta.ErrUnsupported) {
+			sentinel = ErrUnsupported
+		}
+		return fmt.Errorf("%w: %s of field %q: %v", sentinel, a.name, a.col.name, err)
 	}
 	*acc = cell{st: cBytes, s: out}
 	return nil
