@@ -112,15 +112,23 @@ func (c *container) set() []uint64 {
 	case runType:
 		for i := 0; i+1 < len(c.runs); i += 2 {
 			start, end := int(c.runs[i]), int(c.runs[i])+int(c.runs[i+1])
-			if end > 0xFFFF {
-				end = 0xFFFF
-			}
-			for v := start; v <= end; v++ {
-				s[v>>6] |= 1 << (uint(v) & 63)
-			}
+			setRange(s, start, min(end, 0xFFFF))
 		}
 	}
 	return s
+}
+
+// setRange sets the values start..end (inclusive) a word at a time.
+func setRange(s []uint64, start, end int) {
+	for w := start >> 6; w <= end>>6; w++ {
+		lo, hi := max(start, w<<6), min(end, w<<6+63)
+		n := uint(hi - lo + 1)
+		mask := ^uint64(0)
+		if n < 64 {
+			mask = (1<<n - 1) << (uint(lo) & 63)
+		}
+		s[w] |= mask
+	}
 }
 
 func popcount(s []uint64) int {
@@ -243,19 +251,35 @@ func ior(a, b *container) *container {
 // it: array and bitmap containers become run containers when strictly
 // smaller; run containers are kept as they are.
 func (c *container) runOptimize() *container {
-	if c.typ == runType {
+	size, runs := bitmapSize, 0
+	switch c.typ {
+	case runType:
 		return c
-	}
-	s := c.set()
-	asRun := 2 + 4*len(runsOf(s))/2
-	size := bitmapSize
-	if c.typ == arrayType {
+	case arrayType:
 		size = 2 * c.card
+		for i, v := range c.arr {
+			if i == 0 || v != c.arr[i-1]+1 {
+				runs++
+			}
+		}
+	case bitmapType:
+		runs = runCount(c.bmp)
 	}
-	if size > asRun {
-		return &container{typ: runType, runs: runsOf(s)}
+	if size > 2+4*runs {
+		return &container{typ: runType, runs: runsOf(c.set())}
 	}
 	return c
+}
+
+// runCount returns the number of maximal runs in a set of 1024 words.
+func runCount(s []uint64) int {
+	n := 0
+	carry := uint64(0) // the top bit of the previous word, as bit 0
+	for _, w := range s {
+		n += bits.OnesCount64(w &^ (w<<1 | carry))
+		carry = w >> 63
+	}
+	return n
 }
 
 // encode appends the container as Containers.serialize writes it (after

@@ -59,7 +59,7 @@ const (
 // gadget is the union's HeapQuickSelectSketch reduced to what decides the
 // result: the retained hashes, theta, the table size and emptiness.
 type gadget struct {
-	set       map[int64]struct{}
+	set       hashSet
 	theta     int64
 	lgArr     int
 	threshold int
@@ -76,7 +76,7 @@ func threshold(lgArr int) int {
 
 func newGadget() *gadget {
 	lgArr := (lgNomLongs+1-minLgArr)%lgRF + minLgArr // ThetaUtil.startingSubMultiple
-	return &gadget{set: map[int64]struct{}{}, theta: maxTheta, lgArr: lgArr, threshold: threshold(lgArr), empty: true}
+	return &gadget{theta: maxTheta, lgArr: lgArr, threshold: threshold(lgArr), empty: true}
 }
 
 func (g *gadget) thetaLong() int64 {
@@ -88,12 +88,50 @@ func (g *gadget) thetaLong() int64 {
 
 // sorted returns the retained hashes ascending.
 func (g *gadget) sorted() []int64 {
-	out := make([]int64, 0, len(g.set))
-	for h := range g.set {
-		out = append(out, h)
+	out := make([]int64, 0, g.set.n)
+	for _, h := range g.set.slots {
+		if h != 0 {
+			out = append(out, h)
+		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// hashSet is an open-addressing set of non-zero hashes (0 marks a free
+// slot), big enough for the gadget's largest table (15/16 of 2^13).
+type hashSet struct {
+	slots []int64
+	n     int
+}
+
+const setBits = 14
+
+// add inserts h and reports whether it was new.
+func (s *hashSet) add(h int64) bool {
+	if s.slots == nil {
+		s.slots = make([]int64, 1<<setBits)
+	}
+	mask := len(s.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case h:
+			return false
+		case 0:
+			s.slots[i] = h
+			s.n++
+			return true
+		}
+	}
+}
+
+// keep replaces the set's content by hs.
+func (s *hashSet) keep(hs []int64) {
+	clear(s.slots)
+	s.n = 0
+	for _, h := range hs {
+		s.add(h)
+	}
 }
 
 // update is HeapQuickSelectSketch.hashUpdate.
@@ -105,11 +143,10 @@ func (g *gadget) update(h int64) error {
 	if h == 0 || h >= g.theta {
 		return nil
 	}
-	if _, dup := g.set[h]; dup {
+	if !g.set.add(h) {
 		return nil
 	}
-	g.set[h] = struct{}{}
-	if len(g.set) <= g.threshold {
+	if g.set.n <= g.threshold {
 		return nil
 	}
 	if g.lgArr <= lgNomLongs {
@@ -120,9 +157,7 @@ func (g *gadget) update(h int64) error {
 	// quickSelectAndRebuild: theta becomes the (k+1)th smallest hash
 	s := g.sorted()
 	g.theta = s[k]
-	for _, h := range s[k:] {
-		delete(g.set, h)
-	}
+	g.set.keep(s[:k])
 	return nil
 }
 
