@@ -63,6 +63,10 @@ public final class SketchCases {
       cases.add(new Object[]{"node256", rand(rnd, 40, 0xFFL << 16), true, rand(rnd, 200, 0xFFL << 16), true});
       cases.add(new Object[]{"random-wide", rand(rnd, 300, 0x0000FFFF0000FFFFL | 0x00FF000000000000L), true, rand(rnd, 400, 0x0000FF00000FFFFFL), true});
       cases.add(new Object[]{"random-dense", rand(rnd, 9000, 0x1FFFFL), false, rand(rnd, 5000, 0x2FFFFL), false});
+      // growth during the union: Node4 -> Node16, Node16 -> Node48 -> Node256
+      cases.add(new Object[]{"grow4to16", range(0, 3, 1L << 16), true, range(3L << 16, 8, 1L << 16), true});
+      cases.add(new Object[]{"grow16to256", range(0, 10, 1L << 16), true, range(5L << 16, 70, 3L << 16), false});
+      cases.add(new Object[]{"grow-deep", rand(rnd, 12, 0x0F0F0F0F0F0F0000L), true, rand(rnd, 90, 0x0707070707070000L), true});
       for (Object[] c : cases) {
         byte[] a = rbm((long[]) c[1], (Boolean) c[2]);
         byte[] b = rbm((long[]) c[3], (Boolean) c[4]);
