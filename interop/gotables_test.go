@@ -83,6 +83,9 @@ type goTable struct {
 	// values) are known to hold Java's elements in another order, with the
 	// reason; their cells compare every array's elements unordered.
 	peerDeviates map[string]string
+	// peerRefuses names peers that refuse to read the table by design, with
+	// text their error must contain; their cell passes only if they refuse.
+	peerRefuses map[string]string
 }
 
 func notNull(t types.DataType) types.DataType { t.Nullable = false; return t }
@@ -439,7 +442,7 @@ func goTables() []goTable {
 			options: map[string]string{"bucket": "2", "file.format": "parquet", "file.format.per.level": "0:avro",
 				"file.compression.per.level": "0:deflate"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "manifests"},
-	}, append(aggGoTables(), castGoTables()...)...)
+	}, append(append(aggGoTables(), castGoTables()...), sketchGoTables()...)...)
 }
 
 // dropColumn returns fields without the field named name.

@@ -155,8 +155,15 @@ func goWrites(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 			m.add("go", "go", g.name, status(ok), "")
 			for _, p := range peers {
 				why, deviates := g.peerDeviates[p.name]
+				refusal, refuses := g.peerRefuses[p.name]
 				ok := t.Run(p.name, func(t *testing.T) {
 					got, err := p.run(ctx, "read", path)
+					if refuses {
+						if err == nil || !strings.Contains(err.Error(), refusal) {
+							t.Fatalf("want the peer to refuse the table with %q, got %v", refusal, err)
+						}
+						return
+					}
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -178,6 +185,8 @@ func goWrites(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 					detail = p.missing
 				} else if deviates {
 					detail = "collection order not compared: " + why
+				} else if refuses {
+					detail = "refuses as expected: " + refusal
 				}
 				m.add("go", p.name, g.name, status(ok), detail)
 			}

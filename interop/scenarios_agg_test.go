@@ -19,10 +19,18 @@ import (
 // does), and requires our read and Java's read of the result to equal
 // Java's read before our compaction.
 func TestJavaAggScenarioCompactedByGo(t *testing.T) {
+	compactJavaScenarioWithGo(t, "scenario_agg_collections")
+}
+
+// compactJavaScenarioWithGo runs one Java scenario, fully compacts its
+// table with our compaction (what paimon compact does), and requires our
+// read and Java's read of the result to equal Java's read before our
+// compaction.
+func compactJavaScenarioWithGo(t *testing.T, name string) {
+	t.Helper()
 	ctx := context.Background()
-	const name = "scenario_agg_collections"
 	java := javaPeer()
-	out := workDir(t, "java-agg-scenario")
+	out := workDir(t, "java-"+name)
 	if _, err := java.run(ctx, "scenarios", out, name); err != nil {
 		t.Fatalf("java scenarios: %v", err)
 	}

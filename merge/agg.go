@@ -85,6 +85,11 @@ func newFieldAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 		if a, err = newNestedAgg(spec, col); err != nil {
 			return nil, err
 		}
+	case aggRbm64, aggThetaSketch, aggHllSketch:
+		var err error
+		if a, err = newSketchAgg(spec, col); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("%w: aggregate function %q", ErrUnsupported, spec.name)
 	}

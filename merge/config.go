@@ -94,9 +94,7 @@ const (
 // unimplementedAggs are aggregate functions Java registers that this package
 // does not implement, with the reason; using one yields ErrUnsupported.
 var unimplementedAggs = map[string]string{
-	aggRbm64:       "Java writes Roaring64Bitmap's own (ART) serialization, which no Go roaring library reads or writes",
-	aggHllSketch:   "it needs Apache DataSketches HLL unions, which have no Go implementation",
-	aggThetaSketch: "it needs Apache DataSketches theta unions, which have no Go implementation",
+	aggHllSketch: "it needs Apache DataSketches HLL unions, which have no Go implementation",
 }
 
 // aggSpec is the aggregate function of one field and its per-field options.

@@ -29,9 +29,10 @@ func TestNestedAggConfig(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"rbm64", []string{"fields.bin.aggregate-function", "rbm64"}, ErrUnsupported, "Roaring64Bitmap"},
+		{"ok rbm64", []string{"fields.bin.aggregate-function", "rbm64"}, nil, ""},
+		{"rbm64 on array", []string{"fields.rows.aggregate-function", "rbm64"}, ErrInvalidOption, "VARBINARY"},
 		{"hll_sketch", []string{"fields.bin.aggregate-function", "hll_sketch"}, ErrUnsupported, "DataSketches"},
-		{"theta_sketch", []string{"fields.bin.aggregate-function", "theta_sketch"}, ErrUnsupported, "DataSketches"},
+		{"ok theta_sketch", []string{"fields.bin.aggregate-function", "theta_sketch"}, nil, ""},
 		{"rbm32 on array", []string{"fields.rows.aggregate-function", "rbm32"}, ErrInvalidOption, "VARBINARY"},
 		{"partial update without key", []string{"fields.rows.aggregate-function", "nested_partial_update"}, ErrInvalidOption, "fields.rows.nested-key"},
 		{"unknown nested key", []string{"fields.rows.aggregate-function", "nested_update", "fields.rows.nested-key", "nope"}, ErrInvalidOption, "nope"},

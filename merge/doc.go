@@ -72,10 +72,10 @@
 //
 // # Not implemented
 //
-// Aggregate functions hll_sketch and theta_sketch (Apache DataSketches
-// unions: no Go implementation) and rbm64 (Java writes Roaring64Bitmap's
-// own ART serialization, which no Go roaring library reads); NewConfig
-// returns ErrUnsupported naming the reason. Changelog producers
+// Aggregate function hll_sketch (Apache DataSketches HLL unions: no Go
+// implementation); NewConfig returns ErrUnsupported naming the reason (rbm64
+// and theta_sketch are our own code in internal/rbm64 and internal/theta,
+// byte-exact with Java; see docs/decisions.md). Changelog producers
 // (FullChangelogMergeFunctionWrapper, LookupChangelogMergeFunctionWrapper);
 // spilling (Java's MergeSorter spills when there are very many runs; here all
 // runs are merged in one pass, holding one batch per run in memory).

@@ -12,9 +12,9 @@ var (
 	ErrInvalidOption = errors.New("merge: invalid option")
 
 	// ErrUnsupported marks a valid Paimon option value or input type that this
-	// implementation does not handle (the aggregate functions hll_sketch,
-	// theta_sketch and rbm64, whose Java serializations have no Go
-	// implementation yet).
+	// implementation does not handle (the aggregate function hll_sketch,
+	// whose DataSketches HLL union has no Go implementation yet, and theta
+	// sketches in serialization versions 1, 2 and 4).
 	ErrUnsupported = errors.New("merge: unsupported")
 
 	// ErrSchema marks input records whose Arrow schema does not fit the
@@ -45,8 +45,9 @@ var (
 	ErrNull = errors.New("merge: null in not-null field")
 
 	// ErrCorruptValue marks a field value an aggregate function cannot
-	// decode, such as rbm32 bytes that are no RoaringBitmap serialization
-	// (Java: "Unable to se/deserialize roaring bitmap").
+	// decode, such as rbm32 or rbm64 bytes that are no RoaringBitmap
+	// serialization (Java: "Unable to se/deserialize roaring bitmap") or a
+	// truncated theta sketch.
 	ErrCorruptValue = errors.New("merge: corrupt aggregate value")
 
 	// ErrValueKind marks a _VALUE_KIND byte outside 0..3.
