@@ -85,6 +85,7 @@ type config struct {
 	filter      predicate.Predicate
 	columns     []string
 	allLevels   bool
+	postpone    bool
 	batchSize   int
 	parallelism int
 	noFallback  bool
@@ -119,6 +120,14 @@ func WithColumns(names ...string) Option { return func(c *config) { c.columns = 
 // WithAllLevels makes batch reads of deletion-vector and first-row tables
 // merge level-0 files too, instead of skipping them as Java's batch scan does.
 func WithAllLevels() Option { return func(c *config) { c.allLevels = true } }
+
+// WithPostponeFiles plans the files of bucket-postpone (bucket = -2 tables'
+// bucket -2, which batch reads skip as Java's do) as splits of their own:
+// Bucket and TotalBuckets -2, BucketPath "<partition>bucket-postpone", files
+// in the order of the other splits (level, then sequence number, then name).
+// It is for planning postpone compactions and merge-on-read; reading such a
+// split as it is merges rows whose sequence numbers are all -1.
+func WithPostponeFiles() Option { return func(c *config) { c.postpone = true } }
 
 // WithBatchSize sets the maximum rows per output batch (default 4096).
 func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
@@ -376,7 +385,7 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	if err != nil {
 		return nil, expiredErr(ctx, t.meta, sn, s.cfg.tag != "", err)
 	}
-	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels)
+	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels, s.cfg.postpone)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func readDeletionFiles(ctx context.Context, t *tableState, sn *snapshot.Snapshot
 // buildSplits groups the live entries (already pruned, see pruner) into one
 // split per partition-bucket.
 func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry,
-	dvs map[bucketKey]map[string]DeletionFile, allLevels bool) ([]*Split, error) {
+	dvs map[bucketKey]map[string]DeletionFile, allLevels, postpone bool) ([]*Split, error) {
 	pk := len(ts.PrimaryKeys) > 0
 	dvEnabled, err := ts.Options.DeletionVectorsEnabled()
 	if err != nil {
@@ -128,7 +128,7 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 	splits := map[bucketKey]*Split{}
 	partCache := map[string][]any{}
 	for _, e := range entries {
-		if e.Bucket == -2 {
+		if e.Bucket == -2 && !postpone {
 			continue // postpone-bucket files are invisible to batch reads until compacted (Java)
 		}
 		if skipLevel0 && e.File.Level == 0 {
@@ -241,8 +241,11 @@ func partitionComputer(ts *schema.TableSchema) (row.PartitionComputer, error) {
 // bucketPath is the directory of a bucket's files below the partition
 // directory dir (data-file.path-directory and the partition path; ends in
 // "/" or is empty): Java
-// FileStorePathFactory.bucketPath.
+// FileStorePathFactory.bucketPath ("bucket-postpone" for bucket -2).
 func bucketPath(dir string, bucket int32) string {
+	if bucket == -2 {
+		return dir + "bucket-postpone"
+	}
 	return dir + "bucket-" + strconv.Itoa(int(bucket))
 }
 
