@@ -1,7 +1,6 @@
 package compaction
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +48,7 @@ type postponePart struct {
 // a FixedBucketSink and RewritePostponeBucketCommittableOperator): for every
 // partition (of opts.Partitions) with bucket-postpone files in the latest
 // snapshot, it reads those files one after the other in creation-time order
-// (ties by name, the writer's file counter numerically), routes each row to
+// (ties in commit order), routes each row to
 // bucket(bucket key, N) of the partition's bucket count N (the
 // _TOTAL_BUCKETS of its real-bucket files, else postpone.default-bucket-num),
 // gives the rows of each real bucket sequence numbers after the bucket's
@@ -240,36 +239,10 @@ func postponeParts(plan *reader.Plan, ts *schema.TableSchema, sel *selector, def
 }
 
 // replayOrder orders bucket-postpone files as Java's compaction replays
-// them (PostponeBucketCompactSplitSource: by creation time); files of one
-// writer created in the same millisecond by their counter.
+// them (PostponeBucketCompactSplitSource: a stable sort by creation time);
+// files created in the same millisecond keep their commit order.
 func replayOrder(a, b manifest.DataFileMeta) int {
-	if c := compareCreation(a.CreationTime, b.CreationTime); c != 0 {
-		return c
-	}
-	pa, na := splitCounter(a.FileName)
-	pb, nb := splitCounter(b.FileName)
-	if pa == pb {
-		return cmp.Compare(na, nb)
-	}
-	return strings.Compare(a.FileName, b.FileName)
-}
-
-// splitCounter splits "<prefix>-<n>.<ext>" into the prefix and n (-1 when
-// the name has no counter).
-func splitCounter(name string) (string, int) {
-	base := name
-	if i := strings.LastIndexByte(base, '.'); i >= 0 {
-		base = base[:i]
-	}
-	i := strings.LastIndexByte(base, '-')
-	if i < 0 {
-		return base, -1
-	}
-	n, err := strconv.Atoi(base[i+1:])
-	if err != nil {
-		return base, -1
-	}
-	return base[:i], n
+	return compareCreation(a.CreationTime, b.CreationTime)
 }
 
 // postponeCompaction writes the real-bucket files of postpone compactions.

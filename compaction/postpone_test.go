@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
@@ -38,9 +37,9 @@ func newPostponeTable(t *testing.T, opts map[string]string) *catalog.Table {
 }
 
 // writePostpone commits rows (p, k, v, kind) with the table's options plus
-// kv; into bucket-postpone unless kv says otherwise. Each call's files get a
-// creation time after the previous call's (the replay order is by
-// creation time in milliseconds).
+// kv; into bucket-postpone unless kv says otherwise. Calls follow each
+// other within milliseconds: files of equal creation times replay in commit
+// order.
 func writePostpone(t *testing.T, tbl *catalog.Table, rows [][]any, kv ...string) {
 	t.Helper()
 	ts := *tbl.Schema
@@ -48,8 +47,6 @@ func writePostpone(t *testing.T, tbl *catalog.Table, rows [][]any, kv ...string)
 	ts.Options["postpone.batch-write-fixed-bucket"] = "false"
 	for i := 0; i < len(kv); i += 2 {
 		ts.Options[kv[i]] = kv[i+1]
-	}
-	for t0 := time.Now().UnixMilli(); time.Now().UnixMilli() == t0; {
 	}
 	ctx := context.Background()
 	all := append(slices.Clone(postponeFields), types.DataField{Name: writer.DefaultRowKindColumn, Type: types.String()})

@@ -121,10 +121,11 @@ func WithColumns(names ...string) Option { return func(c *config) { c.columns = 
 // merge level-0 files too, instead of skipping them as Java's batch scan does.
 func WithAllLevels() Option { return func(c *config) { c.allLevels = true } }
 
-// WithPostponeFiles plans the files of bucket-postpone (bucket = -2 tables'
-// bucket -2, which batch reads skip as Java's do) as splits of their own:
-// Bucket and TotalBuckets -2, BucketPath "<partition>bucket-postpone", files
-// in the order of the other splits (level, then sequence number, then name).
+// WithPostponeFiles plans the files of bucket-postpone (bucket -2 of
+// postpone-bucket tables, which batch reads skip as Java's do) as splits of
+// their own: Bucket and TotalBuckets -2, BucketPath
+// "<partition>bucket-postpone", files in commit order (the order of their
+// manifest entries; their sequence numbers are all -1).
 // It is for planning postpone compactions and merge-on-read; reading such a
 // split as it is merges rows whose sequence numbers are all -1.
 func WithPostponeFiles() Option { return func(c *config) { c.postpone = true } }

@@ -168,6 +168,12 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 	}
 	out := make([]*Split, 0, len(splits))
 	for _, sp := range splits {
+		if sp.Bucket == -2 {
+			// bucket-postpone files stay in commit order (all their
+			// sequence numbers are -1): postpone compaction replays them.
+			out = append(out, sp)
+			continue
+		}
 		slices.SortStableFunc(sp.Files, func(a, b manifest.DataFileMeta) int {
 			if c := cmp.Compare(a.Level, b.Level); c != 0 {
 				return c
