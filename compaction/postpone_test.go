@@ -318,3 +318,39 @@ func TestPostponeCompactionRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestPostponeCompactionBesideWriter: a postpone compaction's commit is not
+// refused because a writer committed another bucket-postpone file with the
+// same keys after the compaction read the bucket (all postpone files share
+// sequence number -1; the new file is routed by the next compaction, after
+// the compacted ones), and the rows come out in write order.
+func TestPostponeCompactionBesideWriter(t *testing.T) {
+	tbl := newPostponeTable(t, nil)
+	ctx := context.Background()
+	writePostpone(t, tbl, [][]any{{int32(1), int32(1), "old", "+I"}})
+	plan, err := reader.NewScan(tbl.FileIO, reader.WithPostponeFiles()).Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Splits) != 1 || plan.Splits[0].Bucket != -2 {
+		t.Fatalf("%d splits, want the one bucket-postpone split", len(plan.Splits))
+	}
+	first := plan.Splits[0]
+	// A writer commits the same key after the compaction planned.
+	writePostpone(t, tbl, [][]any{{int32(1), int32(1), "new", "+I"}})
+	// The compaction's commit: the planned postpone file deleted (its row
+	// routed elsewhere; here dropped, which the rows below would show).
+	c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Commit(ctx, commit.BatchIdentifier, []commit.Message{{
+		Partition: first.Partition, Bucket: -2, TotalBuckets: -2,
+		Compact: commit.CompactIncrement{Before: first.Files},
+	}}); err != nil {
+		t.Fatalf("postpone compaction commit beside a writer: %v", err)
+	}
+	compact(t, tbl, false)
+	checkRows(t, tbl, []string{"1|1|new"})
+}
