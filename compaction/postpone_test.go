@@ -354,3 +354,42 @@ func TestPostponeCompactionBesideWriter(t *testing.T) {
 	compact(t, tbl, false)
 	checkRows(t, tbl, []string{"1|1|new"})
 }
+
+// TestPostponeMergeOnRead: with postpone.merge-on-read = true (Java 2.x) a
+// batch read routes the bucket-postpone rows into their real buckets and
+// merges them, giving the rows a postpone compaction would give (also for a
+// partition without real-bucket files and for buckets without files);
+// time travel to before the postpone writes gives the old rows; after the
+// compaction the read is unchanged. The default (false) keeps the postpone
+// rows invisible.
+func TestPostponeMergeOnRead(t *testing.T) {
+	for _, mor := range []bool{true, false} {
+		t.Run(fmt.Sprint("merge-on-read=", mor), func(t *testing.T) {
+			tbl := newPostponeTable(t, map[string]string{"postpone.default-bucket-num": "2", "postpone.merge-on-read": fmt.Sprint(mor)})
+			writePostpone(t, tbl, [][]any{
+				{int32(1), int32(1), "a1", "+I"}, {int32(1), int32(2), "a2", "+I"},
+				{int32(1), int32(3), "a3", "+I"}, {int32(1), int32(4), "a4", "+I"},
+			}, "postpone.batch-write-fixed-bucket", "true", "postpone.default-bucket-num", "3")
+			writePostpone(t, tbl, [][]any{
+				{int32(1), int32(1), "b1", "+I"}, {int32(1), int32(5), "b5", "+I"},
+				{int32(1), int32(1), "b1x", "+U"}, {int32(1), int32(2), nil, "-D"},
+				{int32(2), int32(7), "c7", "+I"}, {int32(2), int32(8), "c8", "+I"},
+			})
+			writePostpone(t, tbl, [][]any{
+				{int32(1), int32(5), "c5", "+I"}, {int32(1), int32(2), "c2", "+I"},
+				{int32(2), int32(8), nil, "-D"},
+			})
+			merged := []string{"1|1|b1x", "1|2|c2", "1|3|a3", "1|4|a4", "1|5|c5", "2|7|c7"}
+			base := []string{"1|1|a1", "1|2|a2", "1|3|a3", "1|4|a4"}
+			if mor {
+				checkRows(t, tbl, merged)
+				checkRows(t, tbl, []string{"1|5|c5"}, reader.WithWhere("k = 5"))
+			} else {
+				checkRows(t, tbl, base)
+			}
+			checkRows(t, tbl, base, reader.WithSnapshot(1))
+			compact(t, tbl, false)
+			checkRows(t, tbl, merged)
+		})
+	}
+}

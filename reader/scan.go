@@ -386,9 +386,20 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	if err != nil {
 		return nil, expiredErr(ctx, t.meta, sn, s.cfg.tag != "", err)
 	}
-	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels, s.cfg.postpone)
+	mor := false
+	if !s.cfg.postpone {
+		if mor, err = mergeOnRead(ts); err != nil {
+			return nil, err
+		}
+	}
+	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels, s.cfg.postpone || mor)
 	if err != nil {
 		return nil, err
+	}
+	if mor {
+		if plan.Splits, err = attachPostpone(t, ts, plan.Splits); err != nil {
+			return nil, err
+		}
 	}
 	return plan, nil
 }

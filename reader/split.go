@@ -44,6 +44,7 @@ type Split struct {
 
 	table  *tableState
 	schema *schema.TableSchema // the schema the split is read with
+	post   *postponeSource     // postpone.merge-on-read: the partition's bucket-postpone rows
 }
 
 // DeletionFile locates the deletion vector of one data file inside a
