@@ -14,6 +14,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/reader"
 	prow "github.com/paimon-go/paimon/row"
@@ -390,6 +391,65 @@ func TestPostponeMergeOnRead(t *testing.T) {
 			checkRows(t, tbl, base, reader.WithSnapshot(1))
 			compact(t, tbl, false)
 			checkRows(t, tbl, merged)
+		})
+	}
+}
+
+// TestPostponeCorruptFile: a truncated bucket-postpone Avro file fails the
+// postpone compaction and a merge-on-read read with format.ErrCorrupt
+// naming the file, a missing one with fileio.ErrNotExist naming it; the
+// compaction publishes nothing and leaves no file behind.
+func TestPostponeCorruptFile(t *testing.T) {
+	for _, damage := range []string{"truncated", "missing"} {
+		t.Run(damage, func(t *testing.T) {
+			tbl := newPostponeTable(t, map[string]string{"postpone.merge-on-read": "true"})
+			ctx := context.Background()
+			var rows [][]any
+			for k := range int32(50) {
+				rows = append(rows, []any{int32(1), k, fmt.Sprint("value-", k), "+I"})
+			}
+			writePostpone(t, tbl, rows)
+			plan, err := reader.NewScan(tbl.FileIO, reader.WithPostponeFiles()).Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := plan.Splits[0]
+			p := sp.BucketPath + "/" + sp.Files[0].FileName
+			want := error(format.ErrCorrupt)
+			if damage == "missing" {
+				want = fileio.ErrNotExist
+				if err := tbl.FileIO.Delete(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				data, err := tbl.FileIO.ReadFile(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := tbl.FileIO.Delete(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+				if err := tbl.FileIO.WriteFile(ctx, p, data[:len(data)/2]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pre := latest(t, tbl).ID
+			_, err = compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user, compaction.Options{})
+			if !errors.Is(err, want) || !strings.Contains(err.Error(), sp.Files[0].FileName) {
+				t.Errorf("Compact = %v, want %v naming %s", err, want, sp.Files[0].FileName)
+			}
+			if id := latest(t, tbl).ID; id != pre {
+				t.Errorf("snapshot %d published, want none after %d", id, pre)
+			}
+			for _, b := range []string{"p=1/bucket-0"} {
+				if infos, _ := tbl.FileIO.List(ctx, b); len(infos) != 0 {
+					t.Errorf("files left in %s: %v", b, infos)
+				}
+			}
+			_, err = tabletest.Cat(ctx, tbl.FileIO.URL())
+			if !errors.Is(err, want) || !strings.Contains(err.Error(), sp.Files[0].FileName) {
+				t.Errorf("merge-on-read = %v, want %v naming %s", err, want, sp.Files[0].FileName)
+			}
 		})
 	}
 }
