@@ -314,8 +314,8 @@ func TestPostponeCompactionRefused(t *testing.T) {
 		tbl := newPostponeTable(t, o)
 		ts := *tbl.Schema
 		_, err := compaction.Compact(context.Background(), tbl.FileIO, &ts, user, compaction.Options{})
-		if !errors.Is(err, compaction.ErrUnsupported) {
-			t.Errorf("%v: Compact = %v, want ErrUnsupported", o, err)
+		if name := slices.Collect(maps.Values(o))[0]; !errors.Is(err, compaction.ErrUnsupported) || !strings.Contains(err.Error(), "postpone compaction with") {
+			t.Errorf("%v: Compact = %v, want ErrUnsupported naming the postpone compaction of %s", o, err, name)
 		}
 	}
 }
