@@ -70,8 +70,10 @@ const PostponeBucket = -2
 // rows in arrival order without sorting or merging, every row with
 // _SEQUENCE_NUMBER -1 (KeyValue.UNKNOWN_SEQUENCE), level 0, file source
 // APPEND and _TOTAL_BUCKETS -2; the files' min and max keys are their first
-// and last rows' keys. A postpone compaction (package compaction) later
-// routes the rows into real buckets in file creation order.
+// and last rows' keys; WithSequenceColumn's numbers are not written. The
+// Write reads no snapshot (Java ignores previous files). A postpone
+// compaction (package compaction) later routes the rows into real buckets
+// in file creation order.
 func (w *Write) initPostpone() error {
 	o := w.ts.Options
 	fixed, err := o.Bool(keyPostponeBatchFixed, true)

@@ -579,8 +579,8 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 // ErrBucketCountChanged when g's partition has live files of another bucket
 // count (AbstractFileStoreWrite.createWriterContainer's check).
 func (w *Write) checkBucketCount(ctx context.Context, g *group) error {
-	if w.unaware {
-		return nil
+	if w.unaware || (w.post != nil && w.post.into) {
+		return nil // bucket-postpone writers ignore previous files (PostponeBucketFileStoreWrite)
 	}
 	if err := w.loadRestore(ctx); err != nil {
 		return err
