@@ -181,7 +181,10 @@ func checkCompactionSaw(live, delta []manifest.Entry, keyTypes []types.DataType)
 	inputs := map[bucketKey]*span{}
 	deleted := map[string]bool{}
 	for _, e := range delta {
-		if e.Kind != manifest.Delete {
+		// A postpone compaction's inputs are bucket-postpone files, routed
+		// into real buckets in creation order: a postpone file committed
+		// meanwhile is routed by the next compaction, after them.
+		if e.Kind != manifest.Delete || e.Bucket == postponeBucket {
 			continue
 		}
 		deleted[e.Identifier()] = true

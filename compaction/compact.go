@@ -153,11 +153,6 @@ func checkTable(ts *schema.TableSchema) error {
 			return fmt.Errorf("%w: %s = true", ErrUnsupported, k)
 		}
 	}
-	if n, err := ts.NumBuckets(); err != nil {
-		return err
-	} else if n == -2 {
-		return fmt.Errorf("%w: bucket = -2 (postpone bucket)", ErrUnsupported)
-	}
 	if f := o.FileFormat(); !datafile.Writes(f) {
 		return fmt.Errorf("%w: file.format = %s (parquet, avro and orc are written)", ErrUnsupported, f)
 	}
@@ -179,6 +174,11 @@ func NewPlan(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, op
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if n, err := ts.NumBuckets(); err != nil {
+		return nil, err
+	} else if n == postponeBucket {
+		return nil, fmt.Errorf("%w: bucket = -2 (postpone bucket; Compact and Postpone compact it)", ErrUnsupported)
 	}
 	r, err := NewRewriter(fio, ts, RewriterOptions{Allocator: opts.Allocator, Now: opts.Now})
 	if err != nil {
@@ -421,7 +421,15 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 // commit.ErrConflict, the new files are deleted and the table is unchanged.
 // The real-time progress property (realtime.offsets) of the snapshot the
 // commit builds on is carried on by the committer.
+//
+// Postpone-bucket tables (bucket = -2) get the postpone compaction instead
+// (see Postpone): their bucket-postpone rows routed into real buckets.
 func Compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Options) (snapshotID int64, err error) {
+	if n, err := ts.NumBuckets(); err != nil {
+		return 0, err
+	} else if n == postponeBucket {
+		return Postpone(ctx, fio, ts, commitUser, opts)
+	}
 	p, err := NewPlan(ctx, fio, ts, opts)
 	if err != nil {
 		return 0, err

@@ -100,6 +100,20 @@
 // committer carries the real-time progress property (realtime.offsets)
 // forward.
 //
+// # Postpone buckets
+//
+// Tables with bucket = -2 keep the rows of streaming writers (and of batch
+// writes with postpone.batch-write-fixed-bucket = false) in bucket-postpone
+// until a postpone compaction routes them into real buckets: Compact runs
+// Postpone for them, Java's Flink CompactAction postpone path. Each
+// partition's postpone files are replayed in creation order into
+// bucket(key, N) for the partition's bucket count N, merged per bucket as a
+// writer's flush merges, written as level-0 files after the bucket's
+// sequence numbers, and committed with the deletion of the postpone files
+// in one COMPACT snapshot; the committer's conflict check makes a second
+// compaction of the same files fail with commit.ErrConflict. A partition's
+// postpone rows are held in memory while they are routed.
+//
 // # Memory
 //
 // One bucket is rewritten per Options.Parallelism slot (P buckets at once).
@@ -150,12 +164,14 @@
 //
 // # Not implemented
 //
-// Changelog producers lookup and full-compaction (their compactions must
+// Postpone compaction of deletion-vector and first-row tables (their
+// level-0 outputs need a lookup compaction), changelog producers lookup
+// and full-compaction (their compactions must
 // write changelog files), force-lookup, lookup-compact = gentle (treated as
 // radical: a standalone compaction keeps no trigger count), local lookup
 // files and their cache (lookups read the levels above the output level
 // again for every compaction that brings level 0 up),
-// postpone buckets, row tracking and data evolution, file formats other than
+// row tracking and data evolution, file formats other than
 // Parquet, data files in external paths and record-level expiration are
 // out of scope; NewPlan and NewRewriter refuse tables that need one of the
 // first ones with ErrUnsupported.

@@ -10,8 +10,9 @@ import "errors"
 var (
 	// ErrUnsupported: the table uses a feature compaction does not handle
 	// (changelog producers lookup / full-compaction, force-lookup, first-row
-	// with deletion vectors, postpone buckets, row tracking or data
-	// evolution, a file format other than parquet, data files in external
+	// with deletion vectors, postpone compaction of deletion-vector or
+	// first-row tables, NewPlan of a postpone-bucket table, row tracking or
+	// data evolution, a file format other than parquet, data files in external
 	// paths); the message names the option or file.
 	ErrUnsupported = errors.New("compaction: unsupported table feature")
 	// ErrInvalidArgument: a partition spec that names a non-partition field

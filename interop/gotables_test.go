@@ -360,6 +360,16 @@ func goTables() []goTable {
 		{name: "go_pk_postpone_avro", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-2", "file.format": "avro"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},
+		// Postpone buckets written into bucket-postpone
+		// (postpone.batch-write-fixed-bucket = false, Java's
+		// PostponeBucketWriter files), then our postpone compaction routes
+		// the rows into real buckets (2 per partition), in Parquet and ORC.
+		{name: "go_pk_postpone_compacted", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-2", "postpone.batch-write-fixed-bucket": "false", "postpone.default-bucket-num": "2"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
+		{name: "go_pk_postpone_compacted_orc", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-2", "postpone.batch-write-fixed-bucket": "false", "file.format": "orc"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
 		{name: "go_pk_dv_dedupe", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},

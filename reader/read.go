@@ -112,6 +112,11 @@ func (p *Plan) ReadSplitWith(ctx context.Context, sp *Split, mem []iter.Seq2[arr
 			}
 			yield(nil, err)
 		}
+		if sp != nil && sp.post != nil {
+			// postpone.merge-on-read: the routed bucket-postpone rows are
+			// one more run, newer than the split's files.
+			mem = append([]iter.Seq2[arrow.RecordBatch, error]{p.postponeRows(ctx, sp)}, mem...)
+		}
 		sr, err := p.newSplitRead(ctx, sp, len(mem) > 0)
 		if err != nil {
 			yieldErr(err)

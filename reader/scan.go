@@ -85,6 +85,7 @@ type config struct {
 	filter      predicate.Predicate
 	columns     []string
 	allLevels   bool
+	postpone    bool
 	batchSize   int
 	parallelism int
 	noFallback  bool
@@ -119,6 +120,15 @@ func WithColumns(names ...string) Option { return func(c *config) { c.columns = 
 // WithAllLevels makes batch reads of deletion-vector and first-row tables
 // merge level-0 files too, instead of skipping them as Java's batch scan does.
 func WithAllLevels() Option { return func(c *config) { c.allLevels = true } }
+
+// WithPostponeFiles plans the files of bucket-postpone (bucket -2 of
+// postpone-bucket tables, which batch reads skip as Java's do) as splits of
+// their own: Bucket and TotalBuckets -2, BucketPath
+// "<partition>bucket-postpone", files in commit order (the order of their
+// manifest entries; their sequence numbers are all -1).
+// It is for planning postpone compactions and merge-on-read; reading such a
+// split as it is merges rows whose sequence numbers are all -1.
+func WithPostponeFiles() Option { return func(c *config) { c.postpone = true } }
 
 // WithBatchSize sets the maximum rows per output batch (default 4096).
 func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
@@ -376,9 +386,20 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	if err != nil {
 		return nil, expiredErr(ctx, t.meta, sn, s.cfg.tag != "", err)
 	}
-	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels)
+	mor := false
+	if !s.cfg.postpone {
+		if mor, err = mergeOnRead(ts); err != nil {
+			return nil, err
+		}
+	}
+	plan.Splits, err = buildSplits(t, ts, entries, dvs, s.cfg.allLevels, s.cfg.postpone || mor)
 	if err != nil {
 		return nil, err
+	}
+	if mor {
+		if plan.Splits, err = attachPostpone(t, ts, plan.Splits); err != nil {
+			return nil, err
+		}
 	}
 	return plan, nil
 }

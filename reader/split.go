@@ -44,6 +44,7 @@ type Split struct {
 
 	table  *tableState
 	schema *schema.TableSchema // the schema the split is read with
+	post   *postponeSource     // postpone.merge-on-read: the partition's bucket-postpone rows
 }
 
 // DeletionFile locates the deletion vector of one data file inside a
@@ -107,7 +108,7 @@ func readDeletionFiles(ctx context.Context, t *tableState, sn *snapshot.Snapshot
 // buildSplits groups the live entries (already pruned, see pruner) into one
 // split per partition-bucket.
 func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry,
-	dvs map[bucketKey]map[string]DeletionFile, allLevels bool) ([]*Split, error) {
+	dvs map[bucketKey]map[string]DeletionFile, allLevels, postpone bool) ([]*Split, error) {
 	pk := len(ts.PrimaryKeys) > 0
 	dvEnabled, err := ts.Options.DeletionVectorsEnabled()
 	if err != nil {
@@ -128,7 +129,7 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 	splits := map[bucketKey]*Split{}
 	partCache := map[string][]any{}
 	for _, e := range entries {
-		if e.Bucket == -2 {
+		if e.Bucket == -2 && !postpone {
 			continue // postpone-bucket files are invisible to batch reads until compacted (Java)
 		}
 		if skipLevel0 && e.File.Level == 0 {
@@ -168,6 +169,12 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 	}
 	out := make([]*Split, 0, len(splits))
 	for _, sp := range splits {
+		if sp.Bucket == -2 {
+			// bucket-postpone files stay in commit order (all their
+			// sequence numbers are -1): postpone compaction replays them.
+			out = append(out, sp)
+			continue
+		}
 		slices.SortStableFunc(sp.Files, func(a, b manifest.DataFileMeta) int {
 			if c := cmp.Compare(a.Level, b.Level); c != 0 {
 				return c
@@ -241,8 +248,11 @@ func partitionComputer(ts *schema.TableSchema) (row.PartitionComputer, error) {
 // bucketPath is the directory of a bucket's files below the partition
 // directory dir (data-file.path-directory and the partition path; ends in
 // "/" or is empty): Java
-// FileStorePathFactory.bucketPath.
+// FileStorePathFactory.bucketPath ("bucket-postpone" for bucket -2).
 func bucketPath(dir string, bucket int32) string {
+	if bucket == -2 {
+		return dir + "bucket-postpone"
+	}
 	return dir + "bucket-" + strconv.Itoa(int(bucket))
 }
 

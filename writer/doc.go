@@ -65,9 +65,13 @@
 // snapshot (their _TOTAL_BUCKETS; two different counts fail Write with
 // ErrMixedBucketCounts), else postpone.default-bucket-num (default 1; Flink
 // uses its sink parallelism there), without compaction (write-only), the
-// messages carrying the partition's count. Writing into bucket-postpone
-// (postpone.batch-write-fixed-bucket = false) and cross-partition upsert (a
-// primary key without every partition field) return
+// messages carrying the partition's count. With
+// postpone.batch-write-fixed-bucket = false rows go into bucket-postpone as
+// Java's PostponeBucketWriter writes them (Avro, stats mode none, file name
+// prefix "data--u-<commitUser>-s-<writeId>-w-", arrival order, sequence
+// number -1, _TOTAL_BUCKETS -2), for a postpone compaction (package
+// compaction) to route into real buckets. Cross-partition upsert (a
+// primary key without every partition field) returns
 // ErrUnsupportedBucketMode; a missing or corrupt HASH file fails
 // Write with hashindex.ErrMissing or hashindex.ErrCorrupt naming it.
 //

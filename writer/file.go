@@ -56,7 +56,7 @@ func (bw *bucketWriter) finishFiles(ctx context.Context) ([]manifest.DataFileMet
 // key), so that every written row is in newFiles, and returns the files it
 // finished.
 func (bw *bucketWriter) flush(ctx context.Context) ([]manifest.DataFileMeta, error) {
-	if bw.w.pk != nil {
+	if bw.w.pk != nil && (bw.w.post == nil || !bw.w.post.into) {
 		return bw.flushPK(ctx)
 	}
 	return bw.finishFiles(ctx)

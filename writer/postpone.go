@@ -5,8 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/format/avro"
 	"github.com/paimon-go/paimon/schema"
 )
 
@@ -34,23 +42,43 @@ const (
 // without real-bucket files; a Go Write has no parallelism and uses the
 // bucket count postpone compaction gives such partitions instead.
 type postponeBuckets struct {
+	// into: postpone.batch-write-fixed-bucket = false, every row goes into
+	// bucket-postpone (Java PostponeBucketWriter), see initPostpone.
+	into       bool
 	defaultNum int
 	// num is each written partition's bucket count, fixed when the
 	// partition is first written (Java's knownNumBuckets.computeIfAbsent).
 	num map[string]int
 }
 
-// initPostpone sets up a bucket = -2 Write. Like Java's
-// PostponeUtils.tableForFixBucketWrite it writes with write-only = true:
-// the Write never compacts (a postpone compaction does).
+// PostponeBucket is the bucket of bucket-postpone files (Java
+// BucketMode.POSTPONE_BUCKET); their directory is "bucket-postpone".
+const PostponeBucket = -2
+
+// initPostpone sets up a bucket = -2 Write. With
+// postpone.batch-write-fixed-bucket = true (the default) it writes into
+// real buckets like Java's PostponeUtils.tableForFixBucketWrite, with
+// write-only = true: the Write never compacts (a postpone compaction does).
+//
+// With false every row goes into bucket-postpone as Java's
+// PostponeBucketFileStoreWrite / PostponeBucketWriter write it: Avro files
+// (unless the table's types have no Avro form, then file.format) with
+// metadata.stats-mode = none, named
+// "<data-file.prefix>-u-<commitUser>-s-<writeId>-w-<uuid>-<n>.avro"
+// (writeId a random non-negative int32, as Java's
+// ThreadLocalRandom.nextInt(Integer.MAX_VALUE) when the sink gives none),
+// rows in arrival order without sorting or merging, every row with
+// _SEQUENCE_NUMBER -1 (KeyValue.UNKNOWN_SEQUENCE), level 0, file source
+// APPEND and _TOTAL_BUCKETS -2; the files' min and max keys are their first
+// and last rows' keys; WithSequenceColumn's numbers are not written. The
+// Write reads no snapshot (Java ignores previous files). A postpone
+// compaction (package compaction) later routes the rows into real buckets
+// in file creation order.
 func (w *Write) initPostpone() error {
 	o := w.ts.Options
 	fixed, err := o.Bool(keyPostponeBatchFixed, true)
 	if err != nil {
 		return err
-	}
-	if !fixed {
-		return fmt.Errorf("%w: bucket = -2 with %s = false (writing into bucket-postpone) is not supported yet", ErrUnsupportedBucketMode, keyPostponeBatchFixed)
 	}
 	n, err := o.Int(keyPostponeDefaultNum, 1)
 	if err != nil {
@@ -62,9 +90,48 @@ func (w *Write) initPostpone() error {
 	ts := *w.ts
 	ts.Options = maps.Clone(w.ts.Options)
 	ts.Options[schema.KeyWriteOnly] = "true"
+	if !fixed {
+		if avro.Holds(ts.Fields) {
+			ts.Options[schema.KeyFileFormat] = "avro"
+			ts.Options[schema.KeyMetadataStatsMode] = "none"
+		}
+		ts.Options[schema.KeyDataFilePrefix] = fmt.Sprintf("%s-u-%s-s-%d-w-", o.DataFilePrefix(), w.commitUser, rand.Int32N(math.MaxInt32))
+	}
 	w.ts = &ts
-	w.post = &postponeBuckets{defaultNum: n, num: map[string]int{}}
+	w.post = &postponeBuckets{into: !fixed, defaultNum: n, num: map[string]int{}}
 	return nil
+}
+
+// writePostpone writes rows of a bucket-postpone writer as they come: the
+// KeyValue layout with _SEQUENCE_NUMBER -1 and the rows' kinds (Java
+// PostponeBucketWriter's DirectSinkWriter).
+func (w *Write) writePostpone(ctx context.Context, bw *bucketWriter, rec arrow.RecordBatch, kinds []int8) error {
+	m := int(rec.NumRows())
+	if m == 0 {
+		return nil
+	}
+	if kinds == nil {
+		kinds = w.zeroKinds(m)
+	}
+	seqs := make([]int64, m)
+	for i := range seqs {
+		seqs[i] = -1
+	}
+	seqArr := int64Array(seqs)
+	defer seqArr.Release()
+	kindArr := array.NewInt8Data(array.NewData(arrow.PrimitiveTypes.Int8, m,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(kinds))}, nil, 0, 0))
+	defer kindArr.Release()
+	p := w.pk
+	cols := make([]arrow.Array, 0, len(p.kvFields))
+	for _, i := range p.keyIdx {
+		cols = append(cols, rec.Column(i))
+	}
+	cols = append(cols, seqArr, kindArr)
+	cols = append(cols, rec.Columns()...)
+	out := array.NewRecordBatch(p.kvSchema, cols, int64(m))
+	defer out.Release()
+	return bw.rw.Write(ctx, out)
 }
 
 // postponeNumBuckets returns the bucket count of the partition part
@@ -93,8 +160,21 @@ func (w *Write) postponeNumBuckets(ctx context.Context, part []byte, partPath st
 // totalBuckets is the _TOTAL_BUCKETS of the files bw writes: the table's
 // bucket option, or the partition's bucket count for postpone tables.
 func (w *Write) totalBuckets(bw *bucketWriter) int32 {
+	if w.post != nil && w.post.into {
+		return PostponeBucket
+	}
 	if w.post != nil {
 		return int32(w.post.num[string(bw.partition)])
 	}
 	return int32(w.numBuckets)
+}
+
+// bucketDir is the directory name of a bucket below its partition:
+// "bucket-<n>", "bucket-postpone" for PostponeBucket (Java
+// FileStorePathFactory.bucketPath).
+func bucketDir(bucket int32) string {
+	if bucket == PostponeBucket {
+		return "bucket-postpone"
+	}
+	return "bucket-" + strconv.Itoa(int(bucket))
 }

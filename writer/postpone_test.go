@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -184,21 +185,69 @@ func TestPostponeMixedBucketCounts(t *testing.T) {
 	}
 }
 
-// TestPostponeBucketPostponeRefused: postpone.batch-write-fixed-bucket =
-// false (files into bucket-postpone) is refused with
-// ErrUnsupportedBucketMode naming the option; a non-positive
-// postpone.default-bucket-num with schema.ErrInvalidOption.
-func TestPostponeBucketPostponeRefused(t *testing.T) {
+// TestPostponeIntoBucketPostpone: with postpone.batch-write-fixed-bucket =
+// false every row goes into bucket-postpone as Java's PostponeBucketWriter
+// writes it (checked against a Java-written file of scenario
+// scenario_postpone_fixed): Avro files named
+// data--u-<commitUser>-s-<writeId>-w-<uuid>-<n>.avro, level 0, file source
+// APPEND, _TOTAL_BUCKETS -2, sequence numbers -1, no value statistics,
+// rows in arrival order (min key = first row's key, max key = last row's,
+// duplicates and retractions kept), and batch reads do not see them.
+func TestPostponeIntoBucketPostpone(t *testing.T) {
+	tbl := newTable(t, "", catalog.Schema{
+		Fields:        []types.DataField{{Name: "p", Type: types.Int()}, {Name: "id", Type: types.Int()}, {Name: "v", Type: types.String()}},
+		PartitionKeys: []string{"p"},
+		PrimaryKeys:   []string{"p", "id"},
+		Options:       map[string]string{"bucket": "-2", "postpone.batch-write-fixed-bucket": "false"},
+	})
+	fs := append(arrowFields(tbl.Schema), rowKind)
+	id := writeCommit(t, tbl, "u", 1, rec(t, fs,
+		[]any{int32(1), int32(3), "a", int8(0)}, []any{int32(1), int32(1), "b", int8(0)},
+		[]any{int32(2), int32(5), "c", int8(0)}, []any{int32(1), int32(3), "a2", int8(2)},
+		[]any{int32(1), int32(1), nil, int8(3)}))
+	_, es := deltaEntries(t, tbl.FileIO, id)
+	if len(es) != 2 {
+		t.Fatalf("%d entries, want 2 (one file per partition)", len(es))
+	}
+	name := regexp.MustCompile(`^data--u-u-s-[0-9]+-w-[0-9a-f-]{36}-0\.avro$`)
+	type want struct {
+		p, rows, deletes int64
+		minKey, maxKey   int32
+	}
+	for i, w := range []want{{1, 4, 1, 3, 1}, {2, 1, 0, 5, 5}} {
+		e := es[i]
+		f := e.File
+		p := must(row.Decode([]types.DataType{types.Int()}, must(row.Deserialize(e.Partition))))[0].(int32)
+		lo := must(row.Decode([]types.DataType{types.Int()}, must(row.Deserialize(f.MinKey))))[0].(int32)
+		hi := must(row.Decode([]types.DataType{types.Int()}, must(row.Deserialize(f.MaxKey))))[0].(int32)
+		got := fmt.Sprintf("p=%d bucket=%d total=%d level=%d seq=%d..%d rows=%d deletes=%d keys=%d..%d source=%d statsCols=%v",
+			p, e.Bucket, e.TotalBuckets, f.Level, f.MinSequenceNumber, f.MaxSequenceNumber, f.RowCount, *f.DeleteRowCount, lo, hi, *f.FileSource, fmt.Sprintf("%#v", f.ValueStatsCols))
+		exp := fmt.Sprintf("p=%d bucket=-2 total=-2 level=0 seq=-1..-1 rows=%d deletes=%d keys=%d..%d source=0 statsCols=[]string{}",
+			w.p, w.rows, w.deletes, w.minKey, w.maxKey)
+		if got != exp {
+			t.Errorf("entry %d:\n got %s\nwant %s", i, got, exp)
+		}
+		if !name.MatchString(f.FileName) {
+			t.Errorf("file name %s does not match %s", f.FileName, name)
+		}
+		if ok, err := tbl.FileIO.Exists(context.Background(), fmt.Sprintf("p=%d/bucket-postpone/%s", w.p, f.FileName)); !ok || err != nil {
+			t.Errorf("%s not in p=%d/bucket-postpone: %v", f.FileName, w.p, err)
+		}
+	}
+	if got := readRows(t, tbl.FileIO.URL()); len(got) != 0 {
+		t.Errorf("batch read = %q, want no rows (postpone files are invisible)", got)
+	}
+}
+
+// TestPostponeDefaultBucketNumInvalid: a non-positive
+// postpone.default-bucket-num fails New with schema.ErrInvalidOption.
+func TestPostponeDefaultBucketNumInvalid(t *testing.T) {
 	tbl := newTable(t, "", catalog.Schema{
 		Fields:      []types.DataField{{Name: "id", Type: types.Int()}, {Name: "v", Type: types.String()}},
 		PrimaryKeys: []string{"id"},
 		Options:     map[string]string{"bucket": "-2"},
 	})
-	_, err := writer.New(tbl.FileIO, withOptions(tbl.Schema, "postpone.batch-write-fixed-bucket", "false"), "u")
-	if !errors.Is(err, writer.ErrUnsupportedBucketMode) || !strings.Contains(err.Error(), "postpone.batch-write-fixed-bucket") {
-		t.Errorf("New = %v, want ErrUnsupportedBucketMode naming postpone.batch-write-fixed-bucket", err)
-	}
-	_, err = writer.New(tbl.FileIO, withOptions(tbl.Schema, "postpone.default-bucket-num", "0"), "u")
+	_, err := writer.New(tbl.FileIO, withOptions(tbl.Schema, "postpone.default-bucket-num", "0"), "u")
 	if !errors.Is(err, schema.ErrInvalidOption) {
 		t.Errorf("New = %v, want schema.ErrInvalidOption", err)
 	}

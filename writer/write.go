@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,10 +39,9 @@ var (
 	// ErrUnsupported: a table option value this writer does not implement;
 	// the message names the option.
 	ErrUnsupported = errors.New("writer: unsupported table option")
-	// ErrUnsupportedBucketMode: writes into bucket-postpone (bucket = -2
-	// with postpone.batch-write-fixed-bucket = false) and
-	// cross-partition upsert (bucket = -1 with a primary key that lacks a
-	// partition field) are not implemented yet; the message names them.
+	// ErrUnsupportedBucketMode: cross-partition upsert (bucket = -1 with a
+	// primary key that lacks a partition field) is not implemented yet;
+	// the message names it.
 	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
 	// ErrBucketCountChanged: the partition's existing files were written with
 	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
@@ -209,10 +207,11 @@ type restoredBucket struct {
 // for the commit messages' consumers and postpone-bucket file names.
 //
 // Postpone-bucket tables (bucket = -2) are written into real buckets, see
-// postponeBuckets (Java PostponeBatchWriteOperator), without compaction.
+// postponeBuckets (Java PostponeBatchWriteOperator), without compaction;
+// with postpone.batch-write-fixed-bucket = false into bucket-postpone, see
+// initPostpone (Java PostponeBucketWriter).
 //
-// Errors: ErrUnsupportedBucketMode for writes into bucket-postpone
-// (postpone.batch-write-fixed-bucket = false) and cross-partition upsert;
+// Errors: ErrUnsupportedBucketMode for cross-partition upsert;
 // ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
 // lookup or full-compaction unless write-only = true (changelog files are
 // not produced yet); ErrUnsupported for file formats other than parquet,
@@ -264,6 +263,7 @@ func (w *Write) init() error {
 	case w.numBuckets <= 0:
 		return fmt.Errorf("%w: bucket = %d", ErrUnsupportedBucketMode, w.numBuckets)
 	}
+	ts, o = w.ts, w.ts.Options // initPostpone may have set options
 	fn, err := o.BucketFunctionType()
 	if err != nil {
 		return err
@@ -401,7 +401,9 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		if bc := bws[i].comp; bc != nil {
 			bc.touched = true
 		}
-		if w.pk != nil {
+		if w.post != nil && w.post.into {
+			err = w.writePostpone(ctx, bws[i], sub, kinds)
+		} else if w.pk != nil {
 			err = w.bufferPK(ctx, bws[i], sub, kinds, seqs)
 		} else {
 			err = bws[i].writeAppend(ctx, sub)
@@ -435,10 +437,14 @@ func groupKey(partition []byte, bucket int32) string {
 func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 	n := in.numRows()
 	// One bucket (or none) means bucket 0 for every row: skip the hashing.
-	hashed := (!w.unaware && w.numBuckets > 1) || w.dyn != nil || w.post != nil
+	hashed := (!w.unaware && w.numBuckets > 1) || w.dyn != nil || (w.post != nil && !w.post.into)
+	bucket := int32(0)
+	if w.post != nil && w.post.into {
+		bucket = PostponeBucket
+	}
 	if len(w.partIdx) == 0 && !hashed && in.keep == nil {
 		p := row.Serialize(row.EmptyRow())
-		return []*group{{key: groupKey(p, 0), partition: p}}, nil
+		return []*group{{key: groupKey(p, bucket), partition: p, bucket: bucket}}, nil
 	}
 	var partCmp, bucketCmp comparator
 	var err error
@@ -456,7 +462,6 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 	var out []*group
 	emptyPart := row.Serialize(row.EmptyRow())
 	part, path := emptyPart, ""
-	bucket := int32(0)
 	partVals := make([]any, len(w.partIdx))
 	bucketVals := make([]any, len(w.bucketIdx))
 	prev := -1
@@ -545,7 +550,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	}
 	bw := &bucketWriter{
 		w: w, partition: g.partition, bucket: g.bucket,
-		dir: w.ts.Options.DataFilePathDirectory() + g.partPath + "bucket-" + strconv.Itoa(int(g.bucket)),
+		dir: w.ts.Options.DataFilePathDirectory() + g.partPath + bucketDir(g.bucket),
 	}
 	// Unaware-bucket append writers ignore previous files (AppendFileStoreWrite):
 	// their sequence numbers restart at 0.
@@ -574,8 +579,8 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 // ErrBucketCountChanged when g's partition has live files of another bucket
 // count (AbstractFileStoreWrite.createWriterContainer's check).
 func (w *Write) checkBucketCount(ctx context.Context, g *group) error {
-	if w.unaware {
-		return nil
+	if w.unaware || (w.post != nil && w.post.into) {
+		return nil // bucket-postpone writers ignore previous files (PostponeBucketFileStoreWrite)
 	}
 	if err := w.loadRestore(ctx); err != nil {
 		return err

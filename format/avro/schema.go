@@ -141,3 +141,11 @@ func mapParts(t types.DataType) (types.DataType, types.DataType) {
 	}
 	return *t.Key, *t.Value
 }
+
+// Holds reports whether Avro data files can hold a row of fields as Java
+// writes them (Java's AvroSchemaConverter.convertToSchema succeeds): false
+// for VARIANT, TIMESTAMP with precision > 6, TIME with precision > 3.
+func Holds(fields []types.DataField) bool {
+	_, err := writerSchema(fields)
+	return err == nil
+}

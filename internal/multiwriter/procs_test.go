@@ -115,6 +115,13 @@ var procEngines = []struct {
 
 func worker() int {
 	id, _ := strconv.Atoi(os.Getenv(workerEnv))
+	if stop := os.Getenv(compactEnv); stop != "" {
+		if err := compactor(id, os.Getenv(urlEnv), stop); err != nil {
+			fmt.Fprintf(os.Stderr, "compactor %d: %v\n", id, err)
+			return 1
+		}
+		return 0
+	}
 	commits, _ := strconv.Atoi(os.Getenv(commitEnv))
 	first, _ := strconv.Atoi(os.Getenv(startEnv))
 	if err := work(id, first, commits, os.Getenv(urlEnv), os.Getenv(rtEnv) == "1"); err != nil {
