@@ -59,8 +59,15 @@ func TestUpdateColumnTypeJavaCasts(t *testing.T) {
 		{"DATE unchanged (no DATE to DATE rule)", types.Date(), types.Date(), nil, false},
 		{"BOOLEAN unchanged (no rule)", types.Boolean(), types.Boolean(), nil, false},
 		{"ARRAY<INT> to ARRAY<BIGINT> at the top", types.ArrayOf(types.Int()), types.ArrayOf(types.BigInt()), nil, false},
-		// Java allows it (ArrayToStringCastRule) but format/cast does not read it.
-		{"ARRAY<INT> to STRING (not read here)", types.ArrayOf(types.Int()), types.String(), nil, false},
+		// ARRAY, MAP and ROW to CHAR/VARCHAR: CHAR/VARCHAR explicit CONSTRUCTED
+		// and Array/Map/RowToStringCastRule.
+		{"ARRAY<INT> to STRING (ArrayToStringCastRule)", types.ArrayOf(types.Int()), types.String(), nil, true},
+		{"MAP to VARCHAR(3) (MapToStringCastRule)", types.MapOf(types.String(), types.Int()), types.VarCharOf(3), nil, true},
+		{"ROW to CHAR(2) (RowToStringCastRule)", types.RowOf(types.Field(10, "x", types.Int())), types.CharOf(2), nil, true},
+		{"strict ROW to STRING (explicit only)", types.RowOf(types.Field(10, "x", types.Int())), types.String(), strict, false},
+		{"MULTISET to STRING (no rule)", types.MultisetOf(types.Int()), types.String(), nil, false},
+		{"STRING to ARRAY (no DataTypeCasts rule)", types.String(), types.ArrayOf(types.Int()), nil, false},
+		{"STRING to MAP (no DataTypeCasts rule)", types.String(), types.MapOf(types.String(), types.Int()), nil, false},
 		// disable-explicit-type-casting = true: implicit casts only.
 		{"strict BIGINT to INT", types.BigInt(), types.Int(), strict, false},
 		{"strict INT to STRING", types.Int(), types.String(), strict, false},
@@ -234,4 +241,49 @@ func TestAlterTableNestedCasts(t *testing.T) {
 		`{"id":2,"l":null,"m":null,"st":null}`,
 		`{"id":3,"l":[7],"m":[["z",2.5]],"st":{"a":"q","b":"c"}}`,
 	})
+}
+
+// TestAlterTableConstructedToString changes ARRAY, MAP and ROW columns to
+// STRING and VARCHAR(4) (Java's ArrayToStringCastRule, MapToStringCastRule,
+// RowToStringCastRule: accepted by ALTER, old files read as Java's string
+// form, never cut to the VARCHAR length) in each writable format.
+func TestAlterTableConstructedToString(t *testing.T) {
+	for _, fmtName := range []string{"parquet", "avro"} {
+		t.Run(fmtName, func(t *testing.T) {
+			ctx := context.Background()
+			c := openCatalog(t)
+			id := catalog.NewIdentifier("db", "tostring")
+			err := c.CreateTable(ctx, id, catalog.Schema{
+				Fields: []types.DataField{
+					{Name: "id", Type: types.Int()},
+					{Name: "l", Type: types.ArrayOf(types.Int())},
+					{Name: "m", Type: types.MapOf(types.String(), types.Double())},
+					{Name: "r", Type: types.RowOf(types.Field(10, "a", types.Int()), types.Field(11, "b", types.String()))},
+				},
+				Options: map[string]string{"file.format": fmtName},
+			}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeRows(t, c, id,
+				[]any{int32(1), []any{int32(1), nil, int32(3)}, types.Map{Keys: []any{"x", "y"}, Values: []any{0.1, nil}}, []any{int32(-5), "b"}},
+				[]any{int32(2), []any{}, types.Map{}, []any{nil, nil}},
+				[]any{int32(3), nil, nil, nil},
+			)
+			if _, err := c.AlterTable(ctx, id,
+				catalog.UpdateColumnType{Name: "l", Type: types.String()},
+				catalog.UpdateColumnType{Name: "m", Type: types.VarCharOf(4)},
+				catalog.UpdateColumnType{Name: "r", Type: types.String()},
+			); err != nil {
+				t.Fatal(err)
+			}
+			writeRows(t, c, id, []any{int32(4), "new", "abcd", "{}"})
+			equalLines(t, "old files read through the casts", readJSONL(t, c, id), []string{
+				`{"id":1,"l":"[1, null, 3]","m":"{x -> 0.1, y -> null}","r":"{-5, b}"}`,
+				`{"id":2,"l":"[]","m":"{}","r":"{null, null}"}`,
+				`{"id":3,"l":null,"m":null,"r":null}`,
+				`{"id":4,"l":"new","m":"abcd","r":"{}"}`,
+			})
+		})
+	}
 }
