@@ -3,6 +3,9 @@ package catalog_test
 import (
 	"context"
 	"errors"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
@@ -285,5 +288,60 @@ func TestAlterTableConstructedToString(t *testing.T) {
 				`{"id":4,"l":"new","m":"abcd","r":"{}"}`,
 			})
 		})
+	}
+}
+
+// TestUpdateColumnTypePairsAsJava compares the type changes ApplyChanges
+// accepts (explicit casts allowed, the default) among one type of each
+// kind, with lengths and precisions, against Java's:
+// testdata/java-cast-pairs.txt lists the pairs for which Java Paimon
+// 1.4.2's DataTypeCasts.supportsCast(from, to, true) &&
+// CastExecutors.resolve(from, to) != null (SchemaManager's check), printed
+// by a program run on the interop peer's classpath over the same types.
+func TestUpdateColumnTypePairsAsJava(t *testing.T) {
+	b, err := os.ReadFile("testdata/java-cast-pairs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSpace(string(b)), "\n")
+	f := types.Field
+	all := []types.DataType{
+		types.Boolean(), types.TinyInt(), types.SmallInt(), types.Int(), types.BigInt(),
+		types.Float(), types.Double(), types.DecimalOf(10, 2), types.CharOf(5), types.VarCharOf(5),
+		types.String(), types.BinaryOf(5), types.VarBinaryOf(5), types.Bytes(), types.Date(),
+		types.TimeOf(0), types.TimeOf(3), types.TimestampOf(3), types.TimestampOf(6), types.LocalZonedTimestampOf(3),
+		types.ArrayOf(types.Int()), types.MapOf(types.String(), types.Int()),
+		types.RowOf(f(10, "a", types.Int())), types.MultisetOf(types.Int()),
+		types.Variant(), types.Blob(),
+	}
+	var got []string
+	for _, from := range all {
+		for _, to := range all {
+			old, err := catalog.NewTableSchema(catalog.Schema{
+				Fields: []types.DataField{{Name: "k", Type: types.Int()}, {Name: "v", Type: from}},
+			}, 1)
+			if err != nil {
+				t.Fatalf("%s: %v", from, err)
+			}
+			_, err = catalog.ApplyChanges(old, true, 0, catalog.UpdateColumnType{Name: "v", Type: to})
+			switch {
+			case err == nil:
+				got = append(got, from.String()+" -> "+to.String())
+			case !errors.Is(err, catalog.ErrUnsupportedChange):
+				t.Errorf("%s to %s: %v", from, to, err)
+			}
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		for _, g := range got {
+			if !slices.Contains(want, g) {
+				t.Errorf("accepted here, refused by Java: %s", g)
+			}
+		}
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("accepted by Java, refused here: %s", w)
+			}
+		}
 	}
 }
