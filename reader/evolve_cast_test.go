@@ -165,3 +165,56 @@ func TestEvolvedTypesPrimaryKey(t *testing.T) {
 		t.Errorf("reading s: %v, want cast.ErrInvalid naming column s", err)
 	}
 }
+
+// TestEvolvedTypesCastOnlyReadRows: as in Java (CastedRow casts a field
+// only when it is read; interop scenarios casts2_lazy_*), an old value
+// that cannot be cast fails a read only when its row is selected: a
+// filter on another column that drops its row, in the same file and batch
+// as castable rows, reads the rest; a filter on the failing column itself
+// fails, as does a selected failing row, with an error naming the file,
+// the column and the row's 1-based position in the file. Both the STRING
+// to INT and the DECIMAL overflow case are checked, in every writable
+// format.
+func TestEvolvedTypesCastOnlyReadRows(t *testing.T) {
+	for _, format := range []string{"parquet", "avro"} {
+		t.Run(format, func(t *testing.T) {
+			tbl := tabletest.NewTable(t, "", catalog.Schema{
+				Fields: []types.DataField{
+					{Name: "id", Type: types.Int()},
+					{Name: "s", Type: types.String()},
+					{Name: "n", Type: types.DecimalOf(10, 2)},
+				},
+				Options: map[string]string{"file.format": format},
+			})
+			sc := types.SchemaToArrow(tbl.Schema.Fields)
+			rec := tabletest.Batch(t, sc,
+				[]any{int32(1), "7", "1.00"},
+				[]any{int32(2), "abc", "123.45"},
+				[]any{int32(3), "12", "1.50"},
+			)
+			defer rec.Release()
+			tabletest.WriteCommit(t, tbl, "u", 1, rec)
+			retype(t, tbl, map[string]types.DataType{"s": types.Int(), "n": types.DecimalOf(4, 2)})
+			url := tbl.FileIO.URL()
+			got, err := cat(t, url, reader.WithWhere("id = 3"))
+			wantLines(t, "where id = 3", got, err, `{"id":3,"s":12,"n":"1.50"}`)
+			got, err = cat(t, url, reader.WithWhere("id <> 2"))
+			wantLines(t, "where id <> 2", got, err, `{"id":1,"s":7,"n":"1.00"}`, `{"id":3,"s":12,"n":"1.50"}`)
+			got, err = cat(t, url, reader.WithColumns("id"), reader.WithWhere("id = 2"))
+			wantLines(t, "id where id = 2", got, err, `{"id":2}`)
+			for _, c := range []struct {
+				where, cols, msg string
+			}{
+				{"id = 2", "id,s", `column s: cast: row 2 of the file (1-based): STRING "abc" is not a valid INT`},
+				{"id = 2", "id,n", `column n: cast: row 2 of the file (1-based): DECIMAL(10, 2) 12345 (scale 2) to DECIMAL(4, 2): 12345×10^-2 needs more than 4 digits`},
+				{"s = 12", "id", `column s: cast: row 2 of the file (1-based): STRING "abc" is not a valid INT`},
+			} {
+				_, err := cat(t, url, reader.WithColumns(strings.Split(c.cols, ",")...), reader.WithWhere(c.where))
+				var ve *cast.ValueError
+				if !errors.As(err, &ve) || !errors.Is(err, cast.ErrInvalid) || !strings.Contains(err.Error(), "."+format+": "+c.msg) {
+					t.Errorf("%s where %s: %v\nwant cast.ErrInvalid ending %q", c.cols, c.where, err, c.msg)
+				}
+			}
+		})
+	}
+}

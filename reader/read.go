@@ -443,6 +443,10 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 		}
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
 		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded}
+		if !sr.kv && sr.plan.filter != nil {
+			// Rows the filter drops are not cast (finish filters again).
+			opts.Filter, opts.FilterFields = sr.plan.filter, sr.plan.Schema.Fields
+		}
 		if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
 			opts.DeletionVector, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
 			if err != nil {
@@ -491,6 +495,15 @@ type FileReadOptions struct {
 	// not fail the read) and come back all null. Key fields (_KEY_*) are
 	// always read.
 	NullColumns map[int]bool
+	// Filter, when set, is a row filter over FilterFields (field indexes)
+	// whose columns are among target (matched by name). In a file with
+	// columns to cast, the rows it rejects are dropped before the other
+	// columns are cast, so a value that cannot be cast fails the read only
+	// in a row the filter selects (Java casts a field only when it is read).
+	// It is not an exact filter for the caller: rows of files without
+	// casts are all returned.
+	Filter       predicate.Predicate
+	FilterFields []types.DataField
 }
 
 // ReadDataFile reads the data file at filePath (relative to fio's root; its
@@ -537,8 +550,11 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 			return
 		}
 		defer rd.Close()
-		targetSchema := types.SchemaToArrow(target)
-		dv := opts.DeletionVector
+		fb := &fileBatch{target: types.SchemaToArrow(target), fields: target, slot: slot, from: from,
+			dv: opts.DeletionVector, filter: opts.Filter, fFields: opts.FilterFields, mem: mem}
+		if fb.filter != nil {
+			fb.colOf = filterColumns(target, opts.FilterFields)
+		}
 		for {
 			b, err := rd.Next(ctx)
 			if errors.Is(err, io.EOF) {
@@ -548,23 +564,13 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 				yield(nil, err)
 				return
 			}
-			rec, err := assemble(targetSchema, target, slot, from, b.Record, mem)
+			rec, err := fb.apply(b.Record, b.FirstRow)
 			b.Record.Release()
 			if err != nil {
 				yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
 				return
 			}
-			if dv != nil {
-				filtered, err := applyDeletionVector(rec, b.FirstRow, dv, mem)
-				rec.Release()
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				rec = filtered
-			}
-			if rec.NumRows() == 0 {
-				rec.Release()
+			if rec == nil {
 				continue
 			}
 			if !yield(rec, nil) {
@@ -632,8 +638,9 @@ func fileType(t, ft types.DataType) (types.DataType, *types.DataType) {
 // evolved field list: columns are taken by slot and cast from their file
 // type where from says so, missing ones are all null. Errors of a cast
 // (cast.ErrInvalid, cast.ErrUnsupported, format.ErrOutOfRange) name the
-// column.
-func assemble(target *arrow.Schema, fields []types.DataField, slot []int, from []*types.DataType, in arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
+// column; pos holds the file positions (0-based) of in's rows, and a
+// *cast.ValueError's Row is set from them (1-based).
+func assemble(target *arrow.Schema, fields []types.DataField, slot []int, from []*types.DataType, in arrow.RecordBatch, pos []int64, mem memory.Allocator) (arrow.RecordBatch, error) {
 	n := in.NumRows()
 	cols := make([]arrow.Array, len(fields))
 	defer func() {
@@ -650,6 +657,10 @@ func assemble(target *arrow.Schema, fields []types.DataField, slot []int, from [
 		case from[i] != nil:
 			c, err := cast.Array(mem, in.Column(slot[i]), *from[i], fields[i].Type)
 			if err != nil {
+				var ve *cast.ValueError
+				if errors.As(err, &ve) && ve.Index >= 0 && ve.Index < len(pos) {
+					ve.Row = pos[ve.Index] + 1
+				}
 				return nil, fmt.Errorf("column %s: %w", fields[i].Name, err)
 			}
 			cols[i] = c
