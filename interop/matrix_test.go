@@ -39,7 +39,7 @@ func (m *matrix) summary() string {
 		}
 		sb.WriteString("\n")
 	}
-	fmt.Fprintf(&sb, "cells: %d PASS, %d FAIL, %d NOT-RUN", counts["PASS"], counts["FAIL"], counts["NOT-RUN"])
+	fmt.Fprintf(&sb, "cells: %d PASS, %d FAIL, %d NOT-RUN, %d KNOWN", counts["PASS"], counts["FAIL"], counts["NOT-RUN"], counts["KNOWN"])
 	return sb.String()
 }
 
@@ -155,6 +155,8 @@ func goWrites(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 			m.add("go", "go", g.name, status(ok), "")
 			for _, p := range peers {
 				why, deviates := g.peerDeviates[p.name]
+				limit, limited := g.peerKnown[p.name]
+				differs := false
 				ok := t.Run(p.name, func(t *testing.T) {
 					got, err := p.run(ctx, "read", path)
 					if err != nil {
@@ -171,15 +173,25 @@ func goWrites(ctx context.Context, t *testing.T, m *matrix, peers []peer) {
 							t.Fatal(err)
 						}
 					}
+					if limited {
+						if d, err := diffRows(want, got); err == nil && d != "" {
+							differs = true
+							t.Logf("known limitation of %s (%s):\n%s", p.name, limit, d)
+							return
+						}
+					}
 					compare(t, want, got)
 				})
-				detail := ""
+				detail, st := "", status(ok)
 				if p.missing != "" {
 					detail = p.missing
 				} else if deviates {
 					detail = "collection order not compared: " + why
 				}
-				m.add("go", p.name, g.name, status(ok), detail)
+				if ok && differs {
+					st, detail = "KNOWN", limit
+				}
+				m.add("go", p.name, g.name, st, detail)
 			}
 		})
 	}
