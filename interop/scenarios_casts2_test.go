@@ -30,7 +30,9 @@ var castQueries = []struct{ name, cols, where string }{
 
 // TestJavaCastQueries runs the Java scenarios casts2_lazy_* (an old file
 // holding a STRING that does not parse as the column's new INT type and a
-// DECIMAL that overflows its new precision, next to castable rows) and
+// DECIMAL that overflows its new precision, next to castable rows; in
+// casts2_lazy_pk_* a primary-key table where a later commit superseded
+// them) and
 // compares our filtered and projected reads with Java's (Java casts a
 // field only when it is read): where Java returns rows we return exactly
 // them, where Java's read fails ours fails with cast.ErrInvalid.
@@ -39,7 +41,8 @@ func TestJavaCastQueries(t *testing.T) {
 	ctx := context.Background()
 	java := javaPeer()
 	out := workDir(t, "java-cast-queries")
-	names := []string{"casts2_lazy_parquet", "casts2_lazy_orc", "casts2_lazy_avro"}
+	names := []string{"casts2_lazy_parquet", "casts2_lazy_orc", "casts2_lazy_avro",
+		"casts2_lazy_pk_parquet", "casts2_lazy_pk_orc", "casts2_lazy_pk_avro"}
 	if _, err := java.run(ctx, "scenarios", append([]string{out}, names...)...); err != nil {
 		t.Fatalf("java scenarios: %v", err)
 	}

@@ -32,10 +32,19 @@ type fileBatch struct {
 	filter  predicate.Predicate
 	colOf   []int             // per filter field: its target column (filterColumns), -1 if none
 	fFields []types.DataField // the fields the filter's indexes refer to
-	mem     memory.Allocator
+	// deferred, when set, takes the errors of values that cannot be cast
+	// (the value reads as null) instead of failing the read; target
+	// columns of id rowIDFieldID are then filled with rowBase + the row's
+	// file position.
+	deferred func(rowID int64, column string, err error)
+	rowBase  int64
+	mem      memory.Allocator
 }
 
 func (fb *fileBatch) casts() bool {
+	if fb.deferred != nil {
+		return true // row ids are filled from the positions
+	}
 	for _, f := range fb.from {
 		if f != nil {
 			return true
@@ -48,11 +57,26 @@ func (fb *fileBatch) casts() bool {
 // position first (nil when no row is left). raw is not released.
 func (fb *fileBatch) apply(raw arrow.RecordBatch, first int64) (arrow.RecordBatch, error) {
 	n := int(raw.NumRows())
+	casts := fb.casts()
+	if fb.dv == nil && (!casts || fb.filter == nil) {
+		// Every row is kept: no mask, positions from first.
+		if n == 0 {
+			return nil, nil
+		}
+		var pos []int64
+		if casts {
+			pos = make([]int64, n)
+			for i := range pos {
+				pos[i] = first + int64(i)
+			}
+		}
+		return fb.assemble(raw, pos)
+	}
 	keep := make([]bool, n)
 	for i := range keep {
 		keep[i] = fb.dv == nil || !fb.dv.IsDeleted(first+int64(i))
 	}
-	if fb.filter != nil && fb.casts() {
+	if fb.filter != nil && casts {
 		if err := fb.test(raw, keep, first); err != nil {
 			return nil, err
 		}
@@ -71,7 +95,94 @@ func (fb *fileBatch) apply(raw arrow.RecordBatch, first int64) (arrow.RecordBatc
 		return nil, err
 	}
 	defer sel.Release()
-	return assemble(fb.target, fb.fields, fb.slot, fb.from, sel, pos, fb.mem)
+	return fb.assemble(sel, pos)
+}
+
+// assemble builds a record with the target schema from a batch read with
+// the evolved field list: columns are taken by slot and cast from their
+// file type where from says so, missing ones are all null. Errors of a cast
+// (cast.ErrInvalid, cast.ErrUnsupported, format.ErrOutOfRange) name the
+// column; pos holds the file positions (0-based) of in's rows, and a
+// *cast.ValueError's Row is set from them (1-based).
+func (fb *fileBatch) assemble(in arrow.RecordBatch, pos []int64) (arrow.RecordBatch, error) {
+	n := in.NumRows()
+	cols := make([]arrow.Array, len(fb.fields))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, f := range fb.fields {
+		switch {
+		case f.ID == rowIDFieldID && fb.deferred != nil:
+			b := array.NewInt64Builder(fb.mem)
+			for _, p := range pos {
+				b.Append(fb.rowBase + p)
+			}
+			cols[i] = b.NewArray()
+			b.Release()
+		case fb.slot[i] < 0:
+			cols[i] = array.MakeArrayOfNull(fb.mem, fb.target.Field(i).Type, int(n))
+		case fb.from[i] != nil:
+			c, err := fb.castColumn(in.Column(fb.slot[i]), i, pos)
+			if err != nil {
+				return nil, err
+			}
+			cols[i] = c
+		default:
+			cols[i] = in.Column(fb.slot[i])
+			cols[i].Retain()
+		}
+	}
+	return array.NewRecordBatch(fb.target, cols, n), nil
+}
+
+// castColumn casts a, the file column of target field i whose rows are at
+// file positions pos. With deferred set, a value that cannot be cast is
+// reported to it and read as null.
+func (fb *fileBatch) castColumn(a arrow.Array, i int, pos []int64) (arrow.Array, error) {
+	from, to, name := *fb.from[i], fb.fields[i].Type, fb.fields[i].Name
+	var keep []bool
+	in := a
+	for {
+		c, err := cast.Array(fb.mem, in, from, to)
+		var ve *cast.ValueError
+		if err == nil || !errors.As(err, &ve) || ve.Index < 0 || ve.Index >= len(pos) {
+			if in != a {
+				in.Release()
+			}
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", name, err)
+			}
+			return c, nil
+		}
+		ve.Row = pos[ve.Index] + 1
+		err = fmt.Errorf("column %s: %w", name, err)
+		if fb.deferred == nil {
+			if in != a {
+				in.Release()
+			}
+			return nil, err
+		}
+		fb.deferred(fb.rowBase+pos[ve.Index], name, err)
+		if keep == nil {
+			keep = make([]bool, a.Len())
+			for k := range keep {
+				keep[k] = true
+			}
+		}
+		keep[ve.Index] = false
+		masked, merr := maskRows(a, keep, fb.mem)
+		if in != a {
+			in.Release()
+		}
+		if merr != nil {
+			return nil, merr
+		}
+		in = masked
+	}
 }
 
 // test clears keep[i] for the rows of raw the filter rejects, casting the
