@@ -126,9 +126,8 @@ type DropColumn struct {
 // "disable-explicit-type-casting" is true) and cast.Resolves (Java has a
 // cast rule: none for DATE to DATE, ROW to ROW, ARRAY to ARRAY, ...). Old
 // data files are then read through format/cast with Java's values (narrowing
-// integers wrap, strings parse or fail). The one exception: ARRAY, MAP and
-// ROW to CHAR/VARCHAR, which Java allows but this implementation cannot
-// read, are refused. Refusals wrap ErrUnsupportedChange.
+// integers wrap, strings parse or fail, ARRAY, MAP and ROW to CHAR/VARCHAR
+// print "[1, 2]", "{k -> v}", "{1, a}"). Refusals wrap ErrUnsupportedChange.
 type UpdateColumnType struct {
 	Name string
 	// Path, when set, names a type nested in column Name to change instead
@@ -709,9 +708,10 @@ func renameInOptions(opts map[string]string, rename map[string]string) map[strin
 
 // checkTypeChange is SchemaManager's check of an UpdateColumnType: Java
 // requires DataTypeCasts.supportsCast(from, to, allowExplicit) and a cast
-// rule (CastExecutors.resolve); a change Java allows that format/cast cannot
-// apply on read (ARRAY, MAP or ROW to CHAR/VARCHAR) is refused too, so no
-// table is left that this implementation cannot read.
+// rule (CastExecutors.resolve); a change Java allows that format/cast could
+// not apply on read would be refused too (none is left: cast.Supported holds
+// for every pair both accept), so no table is left that this implementation
+// cannot read.
 func checkTypeChange(name string, from, to types.DataType, allowExplicit bool) error {
 	if !types.SupportsCast(from, to, allowExplicit) || !cast.Resolves(from, to) {
 		return fmt.Errorf("%w: column %q: %s cannot be converted to %s without losing information",

@@ -3,6 +3,9 @@ package catalog_test
 import (
 	"context"
 	"errors"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paimon-go/paimon/catalog"
@@ -59,8 +62,15 @@ func TestUpdateColumnTypeJavaCasts(t *testing.T) {
 		{"DATE unchanged (no DATE to DATE rule)", types.Date(), types.Date(), nil, false},
 		{"BOOLEAN unchanged (no rule)", types.Boolean(), types.Boolean(), nil, false},
 		{"ARRAY<INT> to ARRAY<BIGINT> at the top", types.ArrayOf(types.Int()), types.ArrayOf(types.BigInt()), nil, false},
-		// Java allows it (ArrayToStringCastRule) but format/cast does not read it.
-		{"ARRAY<INT> to STRING (not read here)", types.ArrayOf(types.Int()), types.String(), nil, false},
+		// ARRAY, MAP and ROW to CHAR/VARCHAR: CHAR/VARCHAR explicit CONSTRUCTED
+		// and Array/Map/RowToStringCastRule.
+		{"ARRAY<INT> to STRING (ArrayToStringCastRule)", types.ArrayOf(types.Int()), types.String(), nil, true},
+		{"MAP to VARCHAR(3) (MapToStringCastRule)", types.MapOf(types.String(), types.Int()), types.VarCharOf(3), nil, true},
+		{"ROW to CHAR(2) (RowToStringCastRule)", types.RowOf(types.Field(10, "x", types.Int())), types.CharOf(2), nil, true},
+		{"strict ROW to STRING (explicit only)", types.RowOf(types.Field(10, "x", types.Int())), types.String(), strict, false},
+		{"MULTISET to STRING (no rule)", types.MultisetOf(types.Int()), types.String(), nil, false},
+		{"STRING to ARRAY (no DataTypeCasts rule)", types.String(), types.ArrayOf(types.Int()), nil, false},
+		{"STRING to MAP (no DataTypeCasts rule)", types.String(), types.MapOf(types.String(), types.Int()), nil, false},
 		// disable-explicit-type-casting = true: implicit casts only.
 		{"strict BIGINT to INT", types.BigInt(), types.Int(), strict, false},
 		{"strict INT to STRING", types.Int(), types.String(), strict, false},
@@ -234,4 +244,104 @@ func TestAlterTableNestedCasts(t *testing.T) {
 		`{"id":2,"l":null,"m":null,"st":null}`,
 		`{"id":3,"l":[7],"m":[["z",2.5]],"st":{"a":"q","b":"c"}}`,
 	})
+}
+
+// TestAlterTableConstructedToString changes ARRAY, MAP and ROW columns to
+// STRING and VARCHAR(4) (Java's ArrayToStringCastRule, MapToStringCastRule,
+// RowToStringCastRule: accepted by ALTER, old files read as Java's string
+// form, never cut to the VARCHAR length) in each writable format.
+func TestAlterTableConstructedToString(t *testing.T) {
+	for _, fmtName := range []string{"parquet", "avro"} {
+		t.Run(fmtName, func(t *testing.T) {
+			ctx := context.Background()
+			c := openCatalog(t)
+			id := catalog.NewIdentifier("db", "tostring")
+			err := c.CreateTable(ctx, id, catalog.Schema{
+				Fields: []types.DataField{
+					{Name: "id", Type: types.Int()},
+					{Name: "l", Type: types.ArrayOf(types.Int())},
+					{Name: "m", Type: types.MapOf(types.String(), types.Double())},
+					{Name: "r", Type: types.RowOf(types.Field(10, "a", types.Int()), types.Field(11, "b", types.String()))},
+				},
+				Options: map[string]string{"file.format": fmtName},
+			}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeRows(t, c, id,
+				[]any{int32(1), []any{int32(1), nil, int32(3)}, types.Map{Keys: []any{"x", "y"}, Values: []any{0.1, nil}}, []any{int32(-5), "b"}},
+				[]any{int32(2), []any{}, types.Map{}, []any{nil, nil}},
+				[]any{int32(3), nil, nil, nil},
+			)
+			if _, err := c.AlterTable(ctx, id,
+				catalog.UpdateColumnType{Name: "l", Type: types.String()},
+				catalog.UpdateColumnType{Name: "m", Type: types.VarCharOf(4)},
+				catalog.UpdateColumnType{Name: "r", Type: types.String()},
+			); err != nil {
+				t.Fatal(err)
+			}
+			writeRows(t, c, id, []any{int32(4), "new", "abcd", "{}"})
+			equalLines(t, "old files read through the casts", readJSONL(t, c, id), []string{
+				`{"id":1,"l":"[1, null, 3]","m":"{x -> 0.1, y -> null}","r":"{-5, b}"}`,
+				`{"id":2,"l":"[]","m":"{}","r":"{null, null}"}`,
+				`{"id":3,"l":null,"m":null,"r":null}`,
+				`{"id":4,"l":"new","m":"abcd","r":"{}"}`,
+			})
+		})
+	}
+}
+
+// TestUpdateColumnTypePairsAsJava compares the type changes ApplyChanges
+// accepts (explicit casts allowed, the default) among one type of each
+// kind, with lengths and precisions, against Java's:
+// testdata/java-cast-pairs.txt lists the pairs for which Java Paimon
+// 1.4.2's DataTypeCasts.supportsCast(from, to, true) &&
+// CastExecutors.resolve(from, to) != null (SchemaManager's check), printed
+// by a program run on the interop peer's classpath over the same types.
+func TestUpdateColumnTypePairsAsJava(t *testing.T) {
+	b, err := os.ReadFile("testdata/java-cast-pairs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSpace(string(b)), "\n")
+	f := types.Field
+	all := []types.DataType{
+		types.Boolean(), types.TinyInt(), types.SmallInt(), types.Int(), types.BigInt(),
+		types.Float(), types.Double(), types.DecimalOf(10, 2), types.CharOf(5), types.VarCharOf(5),
+		types.String(), types.BinaryOf(5), types.VarBinaryOf(5), types.Bytes(), types.Date(),
+		types.TimeOf(0), types.TimeOf(3), types.TimestampOf(3), types.TimestampOf(6), types.LocalZonedTimestampOf(3),
+		types.ArrayOf(types.Int()), types.MapOf(types.String(), types.Int()),
+		types.RowOf(f(10, "a", types.Int())), types.MultisetOf(types.Int()),
+		types.Variant(), types.Blob(),
+	}
+	var got []string
+	for _, from := range all {
+		for _, to := range all {
+			old, err := catalog.NewTableSchema(catalog.Schema{
+				Fields: []types.DataField{{Name: "k", Type: types.Int()}, {Name: "v", Type: from}},
+			}, 1)
+			if err != nil {
+				t.Fatalf("%s: %v", from, err)
+			}
+			_, err = catalog.ApplyChanges(old, true, 0, catalog.UpdateColumnType{Name: "v", Type: to})
+			switch {
+			case err == nil:
+				got = append(got, from.String()+" -> "+to.String())
+			case !errors.Is(err, catalog.ErrUnsupportedChange):
+				t.Errorf("%s to %s: %v", from, to, err)
+			}
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		for _, g := range got {
+			if !slices.Contains(want, g) {
+				t.Errorf("accepted here, refused by Java: %s", g)
+			}
+		}
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("accepted by Java, refused here: %s", w)
+			}
+		}
+	}
 }

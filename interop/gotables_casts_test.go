@@ -38,7 +38,7 @@ func castGoTables() []goTable {
 			goTable{name: "go_casts_append_compacted_" + f, fields: fields, engine: "append", retype: retype, commits: commits,
 				options: opts, mode: "compact"})
 	}
-	return append(out, lossyCastGoTables()...)
+	return append(append(out, lossyCastGoTables()...), constructedCastGoTables()...)
 }
 
 // lossyCastGoTables are Go-written tables whose columns our ALTER TABLE

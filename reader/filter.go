@@ -7,16 +7,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/types"
 )
-
-// applyDeletionVector drops the rows of rec whose file position
-// (firstRow + i) the deletion vector marks deleted.
-func applyDeletionVector(rec arrow.RecordBatch, firstRow int64, dv *deletionvector.DeletionVector, mem memory.Allocator) (arrow.RecordBatch, error) {
-	return selectRows(rec, func(i int) bool { return !dv.IsDeleted(firstRow + int64(i)) }, mem)
-}
 
 // filterColumns maps each field of schemaFields (the fields a filter is
 // written against) to the position of the column of the same name in cols,

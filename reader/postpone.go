@@ -182,7 +182,7 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 			return nil, err
 		}
 		fp := path.Join(src.dir, f.FileName)
-		for rec, err := range ReadDataFile(ctx, t.fio, fp, fileSchema, kv, FileReadOptions{BatchSize: p.cfg.batchSize, Allocator: mem}) {
+		for rec, err := range ReadDataFile(ctx, t.fio, fp, fileSchema, kv, FileReadOptions{BatchSize: p.cfg.batchSize, Allocator: mem, RowCount: f.RowCount}) {
 			if err != nil {
 				return nil, fmt.Errorf("reader: postpone file %s: %w", fp, err)
 			}

@@ -28,9 +28,12 @@ import (
 
 // System field ids and names of key-value data files (Java SpecialFields).
 const (
-	keyFieldIDOffset    = types.SystemFieldIDStart // _KEY_<f> id = offset + id of f
-	sequenceNumberID    = 2147483646
-	valueKindID         = 2147483645
+	keyFieldIDOffset = types.SystemFieldIDStart // _KEY_<f> id = offset + id of f
+	sequenceNumberID = 2147483646
+	valueKindID      = 2147483645
+	// rowIDFieldID is the id of the hidden _CAST_ROW_ID column a lazy
+	// merge read carries through the merge (castPoison).
+	rowIDFieldID        = 2147483644
 	keyFieldPrefix      = "_KEY_"
 	sequenceNumberField = merge.SequenceNumberColumn
 	valueKindField      = merge.ValueKindColumn
@@ -163,6 +166,7 @@ type splitRead struct {
 	outSchema *arrow.Schema     // types.SchemaToArrow(p.Fields), built once per split read
 	filterCol []int             // per field of p.Schema: its column in valueCols, -1 if not read
 	unneeded  map[int]bool      // field ids of merged value columns read as nulls (mergeUnneeded)
+	poison    *castPoison       // lazy merge read: valueCols ends with castRowIDField
 	mem       memory.Allocator
 }
 
@@ -181,6 +185,10 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 	if merging {
 		sr.valueCols = ts.Fields
 		sr.unneeded = mergeUnneeded(ts, p)
+		if !withMem && lazyMerge(ts) && oldSchemas(sp, ts) {
+			sr.poison = &castPoison{}
+			sr.valueCols = append(slices.Clone(ts.Fields), castRowIDField)
+		}
 	} else {
 		need := map[string]bool{}
 		for _, f := range p.Fields {
@@ -269,6 +277,17 @@ func mergeUnneeded(ts *schema.TableSchema, p *Plan) map[int]bool {
 func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	p := sr.plan
 	if p.filter != nil && rec.NumRows() > 0 {
+		if sr.poison != nil {
+			var names []string
+			for _, i := range p.filter.Fields() {
+				if i < len(p.Schema.Fields) {
+					names = append(names, p.Schema.Fields[i].Name)
+				}
+			}
+			if err := sr.poison.check(rec, len(sr.valueCols)-1, names); err != nil {
+				return nil, err
+			}
+		}
 		filtered, err := filterRecord(rec, sr.filterCol, p.Schema.Fields, p.filter, sr.mem)
 		if err != nil {
 			return nil, err
@@ -281,6 +300,15 @@ func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	}
 	if rec.NumRows() == 0 {
 		return nil, nil
+	}
+	if sr.poison != nil {
+		names := make([]string, len(p.Fields))
+		for i, f := range p.Fields {
+			names[i] = f.Name
+		}
+		if err := sr.poison.check(rec, len(sr.valueCols)-1, names); err != nil {
+			return nil, err
+		}
 	}
 	cols := make([]arrow.Array, len(sr.outIdx))
 	for i, j := range sr.outIdx {
@@ -310,7 +338,11 @@ func (sr *splitRead) raw(ctx context.Context) iter.Seq2[arrow.RecordBatch, error
 // every file (see ReadSplitWith).
 func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		cfg, err := merge.NewConfig(sr.ts.Options, sr.ts.Fields, sr.ts.PrimaryKeys)
+		fields := sr.ts.Fields
+		if sr.poison != nil {
+			fields = sr.valueCols // with castRowIDField
+		}
+		cfg, err := merge.NewConfig(sr.ts.Options, fields, sr.ts.PrimaryKeys)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -448,6 +480,22 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 		}
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
 		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded, RowCount: f.RowCount}
+		if !sr.kv && sr.plan.filter != nil {
+			// Rows the filter drops are not cast (finish filters again).
+			opts.Filter, opts.FilterFields = sr.plan.filter, sr.plan.Schema.Fields
+		}
+		if sr.kv && sr.poison != nil {
+			// Values that cannot be cast fail only rows the merge returns.
+			for i := range sr.sp.Files {
+				if &sr.sp.Files[i] == f {
+					opts.RowIDBase = int64(i) << 40
+				}
+			}
+			path := filePath
+			opts.CastErrors = func(id int64, column string, err error) {
+				sr.poison.add(id, column, fmt.Errorf("reader: data file %s: %w", path, err))
+			}
+		}
 		if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
 			opts.DeletionVector, err = deletionvector.ReadOne(ctx, t.fio, df.IndexFile, df.Offset, df.Length)
 			if err != nil {
@@ -501,6 +549,22 @@ type FileReadOptions struct {
 	// rows is damaged (an Avro file cut at a block boundary still decodes)
 	// and the read fails with format.ErrCorrupt naming the file.
 	RowCount int64
+	// Filter, when set, is a row filter over FilterFields (field indexes)
+	// whose columns are among target (matched by name). In a file with
+	// columns to cast, the rows it rejects are dropped before the other
+	// columns are cast, so a value that cannot be cast fails the read only
+	// in a row the filter selects (Java casts a field only when it is read).
+	// It is not an exact filter for the caller: rows of files without
+	// casts are all returned.
+	Filter       predicate.Predicate
+	FilterFields []types.DataField
+	// CastErrors, when set, receives the error of each value that cannot
+	// be cast (naming the column and the row) instead of failing the read:
+	// the value reads as null, and target fields with the internal row-id
+	// field id are filled with RowIDBase + the row's file position (0-based)
+	// so that the caller can tell later whether that row is returned.
+	CastErrors func(rowID int64, column string, err error)
+	RowIDBase  int64
 }
 
 // ReadDataFile reads the data file at filePath (relative to fio's root; its
@@ -547,8 +611,12 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 			return
 		}
 		defer rd.Close()
-		targetSchema := types.SchemaToArrow(target)
-		dv := opts.DeletionVector
+		fb := &fileBatch{target: types.SchemaToArrow(target), fields: target, slot: slot, from: from,
+			dv: opts.DeletionVector, filter: opts.Filter, fFields: opts.FilterFields, mem: mem,
+			deferred: opts.CastErrors, rowBase: opts.RowIDBase}
+		if fb.filter != nil {
+			fb.colOf = filterColumns(target, opts.FilterFields)
+		}
 		var rows int64
 		for {
 			b, err := rd.Next(ctx)
@@ -563,23 +631,13 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 				return
 			}
 			rows += b.Record.NumRows()
-			rec, err := assemble(targetSchema, target, slot, from, b.Record, mem)
+			rec, err := fb.apply(b.Record, b.FirstRow)
 			b.Record.Release()
 			if err != nil {
 				yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
 				return
 			}
-			if dv != nil {
-				filtered, err := applyDeletionVector(rec, b.FirstRow, dv, mem)
-				rec.Release()
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				rec = filtered
-			}
-			if rec.NumRows() == 0 {
-				rec.Release()
+			if rec == nil {
 				continue
 			}
 			if !yield(rec, nil) {
@@ -641,39 +699,6 @@ func fileType(t, ft types.DataType) (types.DataType, *types.DataType) {
 	}
 	ft.Nullable = t.Nullable
 	return ft, &ft
-}
-
-// assemble builds a record with the target schema from a batch read with the
-// evolved field list: columns are taken by slot and cast from their file
-// type where from says so, missing ones are all null. Errors of a cast
-// (cast.ErrInvalid, cast.ErrUnsupported, format.ErrOutOfRange) name the
-// column.
-func assemble(target *arrow.Schema, fields []types.DataField, slot []int, from []*types.DataType, in arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
-	n := in.NumRows()
-	cols := make([]arrow.Array, len(fields))
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i := range fields {
-		switch {
-		case slot[i] < 0:
-			cols[i] = array.MakeArrayOfNull(mem, target.Field(i).Type, int(n))
-		case from[i] != nil:
-			c, err := cast.Array(mem, in.Column(slot[i]), *from[i], fields[i].Type)
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", fields[i].Name, err)
-			}
-			cols[i] = c
-		default:
-			cols[i] = in.Column(slot[i])
-			cols[i].Retain()
-		}
-	}
-	return array.NewRecordBatch(target, cols, n), nil
 }
 
 type recordReader struct {

@@ -54,3 +54,27 @@ func BenchmarkArray(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkArrayToString casts 16Ki ARRAY<INT> values of 4 elements each
+// (64Ki elements per op) to STRING (ArrayToStringCastRule).
+func BenchmarkArrayToString(b *testing.B) {
+	const n = 1 << 14
+	lb := array.NewListBuilder(memory.DefaultAllocator, types.ToArrow(types.Int()))
+	vb := lb.ValueBuilder().(*array.Int32Builder)
+	for i := 0; i < n; i++ {
+		lb.Append(true)
+		for j := 0; j < 4; j++ {
+			vb.Append(int32(i*4 + j))
+		}
+	}
+	arr := lb.NewArray()
+	defer arr.Release()
+	b.SetBytes(n * 4 * 4)
+	for i := 0; i < b.N; i++ {
+		out, err := Array(nil, arr, types.ArrayOf(types.Int()), types.String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		out.Release()
+	}
+}

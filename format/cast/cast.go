@@ -25,7 +25,14 @@
 //     formats (row.CastString), then cut to a CHAR/VARCHAR length (CHAR is
 //     padded with spaces); BINARY(n) is zero-padded or cut, VARBINARY(n) cut;
 //   - TIMESTAMP WITH LOCAL TIME ZONE conversions use time.Local (Java's
-//     TimeZone.getDefault()).
+//     TimeZone.getDefault());
+//   - ARRAY, MAP and ROW to CHAR/VARCHAR render Java's string form,
+//     "[1, null]", "{k -> v}", "{1, a}" (Array/Map/RowToStringCastRule),
+//     never cut or padded to the target length.
+//
+// A value Java fails on is a *ValueError (ErrInvalid). Java casts a field
+// only when it is read (CastedRow), so a reader that filters rows should cast
+// after the filter: reader.ReadDataFile does.
 //
 // Arrow compute kernels are not used (docs/decisions.md, "No Arrow compute
 // casts").
@@ -56,15 +63,72 @@ var (
 	ErrInvalid = errors.New("cast: value cannot be cast")
 )
 
+// ValueError is the error of one value Java fails to cast (a string that
+// does not parse, a DECIMAL that needs more digits than the target has,
+// NaN to DECIMAL, ...). It wraps ErrInvalid and format.ErrOutOfRange; its
+// message names the value's row, its types, the value and the reason (a
+// string that is no number reads "is not a valid INT", one whose number
+// does not fit "is out of range for TINYINT").
+type ValueError struct {
+	// Index is the 0-based position of the value's row in the array given
+	// to Array (for a value nested in an ARRAY or MAP, the row holding it).
+	Index int
+	// Row is the 1-based row of the value in its data file, in file order
+	// with deleted rows counted; 0 when unknown. Array leaves it 0, the
+	// reader that knows the file sets it.
+	Row int64
+	// Path locates a value nested in the column ("element", "value",
+	// "field b", joined by "."), empty for the column's own value.
+	Path     string
+	From, To types.DataType
+	// Value is the source value as shown in the message.
+	Value string
+	// Err is the reason.
+	Err error
+}
+
+func (e *ValueError) Error() string {
+	where := fmt.Sprintf("value %d (0-based) of the batch", e.Index)
+	if e.Row > 0 {
+		where = fmt.Sprintf("row %d of the file (1-based)", e.Row)
+	}
+	if e.Path != "" {
+		where += ", " + e.Path
+	}
+	switch {
+	case errors.Is(e.Err, errSyntax):
+		return fmt.Sprintf("cast: %s: %s %s is not a valid %s", where, e.From, e.Value, e.To)
+	case errors.Is(e.Err, errOverflow):
+		return fmt.Sprintf("cast: %s: %s %s is out of range for %s", where, e.From, e.Value, e.To)
+	}
+	return fmt.Sprintf("cast: %s: %s %s to %s: %v", where, e.From, e.Value, e.To, e.Err)
+}
+
+// Unwrap returns ErrInvalid, format.ErrOutOfRange and the reason.
+func (e *ValueError) Unwrap() []error { return []error{ErrInvalid, format.ErrOutOfRange, e.Err} }
+
+// valueError returns a *ValueError for value index of arr; shown is the
+// value as shown in the message.
+func valueError(index int, from, to types.DataType, shown string, err error) error {
+	if errors.Is(err, ErrUnsupported) {
+		return fmt.Errorf("value %d (0-based) of the batch: %w", index, err)
+	}
+	return &ValueError{Index: index, From: from, To: to, Value: shown, Err: err}
+}
+
 // Supported reports whether Java casts values of type from to type to on
 // read (CastExecutors.resolve(from, to) != null), or the types are equal
 // ignoring nullability. ROW to ROW is supported when every field of to
 // found in from by field id is (missing ones read as null), ARRAY to ARRAY
 // and MAP to MAP (equal keys) when their elements or values are
-// (SchemaEvolutionUtil.createCastExecutor); MULTISET and VARIANT only when
-// equal, and no nested type casts to or from an atomic one.
+// (SchemaEvolutionUtil.createCastExecutor), and ARRAY, MAP and ROW to
+// CHAR/VARCHAR; MULTISET and VARIANT only when equal, and no other nested
+// type casts to or from an atomic one.
 func Supported(from, to types.DataType) bool {
 	if Identical(from, to) {
+		return true
+	}
+	if isConstructedToString(from, to) {
 		return true
 	}
 	if isNested(from.Kind) || isNested(to.Kind) {
@@ -77,13 +141,15 @@ func Supported(from, to types.DataType) bool {
 // cast rule for the pair, which SchemaManager requires of an ALTER TABLE
 // type change besides types.SupportsCast. It is Java's answer, not this
 // package's: there is no rule between equal types that have none (DATE to
-// DATE, BOOLEAN to BOOLEAN, ROW to ROW, ...), and ARRAY, MAP and ROW cast
-// to CHAR/VARCHAR (ArrayToStringCastRule, MapToStringCastRule,
-// RowToStringCastRule) and CHAR/VARCHAR to them, which Array does not
-// implement (Supported is false for those).
+// DATE, BOOLEAN to BOOLEAN, ROW to ROW, ...); ARRAY, MAP and ROW cast to
+// CHAR/VARCHAR (ArrayToStringCastRule, MapToStringCastRule,
+// RowToStringCastRule, which Array implements) and CHAR/VARCHAR to them
+// (StringTo{Array,Map,Row}CastRule, which Array does not implement and
+// Supported is false for: types.SupportsCast refuses that change, so no
+// ALTER TABLE makes a table that needs it).
 func Resolves(from, to types.DataType) bool {
 	switch {
-	case isString(to.Kind) && (from.Kind == types.KindArray || from.Kind == types.KindMap || from.Kind == types.KindRow):
+	case isConstructedToString(from, to):
 		return true
 	case isString(from.Kind) && (to.Kind == types.KindArray || to.Kind == types.KindMap || to.Kind == types.KindRow):
 		return true
@@ -124,8 +190,9 @@ func Identical(from, to types.DataType) bool {
 // the result. When the types are Identical the result is arr, retained.
 //
 // Errors: ErrUnsupported (also format.ErrSchemaMismatch) when Java has no
-// cast from → to; ErrInvalid (also format.ErrOutOfRange) for a value Java
-// fails on, naming the value and its row; format.ErrOutOfRange for a result the Arrow type of to cannot
+// cast from → to; a *ValueError (ErrInvalid, also format.ErrOutOfRange) for
+// a value Java fails on, naming the value and its 0-based index in arr (its
+// Row is left 0 for the caller to set); format.ErrOutOfRange for a result the Arrow type of to cannot
 // hold (a TIMESTAMP(9) outside 1677..2262). Callers add the file and column.
 func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arrow.Array, error) {
 	if Identical(from, to) {
@@ -134,6 +201,9 @@ func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arro
 	}
 	if mem == nil {
 		mem = memory.DefaultAllocator
+	}
+	if isConstructedToString(from, to) {
+		return constructedToString(mem, arr, from, to)
 	}
 	if isNested(from.Kind) || isNested(to.Kind) {
 		if !nestedSupported(from, to) {
@@ -163,10 +233,10 @@ func Array(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (arro
 		}
 		out, err := c(v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w: row %d: %s %s to %s: %v", ErrInvalid, format.ErrOutOfRange, i, from, show(v), to, err)
+			return nil, valueError(i, from, to, show(v), err)
 		}
 		if err := appendValue(b, out); err != nil {
-			return nil, fmt.Errorf("row %d: %s %s to %s: %w", i, from, show(v), to, err)
+			return nil, fmt.Errorf("value %d (0-based) of the batch: %s %s to %s: %w", i, from, show(v), to, err)
 		}
 	}
 	return b.NewArray(), nil

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -61,7 +60,7 @@ func fast(mem memory.Allocator, arr arrow.Array, from, to types.DataType) (out a
 		case *array.Decimal128Builder:
 			v := decimal128.FromI64(long(i)).Mul(mul)
 			if !v.FitsInPrecision(int32(to.Precision)) {
-				return nil, true, fmt.Errorf("%w: %w: row %d: %s %d to %s: needs more than %d digits", ErrInvalid, format.ErrOutOfRange, i, from, long(i), to, to.Precision)
+				return nil, true, valueError(i, from, to, fmt.Sprint(long(i)), fmt.Errorf("needs more than %d digits", to.Precision))
 			}
 			bb.UnsafeAppend(v)
 		case *array.Int8Builder:

@@ -2,6 +2,7 @@ package cast
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -66,7 +67,7 @@ func castNested(mem memory.Allocator, arr arrow.Array, from, to types.DataType) 
 			} else {
 				var err error
 				if c, err = Array(mem, sa.Field(i), ff.Type, tf.Type); err != nil {
-					return nil, fmt.Errorf("field %s: %w", tf.Name, err)
+					return nil, nest(err, "field "+tf.Name, nil)
 				}
 			}
 			children[j] = c.Data()
@@ -85,7 +86,7 @@ func castNested(mem memory.Allocator, arr arrow.Array, from, to types.DataType) 
 		defer vals.Release()
 		c, err := Array(mem, vals, *from.Elem, *to.Elem)
 		if err != nil {
-			return nil, fmt.Errorf("element: %w", err)
+			return nil, nest(err, "element", offs)
 		}
 		defer c.Release()
 		return fromData(array.NewData(at, n, []*memory.Buffer{valid, offs}, []arrow.ArrayData{c.Data()}, nulls, 0)), nil
@@ -103,7 +104,7 @@ func castNested(mem memory.Allocator, arr arrow.Array, from, to types.DataType) 
 		defer items.Release()
 		c, err := Array(mem, items, *from.Value, *to.Value)
 		if err != nil {
-			return nil, fmt.Errorf("value: %w", err)
+			return nil, nest(err, "value", offs)
 		}
 		defer c.Release()
 		keyData := array.NewData(mt.KeyType(), keys.Len(), keys.Data().Buffers(), keys.Data().Children(), keys.NullN(), keys.Data().Offset())
@@ -113,6 +114,30 @@ func castNested(mem memory.Allocator, arr arrow.Array, from, to types.DataType) 
 		return fromData(array.NewData(at, n, []*memory.Buffer{valid, offs}, []arrow.ArrayData{entries}, nulls, 0)), nil
 	}
 	return nil, mismatch(arr, from, to)
+}
+
+// nest returns the error err of casting a child (a ROW field, list
+// elements or map values) as the error of its parent: a *ValueError is
+// returned itself with step prepended to its Path and, when offs (the
+// rebased list offsets) is set, its Index turned from the position of an
+// element among the child values into that of the list holding it; other
+// errors are wrapped with step.
+func nest(err error, step string, offs *memory.Buffer) error {
+	ve, ok := err.(*ValueError)
+	if !ok {
+		return fmt.Errorf("%s: %w", step, err)
+	}
+	if ve.Path == "" {
+		ve.Path = step
+	} else {
+		ve.Path = step + "." + ve.Path
+	}
+	if offs != nil {
+		o := arrow.Int32Traits.CastFromBytes(offs.Bytes())
+		// the list whose range holds the element (empty lists hold none)
+		ve.Index = sort.Search(len(o)-1, func(k int) bool { return int(o[k+1]) > ve.Index })
+	}
+	return ve
 }
 
 // fromData makes an array owning d (the caller's reference moves to it).

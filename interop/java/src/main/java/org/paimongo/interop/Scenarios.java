@@ -30,6 +30,7 @@ final class Scenarios {
         out.add(SMOKE);
         out.addAll(ScenariosOrc.all());
         out.addAll(ScenariosCasts.all());
+        out.addAll(ScenariosCasts2.all());
         out.addAll(ScenariosAvro.ALL);
         out.addAll(ScenariosAgg.all());
         out.addAll(ScenariosLayout.all());
