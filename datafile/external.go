@@ -149,15 +149,17 @@ func (e *externalPaths) place(n *Namer, dir, name string) string {
 		root = e.roots[n.pos]
 	}
 	if e.strategy == strategyEntropy {
-		return root + "/" + dir + "/" + entropyDirs(name) + "/" + name
+		return root + "/" + dir + "/" + EntropyDirs(name) + "/" + name
 	}
 	return root + "/" + dir + "/" + name
 }
 
-// entropyDirs returns EntropyInjectExternalPathProvider.computeHash(name):
-// the low 20 bits of Guava's murmur3_32 (seed 0) of the UTF-8 name as
-// binary digits, as "dddd/dddd/dddd/dddddddd".
-func entropyDirs(name string) string {
+// EntropyDirs returns the directories strategy entropy-inject puts between
+// the bucket directory and the file called name
+// (EntropyInjectExternalPathProvider.computeHash): the low 20 bits of
+// Guava's murmur3_32 (seed 0) of the UTF-8 name as binary digits, as
+// "dddd/dddd/dddd/dddddddd".
+func EntropyDirs(name string) string {
 	h := murmur3x86(name) | 1<<31
 	bin := strconv.FormatUint(uint64(h), 2)
 	bin = bin[len(bin)-entropyBits:]

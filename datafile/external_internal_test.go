@@ -21,8 +21,8 @@ func TestMurmur3x86(t *testing.T) {
 		}
 	}
 	// 0x248bfa47: low 20 bits 1011 1111 1010 0100 0111.
-	if got := entropyDirs("hello"); got != "1011/1111/1010/01000111" {
-		t.Errorf("entropyDirs(hello) = %s", got)
+	if got := EntropyDirs("hello"); got != "1011/1111/1010/01000111" {
+		t.Errorf("EntropyDirs(hello) = %s", got)
 	}
 }
 
