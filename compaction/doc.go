@@ -156,7 +156,7 @@
 // files and their cache (lookups read the levels above the output level
 // again for every compaction that brings level 0 up),
 // postpone buckets, row tracking and data evolution, file formats other than
-// Parquet, data files in external paths and record-level expiration are
+// Parquet and record-level expiration are
 // out of scope; NewPlan and NewRewriter refuse tables that need one of the
 // first ones with ErrUnsupported.
 //

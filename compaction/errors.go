@@ -11,8 +11,8 @@ var (
 	// ErrUnsupported: the table uses a feature compaction does not handle
 	// (changelog producers lookup / full-compaction, force-lookup, first-row
 	// with deletion vectors, postpone buckets, row tracking or data
-	// evolution, a file format other than parquet, data files in external
-	// paths); the message names the option or file.
+	// evolution, a file format other than parquet); the message names the
+	// option or file.
 	ErrUnsupported = errors.New("compaction: unsupported table feature")
 	// ErrInvalidArgument: a partition spec that names a non-partition field
 	// or holds a value of the wrong type, a schema older than the files it
