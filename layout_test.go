@@ -2,7 +2,6 @@ package paimon_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
@@ -19,7 +17,6 @@ import (
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/orphan"
 	"github.com/paimon-go/paimon/types"
-	"github.com/paimon-go/paimon/writer"
 )
 
 // dataFiles lists the data files (.parquet/.orc/.avro) below the table root,
@@ -230,35 +227,6 @@ func testExternalPathRead(t *testing.T, opt bool, left int) {
 	}
 	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
 		t.Fatalf("rows after expiration %q, want %q", got, want)
-	}
-}
-
-// TestExternalPathWriteRefused: Java writes the new data files of a table
-// with data-file.external-paths and a strategy other than none below those
-// roots; our writer does not yet, so it refuses with writer.ErrUnsupported
-// instead of writing into the table. With strategy none it writes as usual.
-func TestExternalPathWriteRefused(t *testing.T) {
-	for _, tc := range []struct {
-		strategy string
-		refused  bool
-	}{{"round-robin", true}, {"none", false}} {
-		tbl := tabletest.NewTable(t, "", catalog.Schema{
-			Fields: []types.DataField{{Name: "k", Type: types.Int()}},
-			Options: map[string]string{"data-file.external-paths": "file://" + filepath.ToSlash(t.TempDir()),
-				"data-file.external-paths.strategy": tc.strategy},
-		})
-		pt, err := paimon.OpenTable(context.Background(), tbl.FileIO.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := pt.NewWrite("u")
-		if tc.refused != errors.Is(err, writer.ErrUnsupported) {
-			t.Fatalf("%s: NewWrite err %v, want refused %v", tc.strategy, err, tc.refused)
-		}
-		if w != nil {
-			w.Close()
-		}
-		pt.Close()
 	}
 }
 

@@ -323,7 +323,7 @@ type Committer struct {
 // overwrites (bucket, overwrite-upgrade, pk-clustering-override, num-levels;
 // dynamic-partition-overwrite is reported by DynamicPartitionOverwrite).
 // Malformed options wrap schema.ErrInvalidOption; manifest.format other
-// than avro or parquet wraps ErrUnsupported.
+// than avro, parquet or orc wraps ErrUnsupported.
 func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...Option) (*Committer, error) {
 	o := ts.Options
 	c := &Committer{
@@ -334,8 +334,8 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		now:   time.Now,
 		sleep: sleepCtx,
 	}
-	if f := o.ManifestFormat(); f != manifest.FormatAvro && f != manifest.FormatParquet {
-		return nil, fmt.Errorf("%w: manifest.format = %s (avro and parquet manifests are written)", ErrUnsupported, f)
+	if f := o.ManifestFormat(); f != manifest.FormatAvro && f != manifest.FormatParquet && f != manifest.FormatORC {
+		return nil, fmt.Errorf("%w: manifest.format = %s (avro, parquet and orc manifests are written)", ErrUnsupported, f)
 	}
 	var err error
 	if c.retry, err = newRetryWaiter(o); err != nil {

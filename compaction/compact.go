@@ -97,8 +97,9 @@ type Result struct {
 	// upgraded ones (same name, new level).
 	Messages []commit.Message
 	// Written are the paths, relative to the table root, of the new data
-	// files (not the upgraded ones) and of the new deletion-vector index
-	// files.
+	// files (not the upgraded ones; the _EXTERNAL_PATH locations of those
+	// written to data-file.external-paths) and of the new deletion-vector
+	// index files.
 	Written []string
 }
 
@@ -108,8 +109,8 @@ type Result struct {
 func (r *Result) Discard(ctx context.Context, fio *fileio.FileIO) error {
 	var errs []error
 	for _, p := range r.Written {
-		if err := fio.Delete(ctx, p); err != nil && !errors.Is(err, fileio.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("compaction: delete %s: %w", p, err))
+		if err := datafile.DeleteLocation(ctx, fio, p); err != nil {
+			errs = append(errs, fmt.Errorf("compaction: %w", err))
 		}
 	}
 	return errors.Join(errs...)

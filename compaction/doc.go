@@ -171,8 +171,8 @@
 // radical: a standalone compaction keeps no trigger count), local lookup
 // files and their cache (lookups read the levels above the output level
 // again for every compaction that brings level 0 up),
-// row tracking and data evolution, file formats other than
-// Parquet, data files in external paths and record-level expiration are
+// row tracking and data evolution, file formats other than Parquet, Avro
+// and ORC, and record-level expiration are
 // out of scope; NewPlan and NewRewriter refuse tables that need one of the
 // first ones with ErrUnsupported.
 //

@@ -12,8 +12,8 @@ var (
 	// (changelog producers lookup / full-compaction, force-lookup, first-row
 	// with deletion vectors, postpone compaction of deletion-vector or
 	// first-row tables, NewPlan of a postpone-bucket table, row tracking or
-	// data evolution, a file format other than parquet, data files in external
-	// paths); the message names the option or file.
+	// data evolution, a file format other than parquet, avro and orc); the message names
+	// the option or file.
 	ErrUnsupported = errors.New("compaction: unsupported table feature")
 	// ErrInvalidArgument: a partition spec that names a non-partition field
 	// or holds a value of the wrong type, a schema older than the files it

@@ -341,7 +341,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, lk 
 		return nil, err
 	}
 	for _, f := range files {
-		j.written = append(j.written, j.dir+"/"+f.FileName)
+		j.written = append(j.written, fileLocation(j.dir, &f))
 	}
 	return files, nil
 }
@@ -684,7 +684,7 @@ func (j *bucketJob) compactAppend(ctx context.Context, group []manifest.DataFile
 		return nil, err
 	}
 	for _, f := range files {
-		j.written = append(j.written, j.dir+"/"+f.FileName)
+		j.written = append(j.written, fileLocation(j.dir, &f))
 	}
 	return files, nil
 }

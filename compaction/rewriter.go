@@ -11,6 +11,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/schema"
 )
 
@@ -161,14 +162,16 @@ func (r *Rewriter) Run(ctx context.Context, task *Task) (inc commit.CompactIncre
 // by a failed delete is an orphan no snapshot references.
 func (j *bucketJob) discard(ctx context.Context) {
 	for _, p := range j.written {
-		_ = j.t.fio.Delete(ctx, p)
+		_ = datafile.DeleteLocation(ctx, j.t.fio, p)
 	}
 	j.written = nil
 }
 
 // NewFiles returns the paths, relative to the table root, of the files an
-// increment of a bucket at bucketPath added: its After files that are not
-// also Before files (an upgrade keeps the file's name).
+// increment of a bucket at bucketPath added, or their canonical locations
+// (fileio.CanonicalLocation of _EXTERNAL_PATH; see datafile.DeleteLocation)
+// when they were written to data-file.external-paths: its After files that are not also Before files
+// (an upgrade keeps the file's name).
 func NewFiles(bucketPath string, inc commit.CompactIncrement) []string {
 	before := make(map[string]bool, len(inc.Before))
 	for _, f := range inc.Before {
@@ -177,8 +180,21 @@ func NewFiles(bucketPath string, inc commit.CompactIncrement) []string {
 	var out []string
 	for _, f := range inc.After {
 		if !before[f.FileName] {
-			out = append(out, bucketPath+"/"+f.FileName)
+			out = append(out, fileLocation(bucketPath, &f))
 		}
 	}
 	return out
+}
+
+// fileLocation is f's _EXTERNAL_PATH in canonical form
+// (fileio.CanonicalLocation, which datafile.DeleteLocation recognises) when
+// it has one, else its path in the bucket directory dir.
+func fileLocation(dir string, f *manifest.DataFileMeta) string {
+	if f.ExternalPath != nil && *f.ExternalPath != "" {
+		if loc, err := fileio.CanonicalLocation(*f.ExternalPath); err == nil {
+			return loc
+		}
+		return *f.ExternalPath
+	}
+	return dir + "/" + f.FileName
 }

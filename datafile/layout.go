@@ -21,8 +21,7 @@ import (
 // Sentinel errors; test with errors.Is.
 var (
 	// ErrUnsupported: a file format this package does not write (parquet,
-	// avro and orc are written), or a file placement it does not implement
-	// (data-file.external-paths), named with the option that asks for it.
+	// avro and orc are written), named with the option that asks for it.
 	ErrUnsupported = errors.New("datafile: unsupported data file format or placement")
 	// ErrSchema: a batch given to a key-value RollingWriter whose
 	// _SEQUENCE_NUMBER, _VALUE_KIND or key columns do not have the layout's
@@ -113,6 +112,7 @@ type Layout struct {
 	source   manifest.FileSource
 	mem      memory.Allocator
 	now      func() time.Time
+	ext      *externalPaths // nil: files go into the bucket directory
 }
 
 // NewLayout returns the layout of the data files of ts (a primary-key table
@@ -125,10 +125,19 @@ type Layout struct {
 // for system columns, then metadata.stats-mode for the first
 // metadata.stats-keep-first-n-columns other columns and none for the rest.
 //
+// With data-file.external-paths and a strategy other than none, every new
+// file goes below one of those roots instead of the table, in the bucket's
+// relative directory (Java FileStorePathFactory.relativeBucketPath with
+// data-file.path-directory), and its DataFileMeta records the location in
+// _EXTERNAL_PATH (Java DataFilePathFactory with an ExternalPathProvider):
+// round-robin (and specific-fs over the roots of that file system) from a
+// random first root per Namer, weighted (data-file.external-paths.weights)
+// by a weighted random draw per file, entropy-inject round-robin from the
+// second root with three hash directories before the name.
+//
 // Errors: ErrUnsupported for a file format this package does not write
-// (naming file.format or file.format.per.level) and for a table whose new
-// data files Java writes to external paths (data-file.external-paths with a
-// strategy other than none); schema.ErrInvalidOption for malformed options.
+// (naming file.format or file.format.per.level); schema.ErrInvalidOption for
+// malformed options.
 func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 	o := ts.Options
 	l := &Layout{
@@ -142,14 +151,9 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	if ext, err := o.DataFileExternalPaths(); err != nil {
+	var err error
+	if l.ext, err = parseExternalPaths(o); err != nil {
 		return nil, err
-	} else if len(ext) > 0 {
-		// Java writes every new file below one of these roots
-		// (ExternalPathProvider); writing into the table instead would
-		// put files where Java does not, so refuse.
-		return nil, fmt.Errorf("%w: data-file.external-paths with strategy %s (new data files belong outside the table; not written yet)",
-			ErrUnsupported, o.String(schema.KeyDataFileExternalPathsStrategy, "none"))
 	}
 	formatKey := "file.format"
 	def, err := o.MetadataStatsMode()

@@ -31,11 +31,15 @@ const (
 
 // Namer hands out the data file names of one bucket writer:
 // "<data-file.prefix><uuid>-<n>.<format>" with n counting from 0 (Java
-// DataFilePathFactory.newPath, one uuid per factory). It is not safe for
-// concurrent use.
+// DataFilePathFactory.newPath, one uuid per factory), and, for tables that
+// write to data-file.external-paths, holds the position of the
+// round-robin over the roots (Java's ExternalPathProvider of the factory).
+// It is not safe for concurrent use.
 type Namer struct {
-	uuid  string
-	count int
+	uuid    string
+	count   int
+	pos     int  // last external root chosen
+	started bool // pos is set
 }
 
 // NewNamer returns a Namer with the given uuid (a random UUID string, as
@@ -89,7 +93,9 @@ type RollingWriter struct {
 
 // openFile is the data file being written.
 type openFile struct {
-	name, path     string
+	name, path     string       // path: relative to the writer's FileIO, or the external location
+	ext            *string      // the external location (_EXTERNAL_PATH), nil in the table
+	done           func() error // releases the FileIO of an external location
 	out            io.WriteCloser
 	fw             fileWriter
 	minSeq, maxSeq int64
@@ -110,21 +116,69 @@ func NewRollingWriter(fio *fileio.FileIO, dir string, layout *Layout, names *Nam
 // written will get once its file is finished.
 func (w *RollingWriter) NextSequenceNumber() int64 { return w.seq }
 
-// open starts the next file.
+// open starts the next file, in the bucket directory or at the next
+// external location.
 func (w *RollingWriter) open(ctx context.Context) error {
 	l := w.layout
 	name := w.names.next(l)
-	path := w.dir + "/" + name
-	out, err := w.fio.Create(ctx, path)
-	if err != nil {
-		return fmt.Errorf("datafile: create %s: %w", path, err)
+	f := &openFile{name: name, path: w.dir + "/" + name, minSeq: -1, maxSeq: -1, done: func() error { return nil }}
+	fio, rel := w.fio, f.path
+	if l.ext != nil {
+		loc := l.ext.place(w.names, w.dir, name)
+		f.path, f.ext = loc, &loc
+		var err error
+		if fio, rel, f.done, err = w.fio.OpenLocation(ctx, loc); err != nil {
+			return fmt.Errorf("datafile: create %s: %w", loc, err)
+		}
 	}
-	fw, err := l.ff.NewWriter(ctx, out, path, l.fields, format.WriteOptions{Options: l.options, Allocator: l.mem})
+	out, err := fio.Create(ctx, rel)
+	if err != nil {
+		_ = f.done()
+		return fmt.Errorf("datafile: create %s: %w", f.path, err)
+	}
+	fw, err := l.ff.NewWriter(ctx, out, f.path, l.fields, format.WriteOptions{Options: l.options, Allocator: l.mem})
 	if err != nil {
 		abortOut(out)
-		return fmt.Errorf("datafile: %s: %w", path, err)
+		_ = f.done()
+		return fmt.Errorf("datafile: %s: %w", f.path, err)
 	}
-	w.cur = &openFile{name: name, path: path, out: out, fw: asFileWriter(fw), minSeq: -1, maxSeq: -1}
+	f.out, f.fw = out, asFileWriter(fw)
+	w.cur = f
+	return nil
+}
+
+// Delete deletes the data file f of the bucket directory dir (relative to
+// fio's root): at its _EXTERNAL_PATH when it has one (through
+// fileio.FileIO.OpenLocation), else dir/<file name>. A file already gone is
+// no error; other errors name the file.
+func Delete(ctx context.Context, fio *fileio.FileIO, dir string, f *manifest.DataFileMeta) error {
+	if f.ExternalPath != nil && *f.ExternalPath != "" {
+		return deleteAt(ctx, fio, *f.ExternalPath, true)
+	}
+	return deleteAt(ctx, fio, dir+"/"+f.FileName, false)
+}
+
+// DeleteLocation deletes the file p: a path relative to fio's root, or an
+// absolute location in canonical form (fileio.IsLocation; Java's
+// "file:/abs" spelling of _EXTERNAL_PATH is not recognised, give it to
+// fileio.CanonicalLocation first). A file already gone is no error; other
+// errors name the file.
+func DeleteLocation(ctx context.Context, fio *fileio.FileIO, p string) error {
+	return deleteAt(ctx, fio, p, fileio.IsLocation(p))
+}
+
+func deleteAt(ctx context.Context, fio *fileio.FileIO, p string, external bool) error {
+	rel, done := p, func() error { return nil }
+	if external {
+		var err error
+		if fio, rel, done, err = fio.OpenLocation(ctx, p); err != nil {
+			return fmt.Errorf("datafile: delete %s: %w", p, err)
+		}
+	}
+	defer done()
+	if err := fio.Delete(ctx, rel); err != nil && !errors.Is(err, fileio.ErrNotExist) {
+		return fmt.Errorf("datafile: delete %s: %w", p, err)
+	}
 	return nil
 }
 
@@ -251,6 +305,7 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 		return nil
 	}
 	w.cur = nil
+	defer f.done()
 	res, err := f.fw.Close(ctx)
 	if err != nil {
 		abortOut(f.out)
@@ -269,6 +324,7 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 		ExtraFiles:   []string{},
 		CreationTime: l.creationTime(),
 		FileSource:   &src,
+		ExternalPath: f.ext,
 	})
 	m := &w.done[len(w.done)-1]
 	if !l.kv {
@@ -335,13 +391,13 @@ func (w *RollingWriter) Abort(ctx context.Context) error {
 	if w.cur != nil {
 		w.cur.fw.Abort()
 		abortOut(w.cur.out)
+		_ = w.cur.done()
 		w.cur = nil
 	}
 	var errs []error
-	for _, f := range w.done {
-		p := w.dir + "/" + f.FileName
-		if err := w.fio.Delete(ctx, p); err != nil && !errors.Is(err, fileio.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("datafile: delete %s: %w", p, err))
+	for i := range w.done {
+		if err := Delete(ctx, w.fio, w.dir, &w.done[i]); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	w.done = nil

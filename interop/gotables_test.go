@@ -457,6 +457,14 @@ func goTables() []goTable {
 			options: map[string]string{"bucket": "2", "file.format": "parquet", "file.format.per.level": "0:avro",
 				"file.compression.per.level": "0:deflate"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "manifests"},
+		// data-file.external-paths: every data file below one of two roots
+		// outside the table, round-robin (issue 13; extpath_test.go).
+		{name: "go_pk_dedupe_external_paths", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: externalOptions("go_pk_dedupe_external_paths", "round-robin"),
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
+		{name: "go_append_external_paths_entropy", fields: partFields, partitionKeys: []string{"dt"},
+			options: withOption(externalOptions("go_append_external_paths_entropy", "entropy-inject"), "bucket", "-1"),
+			engine:  "append", commits: [][]goRow{part1, part2}},
 	}, append(append(aggGoTables(), castGoTables()...), sketchGoTables()...)...)
 }
 
@@ -588,7 +596,7 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 	}
 	id := catalog.NewIdentifier("interop", g.name)
 	err = cat.CreateTable(ctx, id, catalog.Schema{
-		Fields: g.createFields(), PartitionKeys: g.partitionKeys, PrimaryKeys: g.primaryKeys, Options: g.options,
+		Fields: g.createFields(), PartitionKeys: g.partitionKeys, PrimaryKeys: g.primaryKeys, Options: whOptions(g.options, whURL),
 	}, false)
 	if err != nil {
 		return "", fmt.Errorf("create %s: %w", id, err)

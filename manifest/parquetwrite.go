@@ -186,6 +186,12 @@ func appendAvro(b array.Builder, s avro.Schema, v any) error {
 	t, _ := avroNonNull(s)
 	bad := func() error { return fmt.Errorf("%w: value %T for %s", ErrInvalidArgument, v, t.Type()) }
 	switch b := b.(type) {
+	case *array.Int8Builder: // TINYINT columns of ORC manifests
+		x, ok := v.(int)
+		if !ok {
+			return bad()
+		}
+		b.Append(int8(x))
 	case *array.Int32Builder:
 		x, ok := v.(int)
 		if !ok {

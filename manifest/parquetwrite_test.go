@@ -11,8 +11,14 @@ import (
 // manifest, manifest-list and index-manifest encoders write Parquet files
 // (PAR1 magic) that decode to exactly the rows written, as their Avro
 // forms do. Old code had no Parquet encoding.
-func TestParquetManifestRoundTrip(t *testing.T) {
-	opts := WriteOptions{Format: FormatParquet}
+func TestParquetManifestRoundTrip(t *testing.T) { testManifestRoundTrip(t, FormatParquet, "PAR1") }
+
+// TestORCManifestRoundTrip: the same with WriteOptions.Format = orc (ORC
+// magic). Old code refused it with ErrUnsupportedFormat.
+func TestORCManifestRoundTrip(t *testing.T) { testManifestRoundTrip(t, FormatORC, "ORC") }
+
+func testManifestRoundTrip(t *testing.T, format, magic string) {
+	opts := WriteOptions{Format: format}
 	e := sampleEntry()
 	d := e
 	d.Kind, d.File.FileName, d.File.ExternalPath, d.File.ExtraFiles = Delete, "data-2.parquet", nil, []string{}
@@ -20,8 +26,8 @@ func TestParquetManifestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(data, []byte("PAR1")) {
-		t.Fatalf("not Parquet: % x", data[:8])
+	if !bytes.HasPrefix(data, []byte(magic)) {
+		t.Fatalf("not %s: % x", format, data[:8])
 	}
 	avroData, err := EncodeManifest([]Entry{e, d}, WriteOptions{})
 	if err != nil {
@@ -68,7 +74,7 @@ func TestParquetManifestRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(gotIx, wantIx) {
 		t.Fatalf("index manifest %+v, %v\nwant %+v", gotIx, err, wantIx)
 	}
-	if _, err := EncodeManifestList([]FileMeta{meta}, WriteOptions{Format: "orc"}); !errors.Is(err, ErrUnsupportedFormat) {
-		t.Fatalf("orc: %v", err)
+	if _, err := EncodeManifestList([]FileMeta{meta}, WriteOptions{Format: "json"}); !errors.Is(err, ErrUnsupportedFormat) {
+		t.Fatalf("json: %v", err)
 	}
 }

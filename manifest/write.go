@@ -33,8 +33,9 @@ type WriteOptions struct {
 	PartitionStats func(partitions [][]byte) (SimpleStats, error)
 	// Format is the table option manifest.format: "" or FormatAvro (the
 	// default) writes Avro object containers, FormatParquet Parquet files
-	// with the same columns (Java ManifestFile with a Parquet FileFormat;
-	// Paimon ≤ 2.0). Other values wrap ErrUnsupportedFormat.
+	// and FormatORC ORC files with the same columns (Java ManifestFile with
+	// a Parquet or ORC FileFormat; Paimon ≤ 2.0). Other values wrap
+	// ErrUnsupportedFormat.
 	Format string
 }
 
@@ -105,6 +106,14 @@ func encodeAvro[T any](t *table[T], rows []T, g *gen, opts *WriteOptions) ([]byt
 			return nil, err
 		}
 		return encodeParquet(data, opts)
+	case FormatORC:
+		plain := *opts
+		plain.Format, plain.Compression = FormatAvro, ocf.CodecNull
+		data, err := encodeAvro(t, rows, g, &plain)
+		if err != nil {
+			return nil, err
+		}
+		return encodeORC(data, opts)
 	default:
 		return nil, fmt.Errorf("%w: manifest.format %q (%w)", ErrInvalidArgument, opts.Format, ErrUnsupportedFormat)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/deletionvector"
-	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/schema"
 )
@@ -398,17 +398,17 @@ func (bw *bucketWriter) updateCompactResult(ctx context.Context, inc commit.Comp
 		bc.after = slices.Delete(bc.after, i, i+1)
 		inBefore := slices.ContainsFunc(bc.before, func(b manifest.DataFileMeta) bool { return b.FileName == f.FileName })
 		if !inBefore && !outNames[f.FileName] {
-			errs = append(errs, bw.deleteFile(ctx, f.FileName))
+			errs = append(errs, bw.deleteFile(ctx, &f))
 		}
 	}
 	bc.after = append(bc.after, inc.After...)
 	return errors.Join(errs...)
 }
 
-func (bw *bucketWriter) deleteFile(ctx context.Context, name string) error {
-	p := bw.dir + "/" + name
-	if err := bw.w.fio.Delete(ctx, p); err != nil && !errors.Is(err, fileio.ErrNotExist) {
-		return fmt.Errorf("writer: delete %s: %w", p, err)
+// deleteFile deletes f, in the bucket directory or at its _EXTERNAL_PATH.
+func (bw *bucketWriter) deleteFile(ctx context.Context, f *manifest.DataFileMeta) error {
+	if err := datafile.Delete(ctx, bw.w.fio, bw.dir, f); err != nil {
+		return fmt.Errorf("writer: %w", err)
 	}
 	return nil
 }
@@ -520,7 +520,7 @@ func (bw *bucketWriter) abortCompact(ctx context.Context) error {
 	}
 	for _, f := range bc.after {
 		if !slices.ContainsFunc(bc.before, func(b manifest.DataFileMeta) bool { return b.FileName == f.FileName }) {
-			errs = append(errs, bw.deleteFile(ctx, f.FileName))
+			errs = append(errs, bw.deleteFile(ctx, &f))
 		}
 	}
 	bc.before, bc.after = nil, nil

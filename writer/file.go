@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/datafile"
-	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 )
 
@@ -70,10 +69,9 @@ func (bw *bucketWriter) abort(ctx context.Context) error {
 	if err := bw.removeSpills(); err != nil {
 		errs = append(errs, err)
 	}
-	for _, f := range bw.newFiles {
-		p := bw.dir + "/" + f.FileName
-		if err := bw.w.fio.Delete(ctx, p); err != nil && !errors.Is(err, fileio.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("writer: delete %s: %w", p, err))
+	for i := range bw.newFiles {
+		if err := datafile.Delete(ctx, bw.w.fio, bw.dir, &bw.newFiles[i]); err != nil {
+			errs = append(errs, fmt.Errorf("writer: %w", err))
 		}
 	}
 	bw.newFiles = nil

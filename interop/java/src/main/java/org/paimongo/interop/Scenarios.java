@@ -38,6 +38,7 @@ final class Scenarios {
         out.addAll(ScenariosPostpone.all());
         out.addAll(ScenariosSketch.all());
         out.addAll(ScenariosPostponeWrite.all());
+        out.addAll(ScenariosExtPath.all());
         return out;
     }
 
