@@ -41,9 +41,8 @@ var (
 	// the message names the option.
 	ErrUnsupported = errors.New("writer: unsupported table option")
 	// ErrUnsupportedBucketMode: writes into bucket-postpone (bucket = -2
-	// with postpone.batch-write-fixed-bucket = false) and
-	// cross-partition upsert (bucket = -1 with a primary key that lacks a
-	// partition field) are not implemented yet; the message names them.
+	// with postpone.batch-write-fixed-bucket = false) are not implemented
+	// yet; the message names the option.
 	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
 	// ErrBucketCountChanged: the partition's existing files were written with
 	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
@@ -159,6 +158,7 @@ type Write struct {
 	numBuckets  int              // "bucket" option
 	unaware     bool             // append table with bucket = -1
 	dyn         *dynamicBuckets  // primary-key table with bucket = -1; nil otherwise
+	xp          *crossPartition  // cross-partition upsert table (bucket = -1); nil otherwise
 	post        *postponeBuckets // primary-key table with bucket = -2; nil otherwise
 	modBuckets  bool             // bucket-function.type = mod
 	tableSchema *arrow.Schema
@@ -211,8 +211,14 @@ type restoredBucket struct {
 // Postpone-bucket tables (bucket = -2) are written into real buckets, see
 // postponeBuckets (Java PostponeBatchWriteOperator), without compaction.
 //
+// Cross-partition upsert tables (bucket = -1 with a primary key that lacks
+// a partition field) route every row through a key index bootstrapped
+// from the restored snapshot, see crossPartition (Java
+// GlobalIndexAssigner); their commit messages carry
+// commit.Message.KeyIndexFrom.
+//
 // Errors: ErrUnsupportedBucketMode for writes into bucket-postpone
-// (postpone.batch-write-fixed-bucket = false) and cross-partition upsert;
+// (postpone.batch-write-fixed-bucket = false);
 // ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
 // lookup or full-compaction unless write-only = true (changelog files are
 // not produced yet); ErrUnsupported for file formats other than parquet,
@@ -323,7 +329,7 @@ func (w *Write) init() error {
 	}
 	w.partComp = row.PartitionComputer{Fields: w.partFields, DefaultName: o.PartitionDefaultName(), Legacy: legacy}
 	switch {
-	case w.dyn != nil:
+	case w.dyn != nil || w.xp != nil:
 		// Dynamic buckets assign by the trimmed primary key's hash
 		// (HashBucketAssignerOperator: trimmedPrimaryKey().hashCode()).
 		w.bucketIdx = ts.FieldIndexes(ts.TrimmedPrimaryKeys())
@@ -381,6 +387,16 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		return err
 	}
 	defer in.release()
+	if w.xp != nil {
+		routed, err := w.routeCross(ctx, in)
+		if err != nil {
+			return err
+		}
+		if routed != in {
+			defer routed.release()
+		}
+		in = routed
+	}
 	groups, err := w.group(ctx, in)
 	if err != nil {
 		return err
@@ -435,8 +451,8 @@ func groupKey(partition []byte, bucket int32) string {
 func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 	n := in.numRows()
 	// One bucket (or none) means bucket 0 for every row: skip the hashing.
-	hashed := (!w.unaware && w.numBuckets > 1) || w.dyn != nil || w.post != nil
-	if len(w.partIdx) == 0 && !hashed && in.keep == nil {
+	hashed := ((!w.unaware && w.numBuckets > 1) || w.dyn != nil || w.post != nil) && in.buckets == nil
+	if len(w.partIdx) == 0 && !hashed && in.keep == nil && in.buckets == nil {
 		p := row.Serialize(row.EmptyRow())
 		return []*group{{key: groupKey(p, 0), partition: p}}, nil
 	}
@@ -481,7 +497,9 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 				return nil, fmt.Errorf("writer: partition path of row %d: %w", i, err)
 			}
 		}
-		if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && (w.dyn != nil || w.post != nil))) {
+		if in.buckets != nil {
+			bucket = in.buckets[i]
+		} else if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && (w.dyn != nil || w.post != nil))) {
 			for k, c := range w.bucketIdx {
 				if bucketVals[k], err = viewAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
 					return nil, err
@@ -672,6 +690,9 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 		}
 		if w.pk != nil {
 			m.OnResequenced = w.reseq.report
+		}
+		if w.xp != nil {
+			m.KeyIndexFrom = w.xp.from
 		}
 		if !m.Compact.IsEmpty() && !w.comp.async {
 			// Writers with background compactions keep the documented
