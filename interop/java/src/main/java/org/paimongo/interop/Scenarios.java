@@ -35,6 +35,7 @@ final class Scenarios {
         out.addAll(ScenariosLayout.all());
         out.addAll(ScenariosDynBucket.all());
         out.addAll(ScenariosPostpone.all());
+        out.addAll(ScenariosXPart.all());
         return out;
     }
 
