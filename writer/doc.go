@@ -65,9 +65,11 @@
 // snapshot (their _TOTAL_BUCKETS; two different counts fail Write with
 // ErrMixedBucketCounts), else postpone.default-bucket-num (default 1; Flink
 // uses its sink parallelism there), without compaction (write-only), the
-// messages carrying the partition's count. Writing into bucket-postpone
-// (postpone.batch-write-fixed-bucket = false) and cross-partition upsert (a
-// primary key without every partition field) return
+// messages carrying the partition's count. Cross-partition upsert tables
+// (a primary key without every partition field) route rows through a key
+// index bootstrapped from the restored snapshot (package keyindex, Java
+// GlobalIndexAssigner; see crossPartition). Writing into bucket-postpone
+// (postpone.batch-write-fixed-bucket = false) returns
 // ErrUnsupportedBucketMode; a missing or corrupt HASH file fails
 // Write with hashindex.ErrMissing or hashindex.ErrCorrupt naming it.
 //
