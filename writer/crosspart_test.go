@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/types"
@@ -241,4 +243,40 @@ func TestCrossPartitionConcurrentWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	equalRows(t, "after writer 2 retried", readRows(t, tbl.FileIO.URL()), sorted("1|3|y", "2|1|b3", "7|1|g"))
+}
+
+// TestCrossPartitionBootstrapCorrupt: a truncated data file fails the
+// key index bootstrap of a new Write with format.ErrCorrupt naming the
+// file, and nothing is written.
+func TestCrossPartitionBootstrapCorrupt(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs, []any{int32(1), int32(1), "a"}))
+	_, es := deltaEntries(t, tbl.FileIO, 1)
+	path := "p=1/bucket-0/" + es[0].File.FileName
+	data, err := tbl.FileIO.ReadFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.FileIO.Delete(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.FileIO.WriteFile(ctx, path, data[:len(data)/2]); err != nil {
+		t.Fatal(err)
+	}
+	w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := rec(t, fs, []any{int32(1), int32(2), "b"})
+	defer r.Release()
+	err = w.Write(ctx, r)
+	if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), es[0].File.FileName) || !strings.Contains(err.Error(), "key index") {
+		t.Fatalf("Write = %v, want format.ErrCorrupt from the key index naming %s", err, es[0].File.FileName)
+	}
+	if msgs, err := w.PrepareCommit(ctx); err != nil || len(msgs) != 0 {
+		t.Errorf("PrepareCommit after the failed Write = %d messages, %v; want none", len(msgs), err)
+	}
 }
