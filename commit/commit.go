@@ -402,7 +402,8 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 	if n, _ := ts.NumBuckets(); n == -1 && c.seq != nil {
 		c.hash = newHashGuard(row.FieldTypes(ts.TrimmedPrimaryKeyFields()))
 		if ts.CrossPartitionUpdate() {
-			c.xpart = &xpartGuard{keyTypes: row.FieldTypes(ts.TrimmedPrimaryKeyFields())}
+			me, _ := o.MergeEngine()
+			c.xpart = &xpartGuard{keyTypes: row.FieldTypes(ts.TrimmedPrimaryKeyFields()), dedup: me == schema.MergeDeduplicate}
 		}
 	}
 	level, err := o.FileCompressionZstdLevel()
@@ -978,11 +979,18 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			*slot = c.writeDelta(ctx, entries, key)
 		}
 	}
+	var xr retracted
 	if c.xpart != nil && p.sequence && p.overwrite == nil && b.snap != nil && p.keyIndexFrom >= 0 {
-		if err := c.xpart.check(ctx, c, b.snap, p.keyIndexFrom, entries); err != nil {
+		if xr, err = c.xpart.apply(ctx, c, b.snap, p.keyIndexFrom, entries); err != nil {
 			return fail(err)
 		}
+		entries = xr.entries
 	}
+	defer func() {
+		if !keepProg {
+			c.seq.discard(ctx, c, xr.copies)
+		}
+	}()
 	var rb rebucketed
 	if c.hash != nil && p.sequence && p.overwrite == nil && b.snap != nil {
 		if rb, err = c.hash.apply(ctx, c, b.snap, entries, p.index, p.hashSeen); err != nil {
@@ -1002,7 +1010,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		}
 		entries = seqd.entries
 	}
-	if rb.changed && seqd.key == "" {
+	if (rb.changed || xr.changed) && seqd.key == "" {
 		seqd.key = "rebucketed:" + entriesKey(entries)
 	}
 	if p.overwrite == nil && *slot != nil && (*slot).key != seqd.key {

@@ -15,22 +15,25 @@ import (
 	"github.com/paimon-go/paimon/types"
 )
 
-// ErrKeyIndexStale: an APPEND commit to a cross-partition upsert table puts
-// a key into a partition-bucket while another writer, in a snapshot
-// committed after the writer's key index was bootstrapped
-// (Message.KeyIndexFrom), put the same key into another partition-bucket.
-// Publishing both would keep the key twice. It wraps ErrConflict; nothing
-// is published. The writer must bootstrap its key index anew
-// (writer.Write.Restore) and write its rows again. The message names the
-// key, both partition-buckets and the other writer's file and snapshot.
+// ErrKeyIndexStale: an APPEND commit to a cross-partition upsert table
+// (partial-update, aggregation or first-row) puts a key into a
+// partition-bucket while another writer, in a snapshot committed after the
+// writer's key index was bootstrapped (Message.KeyIndexFrom), put the same
+// key into another partition-bucket. Publishing both would keep the key
+// twice. It wraps ErrConflict; nothing is published. The writer must
+// bootstrap its key index anew (writer.Write.Restore) and write its rows
+// again. The message names the key, both partition-buckets and the other
+// writer's file and snapshot. Deduplicate tables are resolved instead (see
+// the package documentation, Cross-partition upserts across writers).
 var ErrKeyIndexStale = errors.New("commit: cross-partition key index is stale")
 
-// xpartGuard refuses APPEND commits of cross-partition upsert tables whose
-// keys another writer placed elsewhere meanwhile (see the package
+// xpartGuard reconciles APPEND commits of cross-partition upsert tables
+// with keys other writers placed elsewhere meanwhile (see the package
 // documentation, Cross-partition upserts across writers). Java assumes one
 // key index per table (one GlobalIndexAssigner) and has no counterpart.
 type xpartGuard struct {
 	keyTypes []types.DataType // trimmed primary key
+	dedup    bool             // merge-engine = deduplicate: retract, else refuse
 }
 
 // placement is one partition-bucket of a key.
@@ -39,23 +42,36 @@ type placement struct {
 	bucket int32
 }
 
-// check compares the keys of the part's new files (entries) with those that
-// other commit users added in the snapshots after from up to base, skipping
-// COMPACT snapshots (compaction keeps every key in its partition-bucket).
-// A key the part adds that such a snapshot added in a partition-bucket the
-// part does not write it to fails with ErrKeyIndexStale; an expired
-// snapshot in the range fails too (its additions are unknown).
-func (g *xpartGuard) check(ctx context.Context, c *Committer, base *snapshot.Snapshot, from int64, entries []manifest.Entry) error {
+// retracted is what xpartGuard.apply made of an attempt's entries.
+type retracted struct {
+	entries []manifest.Entry
+	changed bool     // entries differ from the part's
+	copies  []string // files written for this attempt
+}
+
+// apply compares the keys of the part's new files (entries) with those
+// that other commit users added in the snapshots after from up to base,
+// skipping COMPACT snapshots (compaction keeps every key in its
+// partition-bucket). For a key the part adds that such a snapshot added in
+// a partition-bucket the part does not write it to, deduplicate tables get
+// a DELETE record of the key in that partition-bucket (a new level-0 file
+// per foreign file, resequence.Rewriter.Retract; the sequence guard then
+// orders it after the bucket's live rows), as Java's
+// DeleteExistingProcessor would have written had the commits run one after
+// the other; other merge engines fail with ErrKeyIndexStale. An expired
+// snapshot in the range fails with ErrKeyIndexStale too (its additions are
+// unknown). On error nothing written is left behind.
+func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Snapshot, from int64, entries []manifest.Entry) (out retracted, err error) {
+	out = retracted{entries: entries}
 	var foreign []*snapshot.Snapshot
 	for id := max(from, 0) + 1; id <= base.ID; id++ {
 		s := base
 		if id != base.ID {
-			var err error
 			if s, err = c.snaps.Get(ctx, id); err != nil {
 				if errors.Is(err, snapshot.ErrNotFound) {
-					return fmt.Errorf("%w: %w: snapshot %d, committed after the writer's key index (snapshot %d), has expired", ErrConflict, ErrKeyIndexStale, id, from)
+					return out, fmt.Errorf("%w: %w: snapshot %d, committed after the writer's key index (snapshot %d), has expired", ErrConflict, ErrKeyIndexStale, id, from)
 				}
-				return fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", id, err)
+				return out, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", id, err)
 			}
 		}
 		if s.CommitUser != c.commitUser && s.CommitKind != snapshot.KindCompact {
@@ -63,7 +79,7 @@ func (g *xpartGuard) check(ctx context.Context, c *Committer, base *snapshot.Sna
 		}
 	}
 	if len(foreign) == 0 {
-		return nil
+		return out, nil
 	}
 	ours := map[string][]placement{}
 	vals := make([]any, len(g.keyTypes))
@@ -85,47 +101,76 @@ func (g *xpartGuard) check(ctx context.Context, c *Committer, base *snapshot.Sna
 			return nil
 		})
 		if err != nil {
-			return err
+			return out, err
 		}
 	}
 	if len(ours) == 0 {
-		return nil
+		return out, nil
 	}
+	defer func() {
+		if err != nil {
+			c.seq.discard(ctx, c, out.copies)
+			out = retracted{entries: entries}
+		}
+	}()
+	done := map[placement]map[string]bool{} // keys retracted per partition-bucket
 	for _, s := range foreign {
 		metas, err := manifest.ReadManifestList(ctx, c.fio, s.DeltaManifestList)
 		if err != nil {
-			return fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
+			return out, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
 		}
 		for _, m := range metas {
 			es, err := manifest.ReadManifest(ctx, c.fio, m.FileName)
 			if err != nil {
-				return fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
+				return out, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
 			}
 			for _, e := range es {
 				if e.Kind != manifest.Add {
 					continue
 				}
 				pl := placement{string(e.Partition), e.Bucket}
-				err := c.seq.rw.Keys(ctx, e.Partition, e.Bucket, e.File, func(keys []arrow.Array, n int) error {
-					for i := range n {
-						k, err := keyindex.Key(keys, g.keyTypes, i, vals)
-						if err != nil {
-							return fmt.Errorf("commit: key of %s: %w", e.File.FileName, err)
-						}
-						if at, ok := ours[string(k)]; ok && !slices.Contains(at, pl) {
-							return fmt.Errorf("%w: %w: key %s: this commit writes it to %s, snapshot %d of %q wrote it to %s (file %s) after this writer's key index (snapshot %d)",
-								ErrConflict, ErrKeyIndexStale, g.keyString(k), g.where(c, at[0]), s.ID, s.CommitUser, g.where(c, pl), e.File.FileName, from)
-						}
+				pick := func(keys []arrow.Array, i int) (bool, error) {
+					k, err := keyindex.Key(keys, g.keyTypes, i, vals)
+					if err != nil {
+						return false, fmt.Errorf("commit: key of %s: %w", e.File.FileName, err)
 					}
-					return nil
-				})
+					at, ok := ours[string(k)]
+					if !ok || slices.Contains(at, pl) || done[pl][string(k)] {
+						return false, nil
+					}
+					if !g.dedup {
+						return false, fmt.Errorf("%w: %w: key %s: this commit writes it to %s, snapshot %d of %q wrote it to %s (file %s) after this writer's key index (snapshot %d)",
+							ErrConflict, ErrKeyIndexStale, g.keyString(k), g.where(c, at[0]), s.ID, s.CommitUser, g.where(c, pl), e.File.FileName, from)
+					}
+					if done[pl] == nil {
+						done[pl] = map[string]bool{}
+					}
+					done[pl][string(k)] = true
+					return true, nil
+				}
+				fs, err := c.seq.rw.Retract(ctx, e.Partition, e.Bucket, e.File, pick)
 				if err != nil {
-					return err
+					return out, fmt.Errorf("commit: retract keys another writer put in other partitions: %w", err)
+				}
+				if len(fs) == 0 {
+					continue
+				}
+				dir, err := c.seq.rw.BucketDir(e.Partition, e.Bucket)
+				if err != nil {
+					return out, err
+				}
+				if !out.changed {
+					out.entries = slices.Clone(entries)
+					out.changed = true
+				}
+				for _, f := range fs {
+					out.copies = append(out.copies, dir+"/"+f.FileName)
+					out.entries = append(out.entries, manifest.Entry{Kind: manifest.Add, Partition: e.Partition, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets, File: f})
 				}
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // keyString prints an encoded key's values.

@@ -178,71 +178,107 @@ func TestCrossPartitionFirstRow(t *testing.T) {
 	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("1|1|a", "2|2|d", "5|2|p"))
 }
 
-// TestCrossPartitionConcurrentWriters: two Writes bootstrapped from the
-// same snapshot, committing as two users. A key the first moved and the
-// second put elsewhere fails the second commit with
-// commit.ErrKeyIndexStale (nothing published); after Restore the second
-// Write bootstraps anew and its rewrite moves the key from where the first
-// put it. Keys the first did not touch commit without a conflict.
-func TestCrossPartitionConcurrentWriters(t *testing.T) {
+// openCross returns a Write of tbl as user that has written rows (so its
+// key index is bootstrapped now), and a Committer.
+func openCross(t *testing.T, tbl *catalog.Table, user string, rows ...[]any) (*writer.Write, *commit.Committer) {
+	t.Helper()
 	ctx := context.Background()
-	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
-	fs := arrowFields(tbl.Schema)
-	writeCommit(t, tbl, "u0", 1, rec(t, fs, []any{int32(1), int32(1), "a"}, []any{int32(2), int32(1), "b"}))
-	open := func(user string, rows ...[]any) (*writer.Write, *commit.Committer) {
-		w, err := writer.New(tbl.FileIO, tbl.Schema, user)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { w.Close() })
-		c, err := commit.New(tbl.FileIO, tbl.Schema, user)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		r := rec(t, fs, rows...)
-		defer r.Release()
-		if err := w.Write(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-		return w, c
-	}
-	w1, c1 := open("u1", []any{int32(1), int32(2), "x"})
-	w2, c2 := open("u2", []any{int32(1), int32(3), "y"})
-	w3, c3 := open("u3", []any{int32(2), int32(1), "b3"}, []any{int32(7), int32(1), "g"})
-	commitAll := func(w *writer.Write, c *commit.Committer, id int64) error {
-		msgs, err := w.PrepareCommit(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = c.Commit(ctx, id, msgs)
-		return err
-	}
-	if err := commitAll(w1, c1, 1); err != nil {
+	w, err := writer.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
 		t.Fatal(err)
 	}
-	before := readRows(t, tbl.FileIO.URL())
-	equalRows(t, "after writer 1", before, sorted("1|2|x", "2|1|b"))
-	err := commitAll(w2, c2, 1)
-	if !errors.Is(err, commit.ErrKeyIndexStale) || !errors.Is(err, commit.ErrConflict) {
-		t.Fatalf("writer 2 commit = %v, want ErrKeyIndexStale", err)
+	t.Cleanup(func() { w.Close() })
+	c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		t.Fatal(err)
 	}
-	equalRows(t, "after the refused commit", readRows(t, tbl.FileIO.URL()), before)
-	if err := commitAll(w3, c3, 1); err != nil {
+	t.Cleanup(func() { c.Close() })
+	r := rec(t, arrowFields(tbl.Schema), rows...)
+	defer r.Release()
+	if err := w.Write(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	return w, c
+}
+
+func commitWrite(t *testing.T, w *writer.Write, c *commit.Committer, id int64) error {
+	t.Helper()
+	msgs, err := w.PrepareCommit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Commit(context.Background(), id, msgs)
+	return err
+}
+
+// TestCrossPartitionConcurrentWriters: Writes bootstrapped from the same
+// snapshot commit as separate users, one after another. Deduplicate: a key
+// the first moved and the second put elsewhere, and a new key both put in
+// different partitions, end where the later commit put them (the commit
+// retracts the other writer's placement, as Java would have had the
+// writes run in commit order); keys the first did not touch are untouched.
+func TestCrossPartitionConcurrentWriters(t *testing.T) {
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	writeCommit(t, tbl, "u0", 1, rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(1), "a"}, []any{int32(2), int32(1), "b"}))
+	w1, c1 := openCross(t, tbl, "u1", []any{int32(1), int32(2), "x"}, []any{int32(8), int32(1), "n1"})
+	w2, c2 := openCross(t, tbl, "u2", []any{int32(1), int32(3), "y"}, []any{int32(8), int32(2), "n2"})
+	w3, c3 := openCross(t, tbl, "u3", []any{int32(2), int32(1), "b3"}, []any{int32(7), int32(1), "g"})
+	if err := commitWrite(t, w1, c1, 1); err != nil {
+		t.Fatal(err)
+	}
+	equalRows(t, "after writer 1", readRows(t, tbl.FileIO.URL()), sorted("1|2|x", "2|1|b", "8|1|n1"))
+	if err := commitWrite(t, w2, c2, 1); err != nil {
+		t.Fatalf("writer 2 commit = %v", err)
+	}
+	equalRows(t, "after writer 2", readRows(t, tbl.FileIO.URL()), sorted("1|3|y", "2|1|b", "8|2|n2"))
+	if err := commitWrite(t, w3, c3, 1); err != nil {
 		t.Fatalf("writer 3 (other keys) commit = %v", err)
 	}
+	equalRows(t, "after writer 3", readRows(t, tbl.FileIO.URL()), sorted("1|3|y", "2|1|b3", "7|1|g", "8|2|n2"))
+	// Writer 1 again, its index still saying 1 is in p=2: it updates 1 in
+	// p=2, so writer 2's placement in p=3 is retracted.
+	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(2), "x2"})
+	if err := w1.Write(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	if err := commitWrite(t, w1, c1, 2); err != nil {
+		t.Fatal(err)
+	}
+	equalRows(t, "after writer 1 again", readRows(t, tbl.FileIO.URL()), sorted("1|2|x2", "2|1|b3", "7|1|g", "8|2|n2"))
+}
+
+// TestCrossPartitionConcurrentRefused: partial-update (and aggregation,
+// first-row) cannot retract: a commit putting a key where another writer
+// meanwhile put it elsewhere fails with commit.ErrKeyIndexStale and
+// publishes nothing; after Restore the Write bootstraps anew and its rows
+// go to the other writer's partition (Java UseOldExistingProcessor).
+func TestCrossPartitionConcurrentRefused(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, map[string]string{"merge-engine": "partial-update"},
+		types.DataField{Name: "a", Type: types.String()}, types.DataField{Name: "b", Type: types.String()})
+	w1, c1 := openCross(t, tbl, "u1", []any{int32(1), int32(1), "a1", nil})
+	w2, c2 := openCross(t, tbl, "u2", []any{int32(1), int32(2), nil, "b2"})
+	if err := commitWrite(t, w1, c1, 1); err != nil {
+		t.Fatal(err)
+	}
+	err := commitWrite(t, w2, c2, 1)
+	if !errors.Is(err, commit.ErrKeyIndexStale) || !errors.Is(err, commit.ErrConflict) || !strings.Contains(err.Error(), "p=1/bucket-0") {
+		t.Fatalf("writer 2 commit = %v, want ErrKeyIndexStale naming p=1/bucket-0", err)
+	}
+	equalRows(t, "after the refused commit", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|(null)"))
 	if err := w2.Restore(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r := rec(t, fs, []any{int32(1), int32(3), "y"})
+	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(2), nil, "b2"})
 	if err := w2.Write(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	r.Release()
-	if err := commitAll(w2, c2, 2); err != nil {
+	if err := commitWrite(t, w2, c2, 1); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, "after writer 2 retried", readRows(t, tbl.FileIO.URL()), sorted("1|3|y", "2|1|b3", "7|1|g"))
+	equalRows(t, "after writer 2 retried", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|b2"))
 }
 
 // TestCrossPartitionBootstrapCorrupt: a truncated data file fails the
