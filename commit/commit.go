@@ -155,10 +155,16 @@
 // (Message.KeyIndexFrom); Java assumes one index per table. When the snapshot
 // an APPEND attempt builds on holds commits of other commit users after that
 // snapshot (COMPACT ones aside), the keys of the files they added are
-// compared with the keys of the attempt's new files: a key they put in a
-// partition-bucket the attempt does not write it to fails the commit with
-// ErrKeyIndexStale (wrapping ErrConflict) and nothing is published; the
-// writer bootstraps anew (writer.Write.Restore) and writes again.
+// compared with the keys of the attempt's new files. For a key they put in a
+// partition-bucket the attempt does not write it to, deduplicate tables get
+// a DELETE record of the key there (resequence.Rewriter.Retract; the
+// re-sequencing orders it after the bucket's live rows), as Java's
+// DeleteExistingProcessor would have written had the commits run one after
+// the other; other merge engines fail with ErrKeyIndexStale (wrapping
+// ErrConflict), nothing is published, and the writer bootstraps anew
+// (writer.Write.Restore) and writes again. Each attempt reads the files
+// other users added since the writer's bootstrap: a long-lived Write can
+// shorten that range with Restore.
 //
 // # Maintenance after commits
 //
