@@ -1187,6 +1187,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...), offsets: prog.offsets}
 		c.mu.Unlock()
 		c.hints.update(ctx, s.ID)
+		if c.xpart != nil {
+			c.xpart.settle(xr)
+		}
 		for _, m := range append(rb.moved, seqd.moved...) {
 			for _, f := range p.notify[bucketKey{string(m.Partition), m.Bucket}] {
 				f(m)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -34,6 +35,86 @@ var ErrKeyIndexStale = errors.New("commit: cross-partition key index is stale")
 type xpartGuard struct {
 	keyTypes []types.DataType // trimmed primary key
 	dedup    bool             // merge-engine = deduplicate: retract, else refuse
+
+	// cache holds the files other writers added per snapshot id with
+	// their keys, so that each attempt reads only snapshots it has not
+	// read before (and the files it retracts keys of); at most
+	// maxCachedKeys keys in all.
+	mu     sync.Mutex
+	cache  map[int64][]foreignFile
+	cached int
+	// settled are the placements retracted by published commits: a later
+	// commit need not retract them again.
+	settled map[retraction]bool
+}
+
+// retraction is a key's placement by a foreign snapshot that a commit
+// retracted.
+type retraction struct {
+	snap int64
+	pl   placement
+	key  string
+}
+
+// maxCachedKeys bounds the keys xpartGuard keeps between attempts.
+const maxCachedKeys = 1 << 18
+
+// foreignFile is a data file another writer added, with its keys.
+type foreignFile struct {
+	entry manifest.Entry
+	keys  map[string]bool
+}
+
+// foreignFiles returns the files snapshot s added, with their keys.
+func (g *xpartGuard) foreignFiles(ctx context.Context, c *Committer, s *snapshot.Snapshot, vals []any) ([]foreignFile, error) {
+	g.mu.Lock()
+	fs, ok := g.cache[s.ID]
+	g.mu.Unlock()
+	if ok {
+		return fs, nil
+	}
+	metas, err := manifest.ReadManifestList(ctx, c.fio, s.DeltaManifestList)
+	if err != nil {
+		return nil, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
+	}
+	n := 0
+	for _, m := range metas {
+		es, err := manifest.ReadManifest(ctx, c.fio, m.FileName)
+		if err != nil {
+			return nil, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
+		}
+		for _, e := range es {
+			if e.Kind != manifest.Add {
+				continue
+			}
+			ff := foreignFile{entry: e, keys: map[string]bool{}}
+			err := c.seq.rw.Keys(ctx, e.Partition, e.Bucket, e.File, func(keys []arrow.Array, rows int) error {
+				for i := range rows {
+					k, err := keyindex.Key(keys, g.keyTypes, i, vals)
+					if err != nil {
+						return fmt.Errorf("commit: key of %s: %w", e.File.FileName, err)
+					}
+					ff.keys[string(k)] = true
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			n += len(ff.keys)
+			fs = append(fs, ff)
+		}
+	}
+	g.mu.Lock()
+	if g.cached+n <= maxCachedKeys {
+		if g.cache == nil {
+			g.cache = map[int64][]foreignFile{}
+		}
+		g.cache[s.ID] = fs
+		g.cached += n
+	}
+	g.mu.Unlock()
+	return fs, nil
 }
 
 // placement is one partition-bucket of a key.
@@ -47,6 +128,25 @@ type retracted struct {
 	entries []manifest.Entry
 	changed bool     // entries differ from the part's
 	copies  []string // files written for this attempt
+	done    []retraction
+}
+
+// settle records the retractions of a published attempt.
+func (g *xpartGuard) settle(r retracted) {
+	if len(r.done) == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.settled == nil {
+		g.settled = map[retraction]bool{}
+	}
+	if len(g.settled)+len(r.done) > maxCachedKeys {
+		return // re-retracting is harmless
+	}
+	for _, d := range r.done {
+		g.settled[d] = true
+	}
 }
 
 // apply compares the keys of the part's new files (entries) with those
@@ -115,27 +215,24 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 	}()
 	done := map[placement]map[string]bool{} // keys retracted per partition-bucket
 	for _, s := range foreign {
-		metas, err := manifest.ReadManifestList(ctx, c.fio, s.DeltaManifestList)
+		files, err := g.foreignFiles(ctx, c, s, vals)
 		if err != nil {
-			return out, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
+			return out, err
 		}
-		for _, m := range metas {
-			es, err := manifest.ReadManifest(ctx, c.fio, m.FileName)
-			if err != nil {
-				return out, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
+		for _, ff := range files {
+			e := ff.entry
+			pl := placement{string(e.Partition), e.Bucket}
+			if !g.conflicts(s.ID, ff, pl, ours, done) {
+				continue
 			}
-			for _, e := range es {
-				if e.Kind != manifest.Add {
-					continue
-				}
-				pl := placement{string(e.Partition), e.Bucket}
+			{
 				pick := func(keys []arrow.Array, i int) (bool, error) {
 					k, err := keyindex.Key(keys, g.keyTypes, i, vals)
 					if err != nil {
 						return false, fmt.Errorf("commit: key of %s: %w", e.File.FileName, err)
 					}
 					at, ok := ours[string(k)]
-					if !ok || slices.Contains(at, pl) || done[pl][string(k)] {
+					if !ok || slices.Contains(at, pl) || done[pl][string(k)] || g.isSettled(s.ID, pl, string(k)) {
 						return false, nil
 					}
 					if !g.dedup {
@@ -146,6 +243,7 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 						done[pl] = map[string]bool{}
 					}
 					done[pl][string(k)] = true
+					out.done = append(out.done, retraction{s.ID, pl, string(k)})
 					return true, nil
 				}
 				fs, err := c.seq.rw.Retract(ctx, e.Partition, e.Bucket, e.File, pick)
@@ -171,6 +269,27 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 		}
 	}
 	return out, nil
+}
+
+// conflicts reports whether ff holds a key the part writes elsewhere than
+// at pl, not yet retracted there.
+func (g *xpartGuard) conflicts(snap int64, ff foreignFile, pl placement, ours map[string][]placement, done map[placement]map[string]bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for k := range ff.keys {
+		if at, ok := ours[k]; ok && !slices.Contains(at, pl) && !done[pl][k] && !g.settled[retraction{snap, pl, k}] {
+			return true
+		}
+	}
+	return false
+}
+
+// isSettled reports whether a published commit retracted key at pl of
+// snapshot snap.
+func (g *xpartGuard) isSettled(snap int64, pl placement, key string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.settled[retraction{snap, pl, key}]
 }
 
 // keyString prints an encoded key's values.
