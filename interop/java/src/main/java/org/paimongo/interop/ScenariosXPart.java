@@ -14,6 +14,7 @@ import org.apache.paimon.data.serializer.InternalRowSerializer;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.table.BucketMode;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -60,6 +61,11 @@ final class ScenariosXPart {
         private final ExistingProcessor processor;
         private final int target;
         private final BatchTableWrite write;
+
+        /** The assigner of a cross-partition upsert table (KEY_DYNAMIC), else null. */
+        static Assigner of(FileStoreTable table, BatchTableWrite write) throws Exception {
+            return table.bucketMode() == BucketMode.KEY_DYNAMIC ? new Assigner(table, write) : null;
+        }
 
         Assigner(FileStoreTable table, BatchTableWrite write) throws Exception {
             this.write = write;
