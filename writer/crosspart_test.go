@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
@@ -315,4 +317,26 @@ func TestCrossPartitionBootstrapCorrupt(t *testing.T) {
 	if msgs, err := w.PrepareCommit(ctx); err != nil || len(msgs) != 0 {
 		t.Errorf("PrepareCommit after the failed Write = %d messages, %v; want none", len(msgs), err)
 	}
+}
+
+// TestCrossPartitionExpiredRange: when a snapshot committed after the
+// Write's key index bootstrap has expired, its keys are unknown: the
+// commit fails with commit.ErrKeyIndexStale naming the snapshot and
+// publishes nothing.
+func TestCrossPartitionExpiredRange(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	writeCommit(t, tbl, "u0", 1, rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(1), "a"}))
+	w2, c2 := openCross(t, tbl, "u2", []any{int32(1), int32(3), "y"})
+	writeCommit(t, tbl, "u1", 1, rec(t, arrowFields(tbl.Schema), []any{int32(2), int32(2), "b"}))
+	writeCommit(t, tbl, "u1", 2, rec(t, arrowFields(tbl.Schema), []any{int32(3), int32(2), "c"}))
+	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	before := readRows(t, tbl.FileIO.URL())
+	err := commitWrite(t, w2, c2, 1)
+	if !errors.Is(err, commit.ErrKeyIndexStale) || !strings.Contains(err.Error(), "snapshot 2") {
+		t.Fatalf("commit = %v, want ErrKeyIndexStale naming snapshot 2", err)
+	}
+	equalRows(t, "after the refused commit", readRows(t, tbl.FileIO.URL()), before)
 }
