@@ -340,3 +340,20 @@ func TestCrossPartitionExpiredRange(t *testing.T) {
 	}
 	equalRows(t, "after the refused commit", readRows(t, tbl.FileIO.URL()), before)
 }
+
+// TestCrossPartitionRoute: Route (the real-time layer's routing) refuses
+// cross-partition upsert tables with ErrUnsupportedBucketMode instead of
+// routing every row to bucket 0 without the key index.
+func TestCrossPartitionRoute(t *testing.T) {
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(1), "a"})
+	defer r.Release()
+	if _, err := w.Route(context.Background(), r, false); !errors.Is(err, writer.ErrUnsupportedBucketMode) {
+		t.Fatalf("Route = %v, want ErrUnsupportedBucketMode", err)
+	}
+}

@@ -41,8 +41,9 @@ var (
 	// the message names the option.
 	ErrUnsupported = errors.New("writer: unsupported table option")
 	// ErrUnsupportedBucketMode: writes into bucket-postpone (bucket = -2
-	// with postpone.batch-write-fixed-bucket = false) are not implemented
-	// yet; the message names the option.
+	// with postpone.batch-write-fixed-bucket = false) and Route of
+	// cross-partition upsert tables are not implemented yet; the message
+	// names them.
 	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
 	// ErrBucketCountChanged: the partition's existing files were written with
 	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
