@@ -147,6 +147,25 @@
 // bucket (docs/paimon-format.md section 9.3). Message.OnResequenced reports
 // the moves (Resequenced.Rebucketed).
 //
+// # Cross-partition upserts across writers
+//
+// Cross-partition upsert tables (bucket = -1 with a primary key that lacks a
+// partition field) keep every key in one partition-bucket through the
+// writer's key index (package keyindex), bootstrapped from a snapshot
+// (Message.KeyIndexFrom); Java assumes one index per table. When the snapshot
+// an APPEND attempt builds on holds commits of other commit users after that
+// snapshot (COMPACT ones aside), the keys of the files they added are
+// compared with the keys of the attempt's new files. For a key they put in a
+// partition-bucket the attempt does not write it to, deduplicate tables get
+// a DELETE record of the key there (resequence.Rewriter.Retract; the
+// re-sequencing orders it after the bucket's live rows), as Java's
+// DeleteExistingProcessor would have written had the commits run one after
+// the other; other merge engines fail with ErrKeyIndexStale (wrapping
+// ErrConflict), nothing is published, and the writer bootstraps anew
+// (writer.Write.Restore) and writes again. Each attempt reads the files
+// other users added since the writer's bootstrap: a long-lived Write can
+// shorten that range with Restore.
+//
 // # Maintenance after commits
 //
 // A Committer given a Maintainer (WithMaintainer; paimon.Table.NewCommit and
@@ -288,6 +307,7 @@ type Committer struct {
 	background bool           // background work after commits (object stores)
 	seq        *sequenceGuard // primary-key tables: see Sequence numbers across writers
 	hash       *hashGuard     // dynamic-bucket tables: see Dynamic buckets across writers
+	xpart      *xpartGuard    // cross-partition upsert tables: see Cross-partition upserts across writers
 
 	// filterCommitted cache, guarded by mu: snapshots up to scanned have been
 	// examined; userLatest is the highest identifier of commitUser among
@@ -387,6 +407,10 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 	}
 	if n, _ := ts.NumBuckets(); n == -1 && c.seq != nil {
 		c.hash = newHashGuard(row.FieldTypes(ts.TrimmedPrimaryKeyFields()))
+		if ts.CrossPartitionUpdate() {
+			me, _ := o.MergeEngine()
+			c.xpart = &xpartGuard{keyTypes: row.FieldTypes(ts.TrimmedPrimaryKeyFields()), dedup: me == schema.MergeDeduplicate}
+		}
 	}
 	level, err := o.FileCompressionZstdLevel()
 	if err != nil {
@@ -449,6 +473,9 @@ type part struct {
 	notify map[bucketKey][]func(Resequenced)
 	// hashSeen are the messages' HashIndexSeen by partition (hashGuard).
 	hashSeen map[string]map[string]bool
+	// keyIndexFrom is the lowest Message.KeyIndexFrom of the messages
+	// with new files (xpartGuard); -1 when none has new files.
+	keyIndexFrom int64
 	// rebase finds the base of the attempt after a lost race.
 	rebase rebaser
 }
@@ -557,7 +584,7 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 
 // parts splits messages into the append part and the compact part.
 func (c *Committer) parts(msgs []Message) ([]part, error) {
-	app := part{kind: snapshot.KindAppend, watermark: c.watermark, sequence: c.seq != nil}
+	app := part{kind: snapshot.KindAppend, watermark: c.watermark, sequence: c.seq != nil, keyIndexFrom: -1}
 	cmp := part{kind: snapshot.KindCompact, check: true, watermark: c.watermark}
 	entry := func(kind manifest.FileKind, m *Message, f manifest.DataFileMeta) manifest.Entry {
 		return manifest.Entry{Kind: kind, Partition: m.Partition, Bucket: m.Bucket, TotalBuckets: m.TotalBuckets, File: f}
@@ -566,6 +593,9 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 		m := &msgs[i]
 		app.index = appendIndex(app.index, m, m.Data.DeletedIndexFiles, m.Data.NewIndexFiles)
 		app.hashSeen = hashSeen(app.hashSeen, m)
+		if len(m.Data.NewFiles) > 0 && (app.keyIndexFrom < 0 || m.KeyIndexFrom < app.keyIndexFrom) {
+			app.keyIndexFrom = m.KeyIndexFrom
+		}
 		if m.OnResequenced != nil {
 			if app.notify == nil {
 				app.notify = map[bucketKey][]func(Resequenced){}
@@ -955,6 +985,18 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			*slot = c.writeDelta(ctx, entries, key)
 		}
 	}
+	var xr retracted
+	if c.xpart != nil && p.sequence && p.overwrite == nil && b.snap != nil && p.keyIndexFrom >= 0 {
+		if xr, err = c.xpart.apply(ctx, c, b.snap, p.keyIndexFrom, entries); err != nil {
+			return fail(err)
+		}
+		entries = xr.entries
+	}
+	defer func() {
+		if !keepProg {
+			c.seq.discard(ctx, c, xr.copies)
+		}
+	}()
 	var rb rebucketed
 	if c.hash != nil && p.sequence && p.overwrite == nil && b.snap != nil {
 		if rb, err = c.hash.apply(ctx, c, b.snap, entries, p.index, p.hashSeen); err != nil {
@@ -974,7 +1016,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		}
 		entries = seqd.entries
 	}
-	if rb.changed && seqd.key == "" {
+	if (rb.changed || xr.changed) && seqd.key == "" {
 		seqd.key = "rebucketed:" + entriesKey(entries)
 	}
 	if p.overwrite == nil && *slot != nil && (*slot).key != seqd.key {
@@ -1145,6 +1187,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...), offsets: prog.offsets}
 		c.mu.Unlock()
 		c.hints.update(ctx, s.ID)
+		if c.xpart != nil {
+			c.xpart.settle(xr)
+		}
 		for _, m := range append(rb.moved, seqd.moved...) {
 			for _, f := range p.notify[bucketKey{string(m.Partition), m.Bucket}] {
 				f(m)

@@ -28,6 +28,13 @@ type Message struct {
 	// the committer reconciles the two assignments (package hashindex,
 	// Reconcile). Java has no counterpart (one assigner per key range).
 	HashIndexSeen []string
+	// KeyIndexFrom, for messages of cross-partition upsert tables, is the
+	// snapshot id the writer's key index was bootstrapped from (0: an
+	// empty table; package keyindex). Keys that other commit users added
+	// in later snapshots in another partition-bucket than this message
+	// make the commit fail with ErrKeyIndexStale. The zero value checks
+	// every snapshot. Java has no counterpart (one key index per table).
+	KeyIndexFrom int64
 	// OnResequenced, when set, is called once the snapshot holding
 	// Data.NewFiles is published, if the committer replaced those files by
 	// copies with higher sequence numbers because another writer had

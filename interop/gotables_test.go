@@ -215,6 +215,23 @@ func goTables() []goTable {
 			dec(fmt.Sprintf("%d.%03d", id*3/2, (id*3%2)*500), 12, 3),
 			ts(fmt.Sprintf("2024-05-01T00:00:%02d.%06d", id%60, id)))
 	}
+	// Cross-partition upserts of id across regions (xpIns: without the
+	// deletes, for first-row).
+	xp1 := []goRow{pk(row.RowKindInsert, "eu", 1, "a1"), pk(row.RowKindInsert, "eu", 2, "a2"), pk(row.RowKindInsert, "eu", 3, "a3"),
+		pk(row.RowKindInsert, "us", 4, "a4"), pk(row.RowKindInsert, "us", 1, "b1")}
+	xp2 := []goRow{pk(row.RowKindInsert, "us", 2, "b2"), pk(row.RowKindInsert, "eu", 3, "b3"), pk(row.RowKindInsert, "ap", 5, "b5"),
+		pk(row.RowKindDelete, "us", 4, "a4")}
+	xp3 := []goRow{pk(row.RowKindInsert, "ap", 2, "c2"), pk(row.RowKindInsert, "eu", 4, "c4"), pk(row.RowKindInsert, "eu", 6, "c6"),
+		pk(row.RowKindInsert, "eu", 7, "c7"), pk(row.RowKindInsert, "us", 7, "d7"), pk(row.RowKindInsert, "ap", 7, "e7")}
+	xpIns := func(rows []goRow) []goRow {
+		var out []goRow
+		for _, r := range rows {
+			if r.kind == row.RowKindInsert {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
 	var pk1, pk2, pk4 []goRow
 	for _, r := range []string{"eu", "us"} {
 		for i := 1; i <= 12; i++ {
@@ -357,6 +374,29 @@ func goTables() []goTable {
 		{name: "go_pk_dynamic_bucket_concurrent", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "concurrent"},
+		// Cross-partition upsert (bucket = -1, primary key id without the
+		// partition field region): keys move between partitions, move
+		// again, are deleted and inserted anew, one batch holds a key in
+		// three partitions; plain, compacted, first-row, and partial-update
+		// (a key stays in its first partition, Java UseOldExistingProcessor).
+		{name: "go_pk_cross_partition", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+			engine: "deduplicate", commits: [][]goRow{xp1, xp2, xp3}},
+		{name: "go_pk_cross_partition_compacted", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2"},
+			engine: "deduplicate", commits: [][]goRow{xp1, xp2, xp3}, mode: "compact"},
+		{name: "go_pk_cross_partition_first_row", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "-1", "merge-engine": "first-row"},
+			engine: "first-row", commits: [][]goRow{xpIns(xp1), xpIns(xp2), xpIns(xp3)}},
+		{name: "go_pk_cross_partition_partial", fields: []types.DataField{field("id", notNull(types.Int())), field("region", types.String()),
+			field("a", types.String()), field("b", types.String())}, partitionKeys: []string{"region"},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "-1", "merge-engine": "partial-update"},
+			engine: "partial-update", commits: [][]goRow{
+				{ins(int32(1), "x", "a1", nil), ins(int32(2), "x", nil, "b2"), ins(int32(1), "y", nil, "b1")},
+				{ins(int32(1), "z", "a1v2", nil), ins(int32(3), "y", "a3", "b3"), ins(int32(2), "y", "a2", nil)},
+				{ins(int32(3), "x", nil, "b3v2"), ins(int32(4), "z", "a4", nil)},
+			},
+			want: [][]any{{int32(1), "x", "a1v2", "b1"}, {int32(2), "x", "a2", "b2"}, {int32(3), "y", "a3", "b3v2"}, {int32(4), "z", "a4", nil}}},
 		// Postpone buckets (bucket = -2): batch writes go straight into real
 		// buckets, postpone.default-bucket-num per new partition.
 		{name: "go_pk_postpone", fields: pkFields, partitionKeys: []string{"region"},

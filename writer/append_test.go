@@ -206,17 +206,6 @@ func TestWriteRejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestUnsupportedBucketModes(t *testing.T) {
-	ab := []types.DataField{{Name: "a", Type: types.Int()}, {Name: "b", Type: types.Int()}}
-	// bucket = -2 with postpone.batch-write-fixed-bucket = false: see
-	// TestPostponeBucketPostponeRefused.
-	// Cross-partition upsert: the primary key lacks the partition field.
-	tbl := newTable(t, "", catalog.Schema{Fields: ab, PartitionKeys: []string{"b"}, PrimaryKeys: []string{"a"}, Options: map[string]string{"bucket": "-1"}})
-	if _, err := writer.New(tbl.FileIO, tbl.Schema, "u"); !errors.Is(err, writer.ErrUnsupportedBucketMode) || !strings.Contains(err.Error(), "cross-partition") {
-		t.Errorf("cross-partition upsert: New = %v, want ErrUnsupportedBucketMode naming it", err)
-	}
-}
-
 // TestPartitionDirectories: NULL and blank partition values go to
 // __DEFAULT_PARTITION__, special characters are escaped as Java's
 // PartitionPathUtils does, DATE partitions use the epoch day (issue cases c

@@ -70,8 +70,11 @@
 // Java's PostponeBucketWriter writes them (Avro, stats mode none, file name
 // prefix "data--u-<commitUser>-s-<writeId>-w-", arrival order, sequence
 // number -1, _TOTAL_BUCKETS -2), for a postpone compaction (package
-// compaction) to route into real buckets. Cross-partition upsert (a
-// primary key without every partition field) returns
+// compaction) to route into real buckets. Cross-partition upsert tables
+// (a primary key without every partition field) route rows through a key
+// index bootstrapped from the restored snapshot (package keyindex, Java
+// GlobalIndexAssigner; see crossPartition). Route of a cross-partition
+// table returns
 // ErrUnsupportedBucketMode; a missing or corrupt HASH file fails
 // Write with hashindex.ErrMissing or hashindex.ErrCorrupt naming it.
 //

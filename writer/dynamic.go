@@ -31,7 +31,7 @@ type dynamicBuckets struct {
 func (w *Write) initDynamic() error {
 	o := w.ts.Options
 	if w.ts.CrossPartitionUpdate() {
-		return fmt.Errorf("%w: bucket = -1 on a primary-key table whose primary key does not hold every partition field (cross-partition upsert) is not supported yet", ErrUnsupportedBucketMode)
+		return w.initCross()
 	}
 	d := &dynamicBuckets{parts: map[string]*hashindex.Partition{}, seen: map[string]map[int32]string{}}
 	var err error

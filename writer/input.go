@@ -17,6 +17,9 @@ type input struct {
 	kinds []int8  // nil: every row is +I
 	seqs  []int64 // WithSequenceColumn's numbers (owned copy); nil without it
 	keep  []bool  // nil: keep every row
+	// buckets, set by routeCross for cross-partition upsert tables, is
+	// the bucket of every row (then keep is nil).
+	buckets []int32
 }
 
 func (in *input) numRows() int { return int(in.rec.NumRows()) }

@@ -144,6 +144,9 @@ func (w *Write) Restore(ctx context.Context) error {
 	if w.post != nil {
 		w.post.num = map[string]int{} // chosen again from the latest snapshot
 	}
+	if w.xp != nil {
+		w.xp.idx, w.xp.from = nil, 0 // bootstrapped again from the latest snapshot
+	}
 	if w.dyn != nil {
 		// The assignment is rebuilt from the latest snapshot too.
 		w.dyn.parts, w.dyn.seen = map[string]*hashindex.Partition{}, map[string]map[int32]string{}

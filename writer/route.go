@@ -2,6 +2,7 @@ package writer
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -58,6 +59,10 @@ type Share struct {
 // effect on append tables. Sequence numbers given through
 // WithSequenceColumn are checked but not returned.
 //
+// Cross-partition upsert tables are not routed (ErrUnsupportedBucketMode):
+// their rows change partitions and kinds through the key index, which only
+// Write applies.
+//
 // Route opens no partition-bucket writer and leaves buffers, sequence
 // numbers and file counters alone. Like every method of Write it is not
 // safe for concurrent use: callers serialise Route with each other and with
@@ -65,6 +70,9 @@ type Share struct {
 func (w *Write) Route(ctx context.Context, rec arrow.RecordBatch, sortByKey bool) (shares []Share, err error) {
 	if w.closed {
 		return nil, ErrClosed
+	}
+	if w.xp != nil {
+		return nil, fmt.Errorf("%w: Route of a cross-partition upsert table (its key index routes rows in Write only)", ErrUnsupportedBucketMode)
 	}
 	in, err := w.prepare(rec)
 	if err != nil {

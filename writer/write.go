@@ -39,9 +39,8 @@ var (
 	// ErrUnsupported: a table option value this writer does not implement;
 	// the message names the option.
 	ErrUnsupported = errors.New("writer: unsupported table option")
-	// ErrUnsupportedBucketMode: cross-partition upsert (bucket = -1 with a
-	// primary key that lacks a partition field) is not implemented yet;
-	// the message names it.
+	// ErrUnsupportedBucketMode: Route of cross-partition upsert tables is
+	// not implemented yet; the message names it.
 	ErrUnsupportedBucketMode = errors.New("writer: unsupported bucket mode")
 	// ErrBucketCountChanged: the partition's existing files were written with
 	// another bucket count (Java asks for INSERT OVERWRITE to rescale).
@@ -157,6 +156,7 @@ type Write struct {
 	numBuckets  int              // "bucket" option
 	unaware     bool             // append table with bucket = -1
 	dyn         *dynamicBuckets  // primary-key table with bucket = -1; nil otherwise
+	xp          *crossPartition  // cross-partition upsert table (bucket = -1); nil otherwise
 	post        *postponeBuckets // primary-key table with bucket = -2; nil otherwise
 	modBuckets  bool             // bucket-function.type = mod
 	tableSchema *arrow.Schema
@@ -211,7 +211,13 @@ type restoredBucket struct {
 // with postpone.batch-write-fixed-bucket = false into bucket-postpone, see
 // initPostpone (Java PostponeBucketWriter).
 //
-// Errors: ErrUnsupportedBucketMode for cross-partition upsert;
+// Cross-partition upsert tables (bucket = -1 with a primary key that lacks
+// a partition field) route every row through a key index bootstrapped
+// from the restored snapshot, see crossPartition (Java
+// GlobalIndexAssigner); their commit messages carry
+// commit.Message.KeyIndexFrom.
+//
+// Errors:
 // ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
 // lookup or full-compaction unless write-only = true (changelog files are
 // not produced yet); ErrUnsupported for file formats other than parquet,
@@ -323,7 +329,7 @@ func (w *Write) init() error {
 	}
 	w.partComp = row.PartitionComputer{Fields: w.partFields, DefaultName: o.PartitionDefaultName(), Legacy: legacy}
 	switch {
-	case w.dyn != nil:
+	case w.dyn != nil || w.xp != nil:
 		// Dynamic buckets assign by the trimmed primary key's hash
 		// (HashBucketAssignerOperator: trimmedPrimaryKey().hashCode()).
 		w.bucketIdx = ts.FieldIndexes(ts.TrimmedPrimaryKeys())
@@ -381,6 +387,16 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		return err
 	}
 	defer in.release()
+	if w.xp != nil {
+		routed, err := w.routeCross(ctx, in)
+		if err != nil {
+			return err
+		}
+		if routed != in {
+			defer routed.release()
+		}
+		in = routed
+	}
 	groups, err := w.group(ctx, in)
 	if err != nil {
 		return err
@@ -437,12 +453,12 @@ func groupKey(partition []byte, bucket int32) string {
 func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 	n := in.numRows()
 	// One bucket (or none) means bucket 0 for every row: skip the hashing.
-	hashed := (!w.unaware && w.numBuckets > 1) || w.dyn != nil || (w.post != nil && !w.post.into)
+	hashed := ((!w.unaware && w.numBuckets > 1) || w.dyn != nil || (w.post != nil && !w.post.into)) && in.buckets == nil
 	bucket := int32(0)
 	if w.post != nil && w.post.into {
 		bucket = PostponeBucket
 	}
-	if len(w.partIdx) == 0 && !hashed && in.keep == nil {
+	if len(w.partIdx) == 0 && !hashed && in.keep == nil && in.buckets == nil {
 		p := row.Serialize(row.EmptyRow())
 		return []*group{{key: groupKey(p, bucket), partition: p, bucket: bucket}}, nil
 	}
@@ -486,7 +502,9 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 				return nil, fmt.Errorf("writer: partition path of row %d: %w", i, err)
 			}
 		}
-		if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && (w.dyn != nil || w.post != nil))) {
+		if in.buckets != nil {
+			bucket = in.buckets[i]
+		} else if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && (w.dyn != nil || w.post != nil))) {
 			for k, c := range w.bucketIdx {
 				if bucketVals[k], err = viewAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
 					return nil, err
@@ -677,6 +695,9 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 		}
 		if w.pk != nil {
 			m.OnResequenced = w.reseq.report
+		}
+		if w.xp != nil {
+			m.KeyIndexFrom = w.xp.from
 		}
 		if !m.Compact.IsEmpty() && !w.comp.async {
 			// Writers with background compactions keep the documented

@@ -68,7 +68,8 @@ type ack struct {
 	Worker     int   `json:"worker"`
 	Identifier int64 `json:"identifier"`
 	Snapshot   int64 `json:"snapshot"`
-	Compacted  bool  `json:"compacted"` // false: the compaction part was refused
+	Compacted  bool  `json:"compacted"`         // false: the compaction part was refused
+	Refused    int   `json:"refused,omitempty"` // cross-partition commits refused and retried
 }
 
 // rowsOf returns the rows worker w writes in its commit with identifier id:
@@ -124,6 +125,10 @@ func worker() int {
 	}
 	commits, _ := strconv.Atoi(os.Getenv(commitEnv))
 	first, _ := strconv.Atoi(os.Getenv(startEnv))
+	work := work
+	if os.Getenv(xpartEnv) == "1" {
+		work = func(id, first, commits int, url string, _ bool) error { return xpartWork(id, first, commits, url) }
+	}
 	if err := work(id, first, commits, os.Getenv(urlEnv), os.Getenv(rtEnv) == "1"); err != nil {
 		fmt.Fprintf(os.Stderr, "worker %d: %v\n", id, err)
 		return 1

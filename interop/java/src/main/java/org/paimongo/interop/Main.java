@@ -222,8 +222,13 @@ public final class Main {
                 BatchTableCommit c = wb.newCommit()) {
             w.withIOManager(IOManager.create(tmp.toString()));
             DynBucket d = DynBucket.of(table, "interop-java-apply");
+            ScenariosXPart.Assigner x = ScenariosXPart.Assigner.of(table, w);
             for (GenericRow r : rows) {
-                DynBucket.write(d, w, r);
+                if (x != null) {
+                    x.process(r);
+                } else {
+                    DynBucket.write(d, w, r);
+                }
             }
             c.commit(w.prepareCommit());
         } finally {

@@ -39,6 +39,7 @@ final class Scenarios {
         out.addAll(ScenariosSketch.all());
         out.addAll(ScenariosPostponeWrite.all());
         out.addAll(ScenariosExtPath.all());
+        out.addAll(ScenariosXPart.all());
         return out;
     }
 

@@ -1,0 +1,267 @@
+package multiwriter_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	paimon "github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/testenv"
+	"github.com/paimon-go/paimon/types"
+)
+
+// xpartEnv set to "1" makes a worker write the cross-partition table of
+// TestCrossPartitionWriters (xpartWork) instead of the shared-bucket one.
+const xpartEnv = "MULTIWRITER_XPART"
+
+// xpartParts is the number of partitions the keys move between.
+const xpartParts = 3
+
+var xpartFields = []types.DataField{
+	{Name: "k", Type: types.Int().NotNull()}, {Name: "p", Type: types.Int()},
+	{Name: "v", Type: types.String()}, {Name: "s", Type: types.BigInt()},
+}
+
+// xpartRowsOf returns the rows worker w writes in its commit with
+// identifier id: k, p, v, s. The keys are rowsOf's, their partition
+// changes with every commit; partial-update tables get a null s on odd
+// identifiers.
+func xpartRowsOf(w int, id int64, partial bool) [][]any {
+	var out [][]any
+	for _, r := range rowsOf(w, id, false) {
+		k := r[0].(int32)
+		var s any = int64(w)*1000 + id
+		if partial && id%2 == 1 {
+			s = nil
+		}
+		out = append(out, []any{k, int32((int64(w) + id + int64(k)) % xpartParts), fmt.Sprintf("w%d-%d-k%d", w, id, k), s})
+	}
+	return out
+}
+
+// xpartWork is work for the cross-partition table: one long-lived writer
+// and committer; a commit refused with commit.ErrKeyIndexStale (another
+// worker placed one of its keys elsewhere after the writer's key index was
+// bootstrapped) is retried after Write.Restore, which bootstraps the index
+// anew, with the same rows and identifier. Each ack counts the refusals.
+func xpartWork(id, first, commits int, url string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tbl, err := paimon.OpenTable(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	user := "w" + strconv.Itoa(id)
+	w, err := tbl.NewWrite(user)
+	if err != nil {
+		return err
+	}
+	c, err := tbl.NewCommit(user)
+	if err != nil {
+		return err
+	}
+	engine, err := tbl.Schema().Options.MergeEngine()
+	if err != nil {
+		return err
+	}
+	sc := types.SchemaToArrow(tbl.Schema().Fields)
+	out := json.NewEncoder(os.Stdout)
+	for ident := int64(first); ident <= int64(commits); ident++ {
+		a := ack{Worker: id, Identifier: ident, Compacted: true}
+		for {
+			rec, err := tabletest.NewBatch(sc, xpartRowsOf(id, ident, engine == schema.MergePartialUpdate)...)
+			if err != nil {
+				return err
+			}
+			err = w.Write(ctx, rec)
+			rec.Release()
+			if err != nil {
+				return fmt.Errorf("commit %d: %w", ident, err)
+			}
+			msgs, err := w.PrepareCommit(ctx)
+			if err != nil {
+				return fmt.Errorf("commit %d: %w", ident, err)
+			}
+			a.Snapshot, err = c.Commit(ctx, ident, msgs)
+			if errors.Is(err, commit.ErrKeyIndexStale) && a.Refused < 100 {
+				a.Refused++
+				if err := w.Restore(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+			if errors.Is(err, commit.ErrCompactionNotCommitted) {
+				a.Compacted, err = false, w.Restore(ctx)
+			}
+			if err != nil {
+				return fmt.Errorf("commit %d: %w", ident, err)
+			}
+			break
+		}
+		if err := out.Encode(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestCrossPartitionWriters: worker processes upsert overlapping keys of
+// one cross-partition upsert table (primary key k, partition p not in it,
+// bucket = -1, two keys per bucket), each moving its keys to another
+// partition with every commit, each with its own writer, key index and
+// committer. A commit that puts a key where another worker meanwhile put
+// it elsewhere retracts the other placement (deduplicate), or is refused
+// with commit.ErrKeyIndexStale (partial-update) and retried with a fresh
+// key index. The rows
+// read equal a serial replay of the published commits in snapshot order,
+// before and after a full compaction: every key exactly once, in its last
+// committed partition (deduplicate) or its first one (partial-update),
+// with its last committed values. Variants: "plain", and "kill" (every
+// worker killed with SIGKILL once at a random moment and restarted), on
+// local disk and MinIO. Short form: 4 processes × 10 commits,
+// deduplicate, and partial-update plain on local disk; -multiwriter.long:
+// 4 × 50, every combination.
+func TestCrossPartitionWriters(t *testing.T) {
+	procs, commits := 4, 10
+	if *long {
+		commits = 50
+	}
+	stores := []struct {
+		name string
+		url  func(t testing.TB) string
+	}{
+		{"local", func(testing.TB) string { return "" }},
+		{"minio", testenv.MinIO},
+	}
+	engines := []string{"deduplicate", "partial-update"}
+	t.Setenv(xpartEnv, "1")
+	for _, st := range stores {
+		for _, engine := range engines {
+			for _, variant := range []string{"plain", "kill"} {
+				if !*long && engine != "deduplicate" && (st.name != "local" || variant != "plain") {
+					continue
+				}
+				t.Run(st.name+"/"+engine+"/"+variant, func(t *testing.T) {
+					opts := map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "2", "merge-engine": engine}
+					tbl := tabletest.NewTable(t, st.url(t), catalog.Schema{Fields: xpartFields, PartitionKeys: []string{"p"}, PrimaryKeys: []string{"k"}, Options: opts})
+					url := tbl.FileIO.URL()
+					acks, kills := runWorkers(t, url, procs, commits, false, variant == "kill")
+					if len(acks) != procs*commits {
+						t.Fatalf("%d commits acknowledged, want %d", len(acks), procs*commits)
+					}
+					refused := 0
+					for _, a := range acks {
+						refused += a.Refused
+					}
+					want := xpartReplay(t, url, engine, acks)
+					if len(want) != keys {
+						t.Fatalf("replay gives %d rows, want %d", len(want), keys)
+					}
+					if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
+						t.Fatalf("rows\n%q\nwant (serial replay)\n%q", got, want)
+					}
+					if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
+						t.Fatal(err)
+					}
+					if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
+						t.Fatalf("rows after full compaction\n%q\nwant (serial replay)\n%q", got, want)
+					}
+					t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d commit attempts refused with ErrKeyIndexStale and retried (%s)",
+						procs, commits, variant, kills, len(want), refused, engine)
+				})
+			}
+		}
+	}
+}
+
+// xpartReplay applies the APPEND snapshots of the table at url in snapshot
+// order to a model of the cross-partition table and returns its rows
+// ("k|p|v|s"), checking that they are exactly the acknowledged commits,
+// each once.
+func xpartReplay(t *testing.T, url, engine string, acks []ack) []string {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := paimon.OpenTable(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	snaps := tbl.Snapshots()
+	latest, err := snaps.LatestID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked := map[[2]int64]bool{}
+	for _, a := range acks {
+		acked[[2]int64{int64(a.Worker), a.Identifier}] = true
+	}
+	model := map[int32][]any{}
+	seen := map[[2]int64]bool{}
+	for id := int64(1); id <= latest; id++ {
+		s, err := snaps.Get(ctx, id)
+		if err != nil {
+			t.Fatalf("snapshot %d of %d: %v", id, latest, err)
+		}
+		if s.CommitKind == snapshot.KindCompact {
+			continue
+		}
+		w, err := strconv.Atoi(strings.TrimPrefix(s.CommitUser, "w"))
+		if err != nil {
+			t.Fatalf("snapshot %d by %q", id, s.CommitUser)
+		}
+		key := [2]int64{int64(w), s.CommitIdentifier}
+		if seen[key] || !acked[key] {
+			t.Fatalf("snapshot %d: commit %d of worker %d published twice or never acknowledged", id, s.CommitIdentifier, w)
+		}
+		seen[key] = true
+		for _, r := range xpartRowsOf(w, s.CommitIdentifier, engine == "partial-update") {
+			k := r[0].(int32)
+			old, ok := model[k]
+			switch {
+			case !ok || engine == "deduplicate":
+				model[k] = r
+			default: // partial-update: the key stays in its first partition
+				next := slices.Clone(old)
+				for c := 2; c < len(r); c++ {
+					if r[c] != nil {
+						next[c] = r[c]
+					}
+				}
+				model[k] = next
+			}
+		}
+	}
+	if len(seen) != len(acked) {
+		t.Fatalf("%d commits published, %d acknowledged", len(seen), len(acked))
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(model)) {
+		r := model[k]
+		s := make([]string, len(r))
+		for i, v := range r {
+			if v == nil {
+				s[i] = "(null)"
+			} else {
+				s[i] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, strings.Join(s, "|"))
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,359 @@
+package writer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/expire"
+	"github.com/paimon-go/paimon/format"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
+)
+
+// crossTable creates a cross-partition upsert table: id INT primary key,
+// partitioned by p INT (not in the key), bucket = -1, and value columns.
+func crossTable(t *testing.T, opts map[string]string, values ...types.DataField) *catalog.Table {
+	t.Helper()
+	o := map[string]string{"bucket": "-1"}
+	for k, v := range opts {
+		o[k] = v
+	}
+	return newTable(t, "", catalog.Schema{
+		Fields:        append([]types.DataField{{Name: "id", Type: types.Int().NotNull()}, {Name: "p", Type: types.Int()}}, values...),
+		PartitionKeys: []string{"p"},
+		PrimaryKeys:   []string{"id"},
+		Options:       o,
+	})
+}
+
+var kindField = arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.BinaryTypes.String}
+
+// withKinds appends "+I" to rows given without a kind.
+func withKinds(rows [][]any, n int) [][]any {
+	for i, r := range rows {
+		if len(r) < n {
+			rows[i] = append(r, "+I")
+		}
+	}
+	return rows
+}
+
+// TestCrossPartitionDeduplicate: a key written with another partition
+// moves (its old row is deleted, Java DeleteExistingProcessor), moves
+// again, is deleted and inserted anew; a batch holding one key in three
+// partitions keeps the last (Java's bulk load keeps the last row); each
+// step is a new Write that bootstraps its key index from the table.
+func TestCrossPartitionDeduplicate(t *testing.T) {
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema, kindField)
+	step := func(id int64, want []string, rows ...[]any) {
+		t.Helper()
+		writeCommit(t, tbl, "u", id, rec(t, fs, withKinds(rows, 4)...))
+		equalRows(t, fmt.Sprint("after commit ", id), readRows(t, tbl.FileIO.URL()), sorted(want...))
+	}
+	step(1, []string{"1|1|a", "2|1|b", "3|2|c"},
+		[]any{int32(1), int32(1), "a"}, []any{int32(2), int32(1), "b"}, []any{int32(3), int32(2), "c"})
+	step(2, []string{"1|2|x", "2|1|b", "3|2|c2"},
+		[]any{int32(1), int32(2), "x"}, []any{int32(3), int32(2), "c2"})
+	step(3, []string{"1|3|y", "3|2|c2"},
+		[]any{int32(1), int32(3), "y"}, []any{int32(2), int32(1), "b", "-D"})
+	step(4, []string{"1|3|y", "2|2|z", "3|2|c2"},
+		[]any{int32(2), int32(2), "z"})
+	step(5, []string{"1|3|y", "2|2|z", "3|2|c2", "5|3|r"},
+		[]any{int32(5), int32(1), "p"}, []any{int32(5), int32(2), "q"}, []any{int32(5), int32(3), "r"})
+	// A key deleted with another partition: deleted in its own (Java
+	// retracts it there and writes the DELETE into the given partition).
+	step(6, []string{"1|3|y", "2|2|z", "5|3|r"},
+		[]any{int32(3), int32(1), "c2", "-D"})
+}
+
+// TestCrossPartitionOneWrite: one Write committing twice keeps its key
+// index between commits: a key it wrote moves in the second commit.
+func TestCrossPartitionOneWrite(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c, err := commit.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, rows := range [][][]any{
+		{{int32(1), int32(1), "a"}, {int32(2), int32(1), "b"}},
+		{{int32(1), int32(2), "x"}, {int32(2), int32(3), "y"}, {int32(2), int32(1), "z"}},
+	} {
+		r := rec(t, fs, rows...)
+		if err := w.Write(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		r.Release()
+		msgs, err := w.PrepareCommit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Commit(ctx, int64(i+1), msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("1|2|x", "2|1|z"))
+}
+
+// TestCrossPartitionBuckets: new keys of a partition fill bucket 0 up to
+// dynamic-bucket.target-row-num, then bucket 1 (Java BucketAssigner); a
+// key that moves out frees its place (BucketAssigner.decrement), and an
+// updated key stays in its bucket.
+func TestCrossPartitionBuckets(t *testing.T) {
+	tbl := crossTable(t, map[string]string{"dynamic-bucket.target-row-num": "2"}, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs,
+		[]any{int32(1), int32(1), "a"}, []any{int32(2), int32(1), "b"}, []any{int32(3), int32(1), "c"}))
+	_, es := deltaEntries(t, tbl.FileIO, 1)
+	if got := entryBuckets(es); got != "[p=1/0 p=1/1]" {
+		t.Errorf("commit 1 buckets %s, want [p=1/0 p=1/1]", got)
+	}
+	// 1 leaves bucket 0 (a DELETE there) for p=2 bucket 0; 4 takes its
+	// place in bucket 0 of p=1; 3 is updated in bucket 1.
+	writeCommit(t, tbl, "u", 2, rec(t, fs,
+		[]any{int32(1), int32(2), "x"}, []any{int32(4), int32(1), "d"}, []any{int32(3), int32(1), "c2"}))
+	_, es = deltaEntries(t, tbl.FileIO, 2)
+	if got := entryBuckets(es); got != "[p=1/0 p=1/1 p=2/0]" {
+		t.Errorf("commit 2 buckets %s, want [p=1/0 p=1/1 p=2/0]", got)
+	}
+	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("1|2|x", "2|1|b", "3|1|c2", "4|1|d"))
+}
+
+// entryBuckets lists the partition-buckets of entries of a table
+// partitioned by one INT.
+func entryBuckets(es []manifest.Entry) string {
+	var out []string
+	for _, e := range es {
+		vals := must(row.Decode([]types.DataType{types.Int()}, must(row.Deserialize(e.Partition))))
+		out = append(out, fmt.Sprintf("p=%v/%d", vals[0], e.Bucket))
+	}
+	return fmt.Sprint(out)
+}
+
+// TestCrossPartitionPartialUpdate: partial-update and aggregation write a
+// key given with another partition into its old partition-bucket with the
+// old partition's values (Java UseOldExistingProcessor), also within one
+// batch (Java's bulk load puts every row of a key in its first row's
+// partition).
+func TestCrossPartitionPartialUpdate(t *testing.T) {
+	tbl := crossTable(t, map[string]string{"merge-engine": "partial-update"},
+		types.DataField{Name: "a", Type: types.String()}, types.DataField{Name: "b", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs, []any{int32(1), int32(1), "a1", nil}))
+	writeCommit(t, tbl, "u", 2, rec(t, fs, []any{int32(1), int32(2), nil, "b2"},
+		[]any{int32(5), int32(3), "x", nil}, []any{int32(5), int32(2), nil, "y"}, []any{int32(5), int32(1), "x2", nil}))
+	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|b2", "5|3|x2|y"))
+
+	agg := crossTable(t, map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum"},
+		types.DataField{Name: "n", Type: types.BigInt()})
+	fs = arrowFields(agg.Schema)
+	writeCommit(t, agg, "u", 1, rec(t, fs, []any{int32(1), int32(1), int64(10)}, []any{int32(1), int32(2), int64(5)}))
+	writeCommit(t, agg, "u", 2, rec(t, fs, []any{int32(1), int32(3), int64(1)}, []any{int32(2), int32(3), int64(7)}))
+	equalRows(t, "aggregation rows", readRows(t, agg.FileIO.URL()), sorted("1|1|16", "2|3|7"))
+}
+
+// TestCrossPartitionFirstRow: first-row drops a row whose key lives in
+// another partition (Java SkipNewExistingProcessor), also within one batch.
+func TestCrossPartitionFirstRow(t *testing.T) {
+	tbl := crossTable(t, map[string]string{"merge-engine": "first-row"}, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs, []any{int32(1), int32(1), "a"}, []any{int32(5), int32(2), "p"}, []any{int32(5), int32(1), "q"}))
+	writeCommit(t, tbl, "u", 2, rec(t, fs, []any{int32(1), int32(2), "b"}, []any{int32(1), int32(1), "c"}, []any{int32(2), int32(2), "d"}))
+	equalRows(t, "rows", readRows(t, tbl.FileIO.URL()), sorted("1|1|a", "2|2|d", "5|2|p"))
+}
+
+// openCross returns a Write of tbl as user that has written rows (so its
+// key index is bootstrapped now), and a Committer.
+func openCross(t *testing.T, tbl *catalog.Table, user string, rows ...[]any) (*writer.Write, *commit.Committer) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := writer.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r := rec(t, arrowFields(tbl.Schema), rows...)
+	defer r.Release()
+	if err := w.Write(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	return w, c
+}
+
+func commitWrite(t *testing.T, w *writer.Write, c *commit.Committer, id int64) error {
+	t.Helper()
+	msgs, err := w.PrepareCommit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Commit(context.Background(), id, msgs)
+	return err
+}
+
+// TestCrossPartitionConcurrentWriters: Writes bootstrapped from the same
+// snapshot commit as separate users, one after another. Deduplicate: a key
+// the first moved and the second put elsewhere, and a new key both put in
+// different partitions, end where the later commit put them (the commit
+// retracts the other writer's placement, as Java would have had the
+// writes run in commit order); keys the first did not touch are untouched.
+func TestCrossPartitionConcurrentWriters(t *testing.T) {
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	writeCommit(t, tbl, "u0", 1, rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(1), "a"}, []any{int32(2), int32(1), "b"}))
+	w1, c1 := openCross(t, tbl, "u1", []any{int32(1), int32(2), "x"}, []any{int32(8), int32(1), "n1"})
+	w2, c2 := openCross(t, tbl, "u2", []any{int32(1), int32(3), "y"}, []any{int32(8), int32(2), "n2"})
+	w3, c3 := openCross(t, tbl, "u3", []any{int32(2), int32(1), "b3"}, []any{int32(7), int32(1), "g"})
+	if err := commitWrite(t, w1, c1, 1); err != nil {
+		t.Fatal(err)
+	}
+	equalRows(t, "after writer 1", readRows(t, tbl.FileIO.URL()), sorted("1|2|x", "2|1|b", "8|1|n1"))
+	if err := commitWrite(t, w2, c2, 1); err != nil {
+		t.Fatalf("writer 2 commit = %v", err)
+	}
+	equalRows(t, "after writer 2", readRows(t, tbl.FileIO.URL()), sorted("1|3|y", "2|1|b", "8|2|n2"))
+	if err := commitWrite(t, w3, c3, 1); err != nil {
+		t.Fatalf("writer 3 (other keys) commit = %v", err)
+	}
+	equalRows(t, "after writer 3", readRows(t, tbl.FileIO.URL()), sorted("1|3|y", "2|1|b3", "7|1|g", "8|2|n2"))
+	// Writer 1 again, its index still saying 1 is in p=2: it updates 1 in
+	// p=2, so writer 2's placement in p=3 is retracted.
+	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(2), "x2"})
+	if err := w1.Write(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	if err := commitWrite(t, w1, c1, 2); err != nil {
+		t.Fatal(err)
+	}
+	equalRows(t, "after writer 1 again", readRows(t, tbl.FileIO.URL()), sorted("1|2|x2", "2|1|b3", "7|1|g", "8|2|n2"))
+}
+
+// TestCrossPartitionConcurrentRefused: partial-update (and aggregation,
+// first-row) cannot retract: a commit putting a key where another writer
+// meanwhile put it elsewhere fails with commit.ErrKeyIndexStale and
+// publishes nothing; after Restore the Write bootstraps anew and its rows
+// go to the other writer's partition (Java UseOldExistingProcessor).
+func TestCrossPartitionConcurrentRefused(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, map[string]string{"merge-engine": "partial-update"},
+		types.DataField{Name: "a", Type: types.String()}, types.DataField{Name: "b", Type: types.String()})
+	w1, c1 := openCross(t, tbl, "u1", []any{int32(1), int32(1), "a1", nil})
+	w2, c2 := openCross(t, tbl, "u2", []any{int32(1), int32(2), nil, "b2"})
+	if err := commitWrite(t, w1, c1, 1); err != nil {
+		t.Fatal(err)
+	}
+	err := commitWrite(t, w2, c2, 1)
+	if !errors.Is(err, commit.ErrKeyIndexStale) || !errors.Is(err, commit.ErrConflict) || !strings.Contains(err.Error(), "p=1/bucket-0") {
+		t.Fatalf("writer 2 commit = %v, want ErrKeyIndexStale naming p=1/bucket-0", err)
+	}
+	equalRows(t, "after the refused commit", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|(null)"))
+	if err := w2.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(2), nil, "b2"})
+	if err := w2.Write(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	if err := commitWrite(t, w2, c2, 1); err != nil {
+		t.Fatal(err)
+	}
+	equalRows(t, "after writer 2 retried", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|b2"))
+}
+
+// TestCrossPartitionBootstrapCorrupt: a truncated data file fails the
+// key index bootstrap of a new Write with format.ErrCorrupt naming the
+// file, and nothing is written.
+func TestCrossPartitionBootstrapCorrupt(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u", 1, rec(t, fs, []any{int32(1), int32(1), "a"}))
+	_, es := deltaEntries(t, tbl.FileIO, 1)
+	path := "p=1/bucket-0/" + es[0].File.FileName
+	data, err := tbl.FileIO.ReadFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.FileIO.Delete(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.FileIO.WriteFile(ctx, path, data[:len(data)/2]); err != nil {
+		t.Fatal(err)
+	}
+	w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := rec(t, fs, []any{int32(1), int32(2), "b"})
+	defer r.Release()
+	err = w.Write(ctx, r)
+	if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), es[0].File.FileName) || !strings.Contains(err.Error(), "key index") {
+		t.Fatalf("Write = %v, want format.ErrCorrupt from the key index naming %s", err, es[0].File.FileName)
+	}
+	if msgs, err := w.PrepareCommit(ctx); err != nil || len(msgs) != 0 {
+		t.Errorf("PrepareCommit after the failed Write = %d messages, %v; want none", len(msgs), err)
+	}
+}
+
+// TestCrossPartitionExpiredRange: when a snapshot committed after the
+// Write's key index bootstrap has expired, its keys are unknown: the
+// commit fails with commit.ErrKeyIndexStale naming the snapshot and
+// publishes nothing.
+func TestCrossPartitionExpiredRange(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	writeCommit(t, tbl, "u0", 1, rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(1), "a"}))
+	w2, c2 := openCross(t, tbl, "u2", []any{int32(1), int32(3), "y"})
+	writeCommit(t, tbl, "u1", 1, rec(t, arrowFields(tbl.Schema), []any{int32(2), int32(2), "b"}))
+	writeCommit(t, tbl, "u1", 2, rec(t, arrowFields(tbl.Schema), []any{int32(3), int32(2), "c"}))
+	if _, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	before := readRows(t, tbl.FileIO.URL())
+	err := commitWrite(t, w2, c2, 1)
+	if !errors.Is(err, commit.ErrKeyIndexStale) || !strings.Contains(err.Error(), "snapshot 2") {
+		t.Fatalf("commit = %v, want ErrKeyIndexStale naming snapshot 2", err)
+	}
+	equalRows(t, "after the refused commit", readRows(t, tbl.FileIO.URL()), before)
+}
+
+// TestCrossPartitionRoute: Route (the real-time layer's routing) refuses
+// cross-partition upsert tables with ErrUnsupportedBucketMode instead of
+// routing every row to bucket 0 without the key index.
+func TestCrossPartitionRoute(t *testing.T) {
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	w, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(1), "a"})
+	defer r.Release()
+	if _, err := w.Route(context.Background(), r, false); !errors.Is(err, writer.ErrUnsupportedBucketMode) {
+		t.Fatalf("Route = %v, want ErrUnsupportedBucketMode", err)
+	}
+}
