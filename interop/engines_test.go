@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -54,6 +55,8 @@ var engineKnownFailures = map[string]string{
 	"flink/go_writes/flink_xpart":    noCrossPartitionWrites,
 	"spark/go_writes/spark_xpart":    noCrossPartitionWrites,
 	"flink/go_writes/flink_postpone": noPostponeCompaction,
+	"flink/go_writes/flink_agg":      rbm32RunContainers,
+	"spark/go_writes/spark_agg":      rbm32RunContainers,
 }
 
 // Reasons of engineKnownFailures.
@@ -105,6 +108,11 @@ type engineStep struct {
 	// EverySnapshot runs the scan once per snapshot (steps.py): "{id}" in
 	// Name, Hint and Out is the snapshot id.
 	EverySnapshot bool `json:"every_snapshot,omitempty"`
+	// SnapshotSchema types the rows of an EverySnapshot step by each
+	// snapshot's schema (Spark's VERSION AS OF reads in it); without it by
+	// the latest (Flink's scan.snapshot-id reads in the catalog's latest
+	// schema, Java copyWithoutTimeTravel).
+	SnapshotSchema bool `json:"snapshot_schema,omitempty"`
 }
 
 // engineRun is the outcome of one peer run: the error of each failed step by
@@ -929,6 +937,9 @@ const envEngineCases = "PAIMON_INTEROP_ENGINE_CASES"
 const (
 	noCrossPartitionWrites = "cross-partition writes: branch h-xpart"
 	noPostponeCompaction   = "postpone compaction: branch h-postpone"
+	// Found by these cells (package merge, not fixed here).
+	rbm32RunContainers = "merge rbm32: the union of Java's {1,2,3,4,70000} (run container) and our {1,100} " +
+		"is serialized with an array container; Java keeps the run container of equal size (10 bytes)"
 )
 
 // engineCase is one table of TestEngineCases: the engine creates it (or we
@@ -1147,13 +1158,16 @@ func engineCases(e string) []engineCase {
 	return cs
 }
 
+// sparkRow matches a Flink ROW(k, v) literal of the aggregation rows.
+var sparkRow = regexp.MustCompile(`ROW\(([^,()]+), ([^()]+)\)`)
+
 // sparkSQL rewrites Flink SQL literals of the aggregation rows for Spark.
 func sparkSQL(vals []string) []string {
 	out := make([]string, len(vals))
 	for i, v := range vals {
 		v = strings.ReplaceAll(v, "ARRAY[", "array(")
 		v = strings.ReplaceAll(v, "MAP[", "map(")
-		v = strings.ReplaceAll(v, "ROW(", "struct(")
+		v = sparkRow.ReplaceAllString(v, "named_struct('k', $1, 'v', $2)")
 		v = strings.ReplaceAll(v, "]", ")")
 		v = strings.ReplaceAll(v, "BYTES", "BINARY")
 		v = strings.ReplaceAll(v, "ROW<k INT, v STRING>", "STRUCT<k: INT, v: STRING>")
@@ -1395,7 +1409,7 @@ func testEngineCases(t *testing.T, e enginePeer, cs []engineCase) {
 		p := tablePath(c.table)
 		steps = append(steps,
 			engineStep{Name: "read/" + c.table + "/snapshot-{id}", Scan: "interop." + c.table, Hint: hint, EverySnapshot: true,
-				Out: filepath.Join(out, c.table+".snapshot-{id}.jsonl"), Table: p},
+				SnapshotSchema: e.name == "spark", Out: filepath.Join(out, c.table+".snapshot-{id}.jsonl"), Table: p},
 			engineStep{Name: "read/" + c.table + "/latest", Scan: "interop." + c.table,
 				Out: filepath.Join(out, c.table+".jsonl"), Table: p})
 	}
@@ -1416,7 +1430,7 @@ func testEngineCases(t *testing.T, e enginePeer, cs []engineCase) {
 					return err
 				}
 			}
-			return compareEngineReads(ctx, run, c, tablePath(c.table), out)
+			return compareEngineReads(ctx, t, e.name, run, c, tablePath(c.table), out)
 		})
 	}
 
@@ -1462,7 +1476,26 @@ func testEngineCases(t *testing.T, e enginePeer, cs []engineCase) {
 			if err != nil {
 				return err
 			}
+			got, err := tabletest.Cat(ctx, tablePath(c.table))
+			if err != nil {
+				return fmt.Errorf("our reader: %w", err)
+			}
 			w := want[c.table]
+			{
+				// MAP entries unordered (compareEngineReads).
+				fields, err := fieldsOf(ctx, tablePath(c.table))
+				if err != nil {
+					return err
+				}
+				for _, b := range []*[]byte{&engine, &got, &w} {
+					if *b == nil {
+						continue
+					}
+					if *b, err = sortMapColumns(*b, fields); err != nil {
+						return err
+					}
+				}
+			}
 			if w == nil {
 				// Java's merge of our rows is the expectation; it must
 				// differ from the read before our write.
@@ -1477,10 +1510,6 @@ func testEngineCases(t *testing.T, e enginePeer, cs []engineCase) {
 			} else if err := compareJSONL(w, engine); err != nil {
 				return fmt.Errorf("the engine's read: %w", err)
 			}
-			got, err := tabletest.Cat(ctx, tablePath(c.table))
-			if err != nil {
-				return fmt.Errorf("our reader: %w", err)
-			}
 			if err := compareJSONL(w, got); err != nil {
 				return fmt.Errorf("our read: %w", err)
 			}
@@ -1491,13 +1520,20 @@ func testEngineCases(t *testing.T, e enginePeer, cs []engineCase) {
 
 // compareEngineReads compares our read of each snapshot of the table, and of
 // the latest, with the engine's; where the engine's read failed, ours must
-// fail with c.readErr naming a data file and c.badColumn.
-func compareEngineReads(ctx context.Context, run *engineRun, c engineCase, tablePath, out string) error {
+// fail with c.readErr naming a data file and c.badColumn. Flink reads a
+// snapshot in the latest schema (Java copyWithoutTimeTravel), which our
+// reader cannot: with Flink, snapshots of older schemas are not compared.
+// The engines hand MAP values over in their own map types, whose order is
+// not Paimon's (Flink's java.util.HashMap; Spark's does not keep the order
+// Java's reader returns, which the Java scenarios check): the entries of MAP
+// columns are compared unordered.
+func compareEngineReads(ctx context.Context, t *testing.T, engine string, run *engineRun, c engineCase, tablePath, out string) error {
 	tbl, err := paimon.OpenTable(ctx, tablePath)
 	if err != nil {
 		return err
 	}
 	snaps, err := tbl.Snapshots().List(ctx)
+	latestSchema, fields := tbl.Schema().ID, tbl.Schema().Fields
 	tbl.Close()
 	if err != nil {
 		return err
@@ -1511,6 +1547,10 @@ func compareEngineReads(ctx context.Context, run *engineRun, c engineCase, table
 	}
 	var reads []read
 	for _, s := range snaps {
+		if engine == "flink" && s.SchemaID != latestSchema {
+			t.Logf("%s snapshot %d: schema %d, Flink reads it in schema %d: not compared", c.table, s.ID, s.SchemaID, latestSchema)
+			continue
+		}
 		reads = append(reads, read{fmt.Sprintf("read/%s/snapshot-%d", c.table, s.ID),
 			filepath.Join(out, fmt.Sprintf("%s.snapshot-%d.jsonl", c.table, s.ID)), []reader.Option{reader.WithSnapshot(s.ID)}})
 	}
@@ -1540,6 +1580,15 @@ func compareEngineReads(ctx context.Context, run *engineRun, c engineCase, table
 			continue
 		}
 		nonEmpty = nonEmpty || len(bytes.TrimSpace(want)) > 0
+		{
+			if want, err = sortMapColumns(want, fields); err == nil {
+				got, err = sortMapColumns(got, fields)
+			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		if err := compareJSONL(want, got); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.step, err))
 		}
@@ -1548,4 +1597,47 @@ func compareEngineReads(ctx context.Context, run *engineRun, c engineCase, table
 		errs = append(errs, errors.New("every read of the engine is empty"))
 	}
 	return errors.Join(errs...)
+}
+
+// sortMapColumns re-encodes JSONL rows with the entries ([key, value] pairs)
+// of each top-level MAP column of fields sorted by their JSON encoding.
+func sortMapColumns(data []byte, fields []types.DataField) ([]byte, error) {
+	var maps []string
+	for _, f := range fields {
+		if f.Type.Kind == types.KindMap {
+			maps = append(maps, f.Name)
+		}
+	}
+	if len(maps) == 0 {
+		return data, nil
+	}
+	var out bytes.Buffer
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			return nil, fmt.Errorf("row %q: %w", line, err)
+		}
+		for _, m := range maps {
+			var entries []json.RawMessage
+			if err := json.Unmarshal(row[m], &entries); err != nil || entries == nil {
+				continue // null
+			}
+			slices.SortFunc(entries, func(a, b json.RawMessage) int { return bytes.Compare(a, b) })
+			b, err := json.Marshal(entries)
+			if err != nil {
+				return nil, err
+			}
+			row[m] = b
+		}
+		b, err := json.Marshal(row)
+		if err != nil {
+			return nil, err
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	return out.Bytes(), nil
 }

@@ -26,13 +26,15 @@ and a STEP is an object with
              even when they have no row;
     "streaming", "ready_after", "total": Flink only, see flink_peer.py;
     "snapshot": with "table", type the columns by the schema of that
-             snapshot (its schemaId) instead of the latest schema, as a
-             time-travel read does (Java AbstractFileStoreTable.copyInternal);
+             snapshot (its schemaId) instead of the latest schema, as
+             Spark's time travel reads (Java AbstractFileStoreTable
+             .copyInternal; Flink's reads in the latest schema);
     "every_snapshot": true with "scan", "table" and "hint", "out" and the
              step's name holding "{id}": the step is run once per snapshot
              the table has when the step starts, with "{id}" replaced by the
-             snapshot id (results are reported per snapshot, e.g.
-             "NAME/snapshot-3"; "{id}" in name is replaced the same way).
+             snapshot id in name, hint and out (results are reported per
+             snapshot, e.g. "read/t/snapshot-3"); with "snapshot_schema":
+             true each is typed by its snapshot's schema ("snapshot").
 
 A failing step does not stop the run: results.json holds, per step, its name,
 "ok", the error's message and the seconds it took, and the peer exits 0 unless the session itself
@@ -123,7 +125,8 @@ def expand(step):
         del s["every_snapshot"]
         for k in ("name", "hint", "out"):
             s[k] = step[k].replace("{id}", str(i))
-        s["snapshot"] = i
+        if step.get("snapshot_schema"):
+            s["snapshot"] = i
         out.append(s)
     return out
 
