@@ -24,7 +24,17 @@ and a STEP is an object with
              (one statement, e.g. a UNION ALL over tables of one schema,
              serves many cells); "groups" lists the values that get a file
              even when they have no row;
-    "streaming", "ready_after", "total": Flink only, see flink_peer.py.
+    "streaming", "ready_after", "total": Flink only, see flink_peer.py;
+    "snapshot": with "table", type the columns by the schema of that
+             snapshot (its schemaId) instead of the latest schema, as
+             Spark's time travel reads (Java AbstractFileStoreTable
+             .copyInternal; Flink's reads in the latest schema);
+    "every_snapshot": true with "scan", "table" and "hint", "out" and the
+             step's name holding "{id}": the step is run once per snapshot
+             the table has when the step starts, with "{id}" replaced by the
+             snapshot id in name, hint and out (results are reported per
+             snapshot, e.g. "read/t/snapshot-3"); with "snapshot_schema":
+             true each is typed by its snapshot's schema ("snapshot").
 
 A failing step does not stop the run: results.json holds, per step, its name,
 "ok", the error's message and the seconds it took, and the peer exits 0 unless the session itself
@@ -87,11 +97,49 @@ def typed_value(t, v, to_dict):
     return paimon_jsonl.format_value(t, v)
 
 
+def snapshot_schema(table_path, snapshot_id):
+    """Returns the parsed JSON of the schema snapshot snapshot_id was written with."""
+    with open(os.path.join(table_path, "snapshot", "snapshot-%d" % snapshot_id), encoding="utf-8") as f:
+        schema_id = json.load(f)["schemaId"]
+    with open(os.path.join(table_path, "schema", "schema-%d" % schema_id), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def snapshot_ids(table_path):
+    """The ids of the table's snapshot files, ascending."""
+    d = os.path.join(table_path, "snapshot")
+    ids = []
+    for n in os.listdir(d) if os.path.isdir(d) else []:
+        if n.startswith("snapshot-") and n[len("snapshot-"):].isdigit():
+            ids.append(int(n[len("snapshot-"):]))
+    return sorted(ids)
+
+
+def expand(step):
+    """The steps an "every_snapshot" step stands for (see the module doc)."""
+    if not step.get("every_snapshot"):
+        return [step]
+    out = []
+    for i in snapshot_ids(step["table"]):
+        s = dict(step)
+        del s["every_snapshot"]
+        for k in ("name", "hint", "out"):
+            s[k] = step[k].replace("{id}", str(i))
+        if step.get("snapshot_schema"):
+            s["snapshot"] = i
+        out.append(s)
+    return out
+
+
 def write_rows(step, names, rows, to_dict):
     """Writes rows (lists of values in the order of names) as the step says."""
     fields = {}
     if step.get("table"):
-        fields = {f["name"]: f["type"] for f in paimon_jsonl.latest_schema(step["table"])["fields"]}
+        if step.get("snapshot"):
+            sc = snapshot_schema(step["table"], step["snapshot"])
+        else:
+            sc = paimon_jsonl.latest_schema(step["table"])
+        fields = {f["name"]: f["type"] for f in sc["fields"]}
     split = step.get("split")
     files = {}
     for g in step.get("groups", []):
@@ -117,8 +165,8 @@ def run(path, session):
     """Runs the steps of the JSON file at path with session.run(step, spec)."""
     spec = load(path)
     results = []
-    for i, step in enumerate(spec["steps"]):
-        name = step.get("name", "step-%d" % i)
+    for step in _steps(spec["steps"], results, spec["results"]):
+        name = step["name"]
         start = time.monotonic()
         try:
             session.run(step, spec)
@@ -128,5 +176,25 @@ def run(path, session):
             sys.stderr.write("step %s failed: %s\n%s\n" % (name, msg[:2000], traceback.format_exc()[-3000:]))
             results.append({"name": name, "ok": False, "error": msg[:4000]})
         results[-1]["seconds"] = round(time.monotonic() - start, 2)
-        with open(spec["results"], "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
+        _save(results, spec["results"])
+
+
+def _save(results, path):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=1)
+
+
+def _steps(all_steps, results, path):
+    """Yields the steps in order, each "every_snapshot" step expanded when
+    it is reached (so that it sees the snapshots of the steps before); an
+    expansion that fails is reported under the step's own name."""
+    for i, step in enumerate(all_steps):
+        step = dict(step)
+        step.setdefault("name", "step-%d" % i)
+        try:
+            expanded = expand(step)
+        except Exception as e:  # noqa: BLE001 - reported like a failed step
+            results.append({"name": step["name"], "ok": False, "error": "%s: %s" % (type(e).__name__, e)})
+            _save(results, path)
+            continue
+        yield from expanded
