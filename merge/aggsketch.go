@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/paimon-go/paimon/internal/rbm64"
+	"github.com/paimon-go/paimon/internal/rbm"
 	"github.com/paimon-go/paimon/internal/theta"
 )
 
 // sketchAgg is one of the aggregate functions whose values are opaque
 // serializations merged by a union: rbm64 (FieldRoaringBitmap64Agg, Java's
-// Roaring64Bitmap serialization, internal/rbm64), theta_sketch
+// Roaring64Bitmap serialization, internal/rbm), theta_sketch
 // (FieldThetaSketchAgg, internal/theta) and hll_sketch (FieldHllSketchAgg).
 // Nulls pass through as in every FieldAggregator.
 type sketchAgg struct {
@@ -27,7 +27,7 @@ func newSketchAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 	a := &sketchAgg{col: col, name: spec.name}
 	switch spec.name {
 	case aggRbm64:
-		a.union = rbm64.Union
+		a.union = rbm.Union64
 	case aggThetaSketch:
 		a.union = theta.Union
 	default:

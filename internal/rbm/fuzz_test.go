@@ -1,4 +1,4 @@
-package rbm64
+package rbm
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 
 // FuzzUnion: any bytes give a union or ErrCorrupt, never a panic; a
 // successful union decodes again. Seeds are Java-written bitmaps.
-func FuzzUnion(f *testing.F) {
+func FuzzUnion64(f *testing.F) {
 	for _, c := range loadCasesF(f) {
 		f.Add(c.acc, c.in)
 	}
 	f.Fuzz(func(t *testing.T, acc, in []byte) {
-		out, err := Union(acc, in)
+		out, err := Union64(acc, in)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("err %v, want ErrCorrupt", err)
@@ -34,7 +34,7 @@ func loadCasesF(f *testing.F) []javaCase {
 	return cases
 }
 
-func BenchmarkUnion(b *testing.B) {
+func BenchmarkUnion64(b *testing.B) {
 	var t testing.T
 	for _, c := range loadCases(&t, "testdata/java-unions.txt.gz") {
 		if c.name != "random-dense" && c.name != "node256" {
@@ -43,7 +43,7 @@ func BenchmarkUnion(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.acc) + len(c.in)))
 			for b.Loop() {
-				if _, err := Union(c.acc, c.in); err != nil {
+				if _, err := Union64(c.acc, c.in); err != nil {
 					b.Fatal(err)
 				}
 			}

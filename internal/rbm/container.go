@@ -1,4 +1,4 @@
-package rbm64
+package rbm
 
 import (
 	"encoding/binary"

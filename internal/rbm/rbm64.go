@@ -1,20 +1,25 @@
-// Package rbm64 reads, unions and writes 64-bit roaring bitmaps in the
-// serialization of RoaringBitmap-Java 1.2.1's Roaring64Bitmap (an adaptive
-// radix tree over the high 48 bits, then the 16-bit containers in their
-// slots), which Paimon's RoaringBitmap64 and the rbm64 aggregate function
-// (FieldRoaringBitmap64Agg) store in VARBINARY columns.
+// Package rbm reads, unions and writes roaring bitmaps byte for byte as
+// RoaringBitmap-Java 1.2.1 does, for Paimon's rbm32 and rbm64 aggregate
+// functions (FieldRoaringBitmap32Agg, FieldRoaringBitmap64Agg), which store
+// them in VARBINARY columns:
 //
-// The format is not canonical: the tree's Node48 slots and the container
-// slots record insertion history, and containers keep the type the union
-// gave them. Union therefore replays Java's Roaring64Bitmap.or step by step
-// (ART inserts, container slot allocation, container union types) and
-// runOptimize, so the bytes written equal Java's.
+//   - Union64: Roaring64Bitmap's serialization (an adaptive radix tree over
+//     the high 48 bits, then the 16-bit containers in their slots). The
+//     format is not canonical: the tree's Node48 slots and the container
+//     slots record insertion history, and containers keep the type the
+//     union gave them. Union64 therefore replays Java's Roaring64Bitmap.or
+//     step by step (ART inserts, container slot allocation, container union
+//     types) and runOptimize.
+//   - Union32: RoaringBitmap's portable serialization (rbm32.go). The bytes
+//     depend on each container's type, which Java's RoaringBitmap.or and
+//     runOptimize choose; Union32 replays those choices with the same
+//     containers.
 //
 // # Errors
 //
 // Bytes that are no such serialization (truncated, unknown tags, counts
 // that do not fit, tree pointers to missing containers) give ErrCorrupt.
-package rbm64
+package rbm
 
 import (
 	"encoding/binary"
@@ -23,13 +28,14 @@ import (
 	"math/bits"
 )
 
-// ErrCorrupt marks bytes that are no Roaring64Bitmap serialization.
-var ErrCorrupt = errors.New("rbm64: corrupt Roaring64Bitmap serialization")
+// ErrCorrupt marks bytes that are no RoaringBitmap or Roaring64Bitmap
+// serialization.
+var ErrCorrupt = errors.New("rbm: corrupt roaring bitmap serialization")
 
 // Union returns the serialization of the union of two serialized bitmaps,
 // byte for byte as Java's RoaringBitmap64 writes it after
 // deserialize(acc).or(deserialize(in)) and runOptimize.
-func Union(acc, in []byte) ([]byte, error) {
+func Union64(acc, in []byte) ([]byte, error) {
 	a, err := decode(acc)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package rbm64
+package rbm
 
 import (
 	"bufio"
@@ -55,7 +55,7 @@ func loadCases(t *testing.T, path string) []javaCase {
 // up to Node256, prefix splits, and folds of several inputs.
 func TestUnionJava(t *testing.T) {
 	for _, c := range loadCases(t, "testdata/java-unions.txt.gz") {
-		got, err := Union(c.acc, c.in)
+		got, err := Union64(c.acc, c.in)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -98,7 +98,7 @@ func TestCorrupt(t *testing.T) {
 	for _, c := range cases[:12] {
 		b := c.union
 		for n := 0; n < len(b); n++ {
-			if _, err := Union(b[:n], c.in); !errors.Is(err, ErrCorrupt) {
+			if _, err := Union64(b[:n], c.in); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("%s truncated to %d bytes: err %v, want ErrCorrupt", c.name, n, err)
 			}
 		}
@@ -106,7 +106,7 @@ func TestCorrupt(t *testing.T) {
 			for _, v := range []byte{0x00, 0x7f, 0x80, 0xff} {
 				g := append([]byte(nil), b...)
 				g[i] = v
-				if _, err := Union(g, c.in); err != nil && !errors.Is(err, ErrCorrupt) {
+				if _, err := Union64(g, c.in); err != nil && !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("%s byte %d = %#x: err %v, want ErrCorrupt or none", c.name, i, v, err)
 				}
 			}
