@@ -27,6 +27,22 @@ public final class HllCases {
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(new FileOutputStream(args[0]));
     FieldHllSketchAgg agg = new FieldHllSketchAgg("f", new VarBinaryType());
+    if (args.length > 1 && args[1].equals("dd")) {
+      // values for merge/testdata and interop/gotables_hll_test.go
+      byte[] x = org.apache.paimon.utils.HllSketchUtil.sketchOf(1, 2, 3);
+      byte[] y = org.apache.paimon.utils.HllSketchUtil.sketchOf(3, 4);
+      byte[] z = org.apache.paimon.utils.HllSketchUtil.sketchOf(9);
+      byte[] h = sk(10, TgtHllType.HLL_4, 0, 1000, 1).toCompactByteArray();
+      byte[] g = sk(8, TgtHllType.HLL_8, 500, 600, 1).toCompactByteArray();
+      out.println("x " + SketchCases.hex(x)); out.println("y " + SketchCases.hex(y)); out.println("z " + SketchCases.hex(z));
+      out.println("h " + SketchCases.hex(h)); out.println("g " + SketchCases.hex(g));
+      out.println("xyz " + SketchCases.hex((byte[]) agg.agg(agg.agg(x, y), z)));
+      out.println("xz " + SketchCases.hex((byte[]) agg.agg(x, z)));
+      out.println("xhg " + SketchCases.hex((byte[]) agg.agg(agg.agg(x, h), g)));
+      out.println("hg " + SketchCases.hex((byte[]) agg.agg(h, g)));
+      out.close();
+      return;
+    }
     Map<String, byte[]> m = new LinkedHashMap<>();
     m.put("empty", new HllSketch().toCompactByteArray());
     m.put("emptyupd", new HllSketch(12, TgtHllType.HLL_8).toUpdatableByteArray());
@@ -51,6 +67,7 @@ public final class HllCases {
     m.put("aux4", sk(4, TgtHllType.HLL_4, 0, 200000, 1).toCompactByteArray());
     m.put("aux4upd", sk(4, TgtHllType.HLL_4, 5, 300000, 7).toUpdatableByteArray());
     m.put("aux8", sk(8, TgtHllType.HLL_4, 0, 3000000, 1).toCompactByteArray());
+    m.put("aux8upd", sk(8, TgtHllType.HLL_4, 0, 3000000, 1).toUpdatableByteArray());
     // a union result: out of order, no HIP
     Union u = new Union(12);
     u.update(sk(12, TgtHllType.HLL_8, 0, 6000, 1));

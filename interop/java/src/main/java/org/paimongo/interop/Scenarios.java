@@ -36,6 +36,7 @@ final class Scenarios {
         out.addAll(ScenariosDynBucket.all());
         out.addAll(ScenariosPostpone.all());
         out.addAll(ScenariosSketch.all());
+        out.addAll(ScenariosHll.all());
         return out;
     }
 
