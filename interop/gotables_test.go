@@ -442,7 +442,7 @@ func goTables() []goTable {
 			options: map[string]string{"bucket": "2", "file.format": "parquet", "file.format.per.level": "0:avro",
 				"file.compression.per.level": "0:deflate"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "manifests"},
-	}, append(append(aggGoTables(), castGoTables()...), sketchGoTables()...)...)
+	}, append(append(append(aggGoTables(), castGoTables()...), sketchGoTables()...), hllGoTables()...)...)
 }
 
 // dropColumn returns fields without the field named name.
