@@ -61,7 +61,9 @@ func loadCases(t testing.TB) []javaCase {
 // every pairing of empty, single-value, LIST, SET and HLL sketches (HLL_4
 // with and without aux exceptions, HLL_6, HLL_8; compact and updatable;
 // lgConfigK 4, 7, 8, 10, 12, 14 and, with HLL_CASES pointing at the full
-// output, 18 and 21; a union's out-of-order result) and for folds.
+// output, 18 and 21; a union's out-of-order result; a union gadget image
+// whose kxq registers await a rebuild; LIST and SET gadgets promoted to HLL
+// during the union) and for folds.
 func TestUnionJava(t *testing.T) {
 	cases := loadCases(t)
 	if len(cases) < 500 {

@@ -74,6 +74,19 @@ public final class HllCases {
     u.update(sk(11, TgtHllType.HLL_4, 3000, 6000, 1));
     m.put("unionres", u.getResult(TgtHllType.HLL_4).toCompactByteArray());
     m.put("unionupd", u.toUpdatableByteArray());
+    // a union gadget image in writable memory: HLL_8 with the rebuild-kxq flag still set
+    byte[] mem = new byte[Union.getMaxSerializationBytes(10)];
+    Union du = new Union(10, org.apache.paimon.shade.org.apache.datasketches.memory.WritableMemory.writableWrap(mem));
+    du.update(sk(10, TgtHllType.HLL_8, 0, 3000, 1));
+    du.update(sk(10, TgtHllType.HLL_4, 2000, 3000, 1));
+    m.put("gadgetmem", mem.clone());
+    // disjoint values: LIST and SET gadgets promoted during the union (HIP seeded by the
+    // coupon-count interpolation), coupons raising registers of an HLL copy
+    m.put("lg7list", sk(7, TgtHllType.HLL_8, 700000, 6, 1).toCompactByteArray());
+    m.put("lg7list2", sk(7, TgtHllType.HLL_4, 800000, 6, 1).toCompactByteArray());
+    m.put("setfar", sk(12, TgtHllType.HLL_4, 500000, 300, 1).toCompactByteArray());
+    m.put("setfar2", sk(12, TgtHllType.HLL_8, 600000, 300, 1).toUpdatableByteArray());
+    m.put("listfar", sk(10, TgtHllType.HLL_4, 900000, 7, 1).toCompactByteArray());
     List<String> names = new ArrayList<>(m.keySet());
     for (String a : names) for (String b : names) {
       byte[] r = (byte[]) agg.agg(m.get(a), m.get(b));
