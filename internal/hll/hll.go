@@ -168,10 +168,12 @@ func heapify(b []byte, checkRebuild bool) (*sketch, error) {
 	}
 	lgK := int(b[3])
 	// HllSketch.heapify leaves lgConfigK unchecked (Union.heapify checks
-	// its own operand): an HLL image up to lgConfigK 26, the largest whose
-	// slots fit a coupon, unions in Java when its registers are there.
-	if mode == modeHLL && (lgK < minLgK || lgK > keyBits) {
-		return nil, fmt.Errorf("%w: lgConfigK %d is outside %d..%d", ErrCorrupt, lgK, minLgK, keyBits)
+	// its own operand), so Java would union a crafted HLL image of
+	// lgConfigK 22..26; no Java sketch has one (its constructors check
+	// 4..21), and this package refuses it. LIST and SET images of any
+	// lgConfigK are read as Java reads them: only their coupons matter.
+	if mode == modeHLL && (lgK < minLgK || lgK > maxLgK) {
+		return nil, fmt.Errorf("%w: lgConfigK %d is outside %d..%d", ErrCorrupt, lgK, minLgK, maxLgK)
 	}
 	if lgK > 63 {
 		return nil, fmt.Errorf("%w: lgConfigK %d", ErrCorrupt, lgK)
