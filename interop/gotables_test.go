@@ -505,7 +505,7 @@ func goTables() []goTable {
 		{name: "go_append_external_paths_entropy", fields: partFields, partitionKeys: []string{"dt"},
 			options: withOption(externalOptions("go_append_external_paths_entropy", "entropy-inject"), "bucket", "-1"),
 			engine:  "append", commits: [][]goRow{part1, part2}},
-	}, append(append(aggGoTables(), castGoTables()...), sketchGoTables()...)...)
+	}, append(append(append(aggGoTables(), castGoTables()...), sketchGoTables()...), hllGoTables()...)...)
 }
 
 // dropColumn returns fields without the field named name.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/paimon-go/paimon/internal/hll"
 	"github.com/paimon-go/paimon/internal/rbm"
 	"github.com/paimon-go/paimon/internal/theta"
 )
@@ -11,7 +12,8 @@ import (
 // sketchAgg is one of the aggregate functions whose values are opaque
 // serializations merged by a union: rbm64 (FieldRoaringBitmap64Agg, Java's
 // Roaring64Bitmap serialization, internal/rbm), theta_sketch
-// (FieldThetaSketchAgg, internal/theta) and hll_sketch (FieldHllSketchAgg).
+// (FieldThetaSketchAgg, internal/theta) and hll_sketch (FieldHllSketchAgg,
+// internal/hll; a corrupt sketch is ErrCorruptValue naming the column).
 // Nulls pass through as in every FieldAggregator.
 type sketchAgg struct {
 	col   *valueCol
@@ -30,6 +32,8 @@ func newSketchAgg(spec aggSpec, col *valueCol) (fieldAgg, error) {
 		a.union = rbm.Union64
 	case aggThetaSketch:
 		a.union = theta.Union
+	case aggHllSketch:
+		a.union = hll.Union
 	default:
 		return nil, fmt.Errorf("%w: aggregate function %q", ErrUnsupported, spec.name)
 	}

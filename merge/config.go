@@ -93,9 +93,7 @@ const (
 
 // unimplementedAggs are aggregate functions Java registers that this package
 // does not implement, with the reason; using one yields ErrUnsupported.
-var unimplementedAggs = map[string]string{
-	aggHllSketch: "it needs Apache DataSketches HLL unions, which have no Go implementation",
-}
+var unimplementedAggs = map[string]string{}
 
 // aggSpec is the aggregate function of one field and its per-field options.
 type aggSpec struct {

@@ -31,7 +31,7 @@ func TestNestedAggConfig(t *testing.T) {
 	}{
 		{"ok rbm64", []string{"fields.bin.aggregate-function", "rbm64"}, nil, ""},
 		{"rbm64 on array", []string{"fields.rows.aggregate-function", "rbm64"}, ErrInvalidOption, "VARBINARY"},
-		{"hll_sketch", []string{"fields.bin.aggregate-function", "hll_sketch"}, ErrUnsupported, "DataSketches"},
+		{"ok hll_sketch", []string{"fields.bin.aggregate-function", "hll_sketch"}, nil, ""},
 		{"ok theta_sketch", []string{"fields.bin.aggregate-function", "theta_sketch"}, nil, ""},
 		{"rbm32 on array", []string{"fields.rows.aggregate-function", "rbm32"}, ErrInvalidOption, "VARBINARY"},
 		{"partial update without key", []string{"fields.rows.aggregate-function", "nested_partial_update"}, ErrInvalidOption, "fields.rows.nested-key"},

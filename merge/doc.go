@@ -72,10 +72,10 @@
 //
 // # Not implemented
 //
-// Aggregate function hll_sketch (Apache DataSketches HLL unions: no Go
-// implementation); NewConfig returns ErrUnsupported naming the reason (rbm64
-// and theta_sketch are our own code in internal/rbm64 and internal/theta,
-// byte-exact with Java; see docs/decisions.md). Changelog producers
+// Every aggregate function Java registers is implemented (rbm64,
+// theta_sketch and hll_sketch are our own code in internal/rbm64,
+// internal/theta and internal/hll, byte-exact with Java; see
+// docs/decisions.md). Changelog producers
 // (FullChangelogMergeFunctionWrapper, LookupChangelogMergeFunctionWrapper);
 // spilling (Java's MergeSorter spills when there are very many runs; here all
 // runs are merged in one pass, holding one batch per run in memory).

@@ -12,9 +12,8 @@ var (
 	ErrInvalidOption = errors.New("merge: invalid option")
 
 	// ErrUnsupported marks a valid Paimon option value or input type that this
-	// implementation does not handle (the aggregate function hll_sketch,
-	// whose DataSketches HLL union has no Go implementation yet, and theta
-	// sketches in serialization versions 1, 2 and 4).
+	// implementation does not handle (theta sketches in serialization
+	// versions 1, 2 and 4).
 	ErrUnsupported = errors.New("merge: unsupported")
 
 	// ErrSchema marks input records whose Arrow schema does not fit the

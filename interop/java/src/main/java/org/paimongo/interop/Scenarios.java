@@ -40,6 +40,7 @@ final class Scenarios {
         out.addAll(ScenariosPostponeWrite.all());
         out.addAll(ScenariosExtPath.all());
         out.addAll(ScenariosXPart.all());
+        out.addAll(ScenariosHll.all());
         return out;
     }
 
