@@ -51,12 +51,6 @@ var engineKnownFailures = map[string]string{
 	// last digits, and paimon-spark 0.9 reads a ROW whose fields are all null
 	// as NULL (Java 1.4.2 and Flink read {"x":null,"y":null}).
 	"spark/read/go_append_types": "Spark: TIMESTAMP(9) nanoseconds and all-null ROW fields",
-	// TestEngineCases: our writes wait for features of other branches.
-	"flink/go_writes/flink_xpart":    noCrossPartitionWrites,
-	"spark/go_writes/spark_xpart":    noCrossPartitionWrites,
-	"flink/go_writes/flink_postpone": noPostponeCompaction,
-	"flink/go_writes/flink_agg":      rbm32RunContainers,
-	"spark/go_writes/spark_agg":      rbm32RunContainers,
 }
 
 // Reasons of engineKnownFailures.
@@ -932,15 +926,6 @@ func streamingCommit(ctx context.Context, tablePath string) error {
 // a comma-separated list (types, go_types, agg, append_dml, xpart,
 // postpone); all by default.
 const envEngineCases = "PAIMON_INTEROP_ENGINE_CASES"
-
-// Reasons of engineKnownFailures for TestEngineCases.
-const (
-	noCrossPartitionWrites = "cross-partition writes: branch h-xpart"
-	noPostponeCompaction   = "postpone compaction: branch h-postpone"
-	// Found by these cells (package merge, not fixed here).
-	rbm32RunContainers = "merge rbm32: the union of Java's {1,2,3,4,70000} (run container) and our {1,100} " +
-		"is serialized with an array container; Java keeps the run container of equal size (10 bytes)"
-)
 
 // engineCase is one table of TestEngineCases: the engine creates it (or we
 // do, goSetup) and runs sql on it; then the engine reads it at every
