@@ -287,6 +287,13 @@ func runCount(s []uint64) int {
 func (c *container) encode(out []byte) []byte {
 	out = append(out, c.typ)
 	out = binary.LittleEndian.AppendUint32(out, uint32(c.cardinality()))
+	return c.appendValues(out)
+}
+
+// appendValues appends the container's values as Container.writeArray
+// writes them: runs as their count and value, length pairs, bitmaps as
+// 1024 words, arrays as their values, all little-endian.
+func (c *container) appendValues(out []byte) []byte {
 	switch c.typ {
 	case runType:
 		out = binary.LittleEndian.AppendUint16(out, uint16(len(c.runs)/2))

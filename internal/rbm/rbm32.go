@@ -137,21 +137,7 @@ func (m *bitmap32) encode() []byte {
 		}
 	}
 	for _, c := range m.cs {
-		switch c.typ {
-		case runType:
-			out = binary.LittleEndian.AppendUint16(out, uint16(len(c.runs)/2))
-			for _, v := range c.runs {
-				out = binary.LittleEndian.AppendUint16(out, v)
-			}
-		case bitmapType:
-			for _, w := range c.bmp {
-				out = binary.LittleEndian.AppendUint64(out, w)
-			}
-		default:
-			for _, v := range c.arr {
-				out = binary.LittleEndian.AppendUint16(out, v)
-			}
-		}
+		out = c.appendValues(out)
 	}
 	return out
 }
