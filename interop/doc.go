@@ -21,7 +21,8 @@
 //
 // TestEngines (engines_test.go) drives Flink 2.0 (PyFlink 2.0.2 with
 // paimon-flink-2.0 1.4.2) and Spark 3.5 (PySpark 3.5.9 with paimon-spark-3.5
-// 0.9.0, the only paimon-spark-3.5 on Maven Central) as peers: each runs a
+// 0.9.0, the newest paimon-spark-3.5 the Maven Central mirror here serves, so
+// the Spark cells exercise Paimon 0.9's Spark connector) as peers: each runs a
 // list of SQL steps in one session (interop/engines/*_peer.py) against a
 // filesystem catalog. The engines read our tables (SELECT, $snapshots,
 // $files, time travel, and a Flink streaming read that sees a later Go
@@ -35,6 +36,14 @@
 // PAIMON_INTEROP_ENGINES=flink or =spark runs one engine. Cells that fail
 // because paimon-go lacks a feature still being built are listed, with the
 // reason, in engineKnownFailures; a listed cell that passes fails the test.
+//
+// TestEngineCases (same file) adds tables built step by step in an engine
+// and read by the engine and by us at every snapshot and at latest: column
+// type changes (the engine's ALTER, and ours read by the engine), aggregate
+// functions, Spark DELETE and UPDATE on append tables, cross-partition
+// upsert and Flink's postpone bucket; then we write into each and the engine
+// reads our rows. PAIMON_INTEROP_ENGINE_CASES=types,go_types,agg,append_dml,
+// xpart,postpone selects groups.
 //
 // Every peer prints rows as JSON Lines in the format of `paimon cat --format
 // jsonl` (package rowfmt). Rows are compared as multisets after a canonical
