@@ -16,7 +16,6 @@
 package keyindex
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -25,8 +24,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-go/paimon/fileio"
-	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/types"
 )
@@ -142,9 +139,10 @@ func (x *Index) Decrement(id, b int32) {
 	}
 }
 
-// bootstrap records key at l and counts it (GlobalIndexAssigner.bootstrapKey,
+// Load records key at l and counts it, for an Index being built from a
+// table's keys (GlobalIndexAssigner.bootstrapKey,
 // BucketAssigner.bootstrapBucket).
-func (x *Index) bootstrap(key []byte, l Loc) {
+func (x *Index) Load(key []byte, l Loc) {
 	x.keys[string(key)] = l
 	x.counts[l.Part][l.Bucket]++
 }
@@ -165,51 +163,4 @@ func Key(cols []arrow.Array, keyTypes []types.DataType, i int, vals []any) ([]by
 		return nil, err
 	}
 	return row.Serialize(br), nil
-}
-
-// Bootstrap returns the Index of the table rooted at fio as of snapshot
-// snapshotID (0: an empty table gives an empty Index): the trimmed primary
-// keys (names keys, types keyTypes) of every split, read merge-on-read over
-// all levels so deleted keys are absent, located at the split's partition
-// and bucket (Java IndexBootstrap.bootstrap with one assigner; the
-// cross-partition-upsert.index-ttl filter is not applied: every key is
-// indexed). partKeys are the partition column names; their values of every
-// partition holding a key are kept (Values).
-func Bootstrap(ctx context.Context, fio *fileio.FileIO, snapshotID int64, keys, partKeys []string, keyTypes []types.DataType, target int64, mem memory.Allocator) (*Index, error) {
-	x := New(target)
-	if snapshotID == 0 {
-		return x, nil
-	}
-	cols := append(slices.Clone(keys), partKeys...)
-	plan, err := reader.NewScan(fio, reader.WithSnapshot(snapshotID), reader.WithAllLevels(), reader.WithoutFallback(), reader.WithColumns(cols...)).Plan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("keyindex: bootstrap from snapshot %d: %w", snapshotID, err)
-	}
-	vals := make([]any, len(keyTypes))
-	for _, sp := range plan.Splits {
-		id := x.Part(sp.Partition)
-		for b, err := range plan.ReadSplit(ctx, sp) {
-			if err != nil {
-				return nil, fmt.Errorf("keyindex: bootstrap from snapshot %d, bucket %s: %w", snapshotID, sp.BucketPath, err)
-			}
-			kc := b.Columns()[:len(keys)]
-			n := int(b.NumRows())
-			for i := range n {
-				k, err := Key(kc, keyTypes, i, vals)
-				if err != nil {
-					b.Release()
-					return nil, fmt.Errorf("keyindex: bootstrap from snapshot %d, bucket %s: key of row %d: %w", snapshotID, sp.BucketPath, i, err)
-				}
-				x.bootstrap(k, Loc{Part: id, Bucket: sp.Bucket})
-			}
-			if n > 0 {
-				if err := x.SetValues(id, b.Columns()[len(keys):], 0, mem); err != nil {
-					b.Release()
-					return nil, err
-				}
-			}
-			b.Release()
-		}
-	}
-	return x, nil
 }

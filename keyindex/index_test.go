@@ -30,8 +30,8 @@ func TestAssign(t *testing.T) {
 	// Bootstrapped counts: bucket 3 holds two keys, so new keys start at 0.
 	y := New(2)
 	r := y.Part([]byte("p"))
-	y.bootstrap([]byte("a"), Loc{Part: r, Bucket: 3})
-	y.bootstrap([]byte("b"), Loc{Part: r, Bucket: 3})
+	y.Load([]byte("a"), Loc{Part: r, Bucket: 3})
+	y.Load([]byte("b"), Loc{Part: r, Bucket: 3})
 	if b := []int32{y.Assign(r), y.Assign(r), y.Assign(r)}; fmt.Sprint(b) != "[0 0 1]" {
 		t.Errorf("after bootstrap: %v, want [0 0 1]", b)
 	}

@@ -3,14 +3,19 @@ package writer
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/keyindex"
+	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/types"
 )
 
 // crossPartition is the bucket assignment of a cross-partition upsert table
@@ -58,7 +63,7 @@ func (w *Write) crossIndex(ctx context.Context) (*keyindex.Index, error) {
 	if err := w.loadRestore(ctx); err != nil {
 		return nil, err
 	}
-	idx, err := keyindex.Bootstrap(ctx, w.fio, w.restoredSnap, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, w.cfg.mem)
+	idx, err := bootstrapKeyIndex(ctx, w.fio, w.restoredSnap, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, w.cfg.mem)
 	if err != nil {
 		return nil, fmt.Errorf("writer: cross-partition key index: %w", err)
 	}
@@ -241,4 +246,51 @@ func (w *Write) rebuildCross(ctx context.Context, in *input, out []routed, bucke
 		seqs:    seqs,
 		buckets: buckets,
 	}, nil
+}
+
+// bootstrapKeyIndex returns the key index (package keyindex) of the table rooted at fio as of snapshot
+// snapshotID (0: an empty table gives an empty Index): the trimmed primary
+// keys (names keys, types keyTypes) of every split, read merge-on-read over
+// all levels so deleted keys are absent, located at the split's partition
+// and bucket (Java IndexBootstrap.bootstrap with one assigner; the
+// cross-partition-upsert.index-ttl filter is not applied: every key is
+// indexed). partKeys are the partition column names; their values of every
+// partition holding a key are kept (Index.Values).
+func bootstrapKeyIndex(ctx context.Context, fio *fileio.FileIO, snapshotID int64, keys, partKeys []string, keyTypes []types.DataType, target int64, mem memory.Allocator) (*keyindex.Index, error) {
+	x := keyindex.New(target)
+	if snapshotID == 0 {
+		return x, nil
+	}
+	cols := append(slices.Clone(keys), partKeys...)
+	plan, err := reader.NewScan(fio, reader.WithSnapshot(snapshotID), reader.WithAllLevels(), reader.WithoutFallback(), reader.WithColumns(cols...)).Plan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("keyindex: bootstrap from snapshot %d: %w", snapshotID, err)
+	}
+	vals := make([]any, len(keyTypes))
+	for _, sp := range plan.Splits {
+		id := x.Part(sp.Partition)
+		for b, err := range plan.ReadSplit(ctx, sp) {
+			if err != nil {
+				return nil, fmt.Errorf("keyindex: bootstrap from snapshot %d, bucket %s: %w", snapshotID, sp.BucketPath, err)
+			}
+			kc := b.Columns()[:len(keys)]
+			n := int(b.NumRows())
+			for i := range n {
+				k, err := keyindex.Key(kc, keyTypes, i, vals)
+				if err != nil {
+					b.Release()
+					return nil, fmt.Errorf("keyindex: bootstrap from snapshot %d, bucket %s: key of row %d: %w", snapshotID, sp.BucketPath, i, err)
+				}
+				x.Load(k, keyindex.Loc{Part: id, Bucket: sp.Bucket})
+			}
+			if n > 0 {
+				if err := x.SetValues(id, b.Columns()[len(keys):], 0, mem); err != nil {
+					b.Release()
+					return nil, err
+				}
+			}
+			b.Release()
+		}
+	}
+	return x, nil
 }
