@@ -11,13 +11,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/reader"
@@ -306,10 +306,10 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 				rows[b] = append(rows[b], int32(r))
 			}
 			for _, b := range bucketOrder {
-				sub, err := takeRecord(ctx, t.mem, rec, rows[b])
+				sub, err := format.Take(ctx, t.mem, rec, rows[b])
 				if err != nil {
 					rec.Release()
-					return nil, err
+					return nil, fmt.Errorf("compaction: select rows: %w", err)
 				}
 				routed[b] = append(routed[b], sub)
 			}
@@ -380,9 +380,9 @@ func (pc *postponeCompaction) writeBucket(ctx context.Context, dir string, recs 
 		perm[i] = int32(i)
 	}
 	slices.SortStableFunc(perm, func(a, b int32) int { return order.Compare(keys[a], keys[b]) })
-	sortedRec, err := takeRecord(ctx, t.mem, all, perm)
+	sortedRec, err := format.Take(ctx, t.mem, all, perm)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("compaction: select rows: %w", err)
 	}
 	seqs := make([]int64, n)
 	for i, j := range perm {
@@ -427,19 +427,4 @@ func (pc *postponeCompaction) writeBucket(ctx context.Context, dir string, recs 
 		pc.written = append(pc.written, dir+"/"+f.FileName)
 	}
 	return files, nil
-}
-
-// takeRecord returns the rows idx of rec, in that order.
-func takeRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	b := array.NewInt32Builder(mem)
-	b.AppendValues(idx, nil)
-	ia := b.NewArray()
-	b.Release()
-	defer ia.Release()
-	out, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(),
-		compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ia))
-	if err != nil {
-		return nil, fmt.Errorf("compaction: select rows: %w", err)
-	}
-	return out.(*compute.RecordDatum).Value, nil
 }

@@ -11,10 +11,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
@@ -212,10 +212,10 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 				}
 			}
 			if len(idx) > 0 {
-				sub, err := takeIdx(ctx, mem, rec, idx)
+				sub, err := format.Take(ctx, mem, rec, idx)
 				if err != nil {
 					rec.Release()
-					return nil, err
+					return nil, fmt.Errorf("reader: select rows: %w", err)
 				}
 				parts = append(parts, sub)
 			}
@@ -252,9 +252,9 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 		}
 		return 0
 	})
-	sorted, err := takeIdx(ctx, mem, all, perm)
+	sorted, err := format.Take(ctx, mem, all, perm)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reader: select rows: %w", err)
 	}
 	defer sorted.Release()
 	seqs := make([]int64, n)
@@ -269,21 +269,6 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 	cols := slices.Clone(sorted.Columns())
 	cols[nk] = seqArr
 	return array.NewRecordBatch(sc, cols, int64(n)), nil
-}
-
-// takeIdx returns the rows idx of rec, in that order.
-func takeIdx(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	b := array.NewInt32Builder(mem)
-	b.AppendValues(idx, nil)
-	ia := b.NewArray()
-	b.Release()
-	defer ia.Release()
-	out, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(),
-		compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ia))
-	if err != nil {
-		return nil, fmt.Errorf("reader: select rows: %w", err)
-	}
-	return out.(*compute.RecordDatum).Value, nil
 }
 
 // concatBatches concatenates batches of schema sc into one.
