@@ -34,16 +34,10 @@ type Route func(keys []arrow.Array, i int) (int32, error)
 // Errors: ErrUnsupported (naming the file); errors of reading f or writing
 // the copies, naming the file.
 func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, route Route, shift func(dest int32) int64) (out map[int32][]manifest.DataFileMeta, err error) {
-	dir, err := r.BucketDir(partition, bucket)
+	_, path, _, layout, nKeys, err := r.bucketFile(ctx, partition, bucket, f)
 	if err != nil {
 		return nil, err
 	}
-	path := dir + "/" + f.FileName
-	ts, layout, err := r.source(ctx, path, f)
-	if err != nil {
-		return nil, err
-	}
-	nKeys := len(ts.TrimmedPrimaryKeys())
 	read := func(each func(rec arrow.RecordBatch) error) error {
 		return r.readFile(ctx, path, f, layout, each)
 	}
