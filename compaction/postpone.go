@@ -11,17 +11,16 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/reader"
-	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
@@ -139,8 +138,10 @@ func Postpone(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, c
 	if len(parts) == 0 {
 		return 0, nil
 	}
-	pc := &postponeCompaction{t: t, mod: fn == "mod", bucketIdx: ts.FieldIndexes(ts.BucketKeys())}
-	pc.bucketTypes = row.FieldTypes(ts.BucketKeyFields())
+	pc := &postponeCompaction{t: t}
+	if pc.router, err = reader.NewPostponeRouter(ts); err != nil {
+		return 0, err
+	}
 	if pc.layout, err = datafile.NewLayout(ts, datafile.Config{
 		Level: 0, Source: manifest.SourceAppend, RowGroupBytes: defaultRowGroupBytes, Allocator: t.mem, Now: t.now,
 	}); err != nil {
@@ -247,12 +248,10 @@ func replayOrder(a, b manifest.DataFileMeta) int {
 
 // postponeCompaction writes the real-bucket files of postpone compactions.
 type postponeCompaction struct {
-	t           *table
-	layout      *datafile.Layout
-	mod         bool
-	bucketIdx   []int // bucket key fields among the table fields
-	bucketTypes []types.DataType
-	written     []string
+	t       *table
+	layout  *datafile.Layout
+	router  *reader.PostponeRouter
+	written []string
 }
 
 func (pc *postponeCompaction) discard(ctx context.Context) {
@@ -277,7 +276,6 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 			}
 		}
 	}()
-	vals := make([]any, len(pc.bucketIdx))
 	for i := range p.files {
 		f := &p.files[i]
 		for rec, err := range src.readKV(ctx, f, nil) {
@@ -287,15 +285,12 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 			rows := map[int32][]int32{}
 			var bucketOrder []int32
 			for r := range int(rec.NumRows()) {
-				for k, fi := range pc.bucketIdx {
-					v, err := types.ArrowView(t.ts.Fields[fi].Type, rec.Column(t.nk+2+fi), r)
-					if err != nil {
-						rec.Release()
-						return nil, fmt.Errorf("%w: postpone file %s/%s: column %s: %w", ErrSchema, src.dir, f.FileName, t.ts.Fields[fi].Name, err)
-					}
-					vals[k] = v
+				vals, err := pc.router.Key(rec, r)
+				if err != nil {
+					rec.Release()
+					return nil, fmt.Errorf("%w: postpone file %s/%s: %w", ErrSchema, src.dir, f.FileName, err)
 				}
-				b, err := pc.bucketOf(vals, p.numBuckets)
+				b, err := pc.router.Bucket(vals, p.numBuckets)
 				if err != nil {
 					rec.Release()
 					return nil, fmt.Errorf("compaction: postpone file %s/%s: bucket of row %d: %w", src.dir, f.FileName, r, err)
@@ -306,10 +301,10 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 				rows[b] = append(rows[b], int32(r))
 			}
 			for _, b := range bucketOrder {
-				sub, err := takeRecord(ctx, t.mem, rec, rows[b])
+				sub, err := format.Take(ctx, t.mem, rec, rows[b])
 				if err != nil {
 					rec.Release()
-					return nil, err
+					return nil, fmt.Errorf("compaction: select rows: %w", err)
 				}
 				routed[b] = append(routed[b], sub)
 			}
@@ -344,60 +339,18 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 	return msgs, nil
 }
 
-func (pc *postponeCompaction) bucketOf(vals []any, n int) (int32, error) {
-	if pc.mod {
-		b, err := row.ModBucket(vals[0], n)
-		return int32(b), err
-	}
-	br, err := row.Encode(pc.bucketTypes, vals)
-	if err != nil {
-		return 0, err
-	}
-	return int32(row.Bucket(br, n)), nil
-}
-
 // writeBucket writes one real bucket's routed rows (in replay order) as
 // level-0 files: sequence numbers seq, seq+1, ... in replay order, sorted by
 // key then sequence number, each key's records merged (MergeTreeWriter's
 // flush).
 func (pc *postponeCompaction) writeBucket(ctx context.Context, dir string, recs []arrow.RecordBatch, seq int64) (_ []manifest.DataFileMeta, err error) {
 	t := pc.t
-	all, err := concatRows(t.kvSchema, recs, t.mem)
-	if err != nil {
-		return nil, err
+	run, err := reader.PostponeRun(ctx, t.mem, t.kvSchema, recs, t.keyTypes, seq)
+	if errors.Is(err, types.ErrValue) {
+		return nil, fmt.Errorf("compaction: bucket %s: %w: %w", dir, ErrSchema, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
 	}
-	defer all.Release()
-	n := int(all.NumRows())
-	keys := make([][]any, n)
-	for i := range n {
-		if keys[i], err = keyView(all, i, t.keyTypes); err != nil {
-			return nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
-		}
-	}
-	order := NewKeyOrder(t.keyTypes)
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	slices.SortStableFunc(perm, func(a, b int32) int { return order.Compare(keys[a], keys[b]) })
-	sortedRec, err := takeRecord(ctx, t.mem, all, perm)
-	if err != nil {
-		return nil, err
-	}
-	seqs := make([]int64, n)
-	for i, j := range perm {
-		seqs[i] = seq + int64(j)
-	}
-	sb := array.NewInt64Builder(t.mem)
-	sb.AppendValues(seqs, nil)
-	seqArr := sb.NewArray()
-	sb.Release()
-	cols := slices.Clone(sortedRec.Columns())
-	cols[t.nk] = seqArr
-	run := array.NewRecordBatch(t.kvSchema, cols, int64(n))
-	seqArr.Release()
-	sortedRec.Release()
-
 	w := datafile.NewRollingWriter(t.fio, dir, pc.layout, datafile.NewNamer(uuid.NewString()), 0)
 	defer func() {
 		if err != nil {
@@ -427,19 +380,4 @@ func (pc *postponeCompaction) writeBucket(ctx context.Context, dir string, recs 
 		pc.written = append(pc.written, dir+"/"+f.FileName)
 	}
 	return files, nil
-}
-
-// takeRecord returns the rows idx of rec, in that order.
-func takeRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	b := array.NewInt32Builder(mem)
-	b.AppendValues(idx, nil)
-	ia := b.NewArray()
-	b.Release()
-	defer ia.Release()
-	out, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(),
-		compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ia))
-	if err != nil {
-		return nil, fmt.Errorf("compaction: select rows: %w", err)
-	}
-	return out.(*compute.RecordDatum).Value, nil
 }

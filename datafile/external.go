@@ -1,15 +1,14 @@
 package datafile
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"net/url"
 	"path"
 	"strconv"
 	"strings"
 
+	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 )
 
@@ -178,40 +177,4 @@ func EntropyDirs(name string) string {
 // murmur3x86 is Murmur3 x86_32 with seed 0 over the bytes of s (Guava
 // Hashing.murmur3_32().hashString(s, UTF_8) for the ASCII names of data
 // files).
-func murmur3x86(s string) uint32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
-	data := []byte(s)
-	var h uint32
-	n := len(data) / 4 * 4
-	for i := 0; i < n; i += 4 {
-		k := binary.LittleEndian.Uint32(data[i:])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
-	}
-	var k uint32
-	switch len(data) - n {
-	case 3:
-		k ^= uint32(data[n+2]) << 16
-		fallthrough
-	case 2:
-		k ^= uint32(data[n+1]) << 8
-		fallthrough
-	case 1:
-		k ^= uint32(data[n])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
-	}
-	h ^= uint32(len(data))
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	h ^= h >> 16
-	return h
-}
+func murmur3x86(s string) uint32 { return row.Murmur3([]byte(s), 0) }

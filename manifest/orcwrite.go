@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/hamba/avro/v2"
-	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/format/orc"
@@ -34,13 +31,9 @@ var tinyIntFields = map[string]bool{"_KIND": true, "_FILE_SOURCE": true}
 // file.compression.zstd-level, as Java passes the manifest compression to
 // its ORC writer.
 func encodeORC(avroData []byte, opts *WriteOptions) ([]byte, error) {
-	dec, err := ocf.NewDecoder(bytes.NewReader(avroData))
+	dec, rs, err := openAvro(avroData)
 	if err != nil {
 		return nil, err
-	}
-	rs, ok := dec.Schema().(*avro.RecordSchema)
-	if !ok {
-		return nil, fmt.Errorf("%w: manifest schema is not a record", ErrInvalidArgument)
 	}
 	fields, err := paimonFields(rs)
 	if err != nil {
@@ -61,23 +54,10 @@ func encodeORC(avroData []byte, opts *WriteOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, types.SchemaToArrow(fields))
-	defer b.Release()
-	for dec.HasNext() {
-		var row map[string]any
-		if err := dec.Decode(&row); err != nil {
-			return nil, err
-		}
-		for i, f := range rs.Fields() {
-			if err := appendAvro(b.Field(i), f.Type(), row[f.Name()]); err != nil {
-				return nil, fmt.Errorf("manifest: column %s: %w", f.Name(), err)
-			}
-		}
-	}
-	if err := dec.Error(); err != nil {
+	rec, err := avroBatch(dec, rs, types.SchemaToArrow(fields))
+	if err != nil {
 		return nil, err
 	}
-	rec := b.NewRecordBatch()
 	defer rec.Release()
 	if err := w.Write(context.Background(), rec); err != nil {
 		return nil, err

@@ -7,12 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/hamba/avro/v2"
-	"github.com/hamba/avro/v2/ocf"
 )
 
 // Manifest formats of WriteOptions.Format (table option manifest.format).
@@ -29,13 +27,9 @@ const (
 // parquet and reads back by column name. Compression is
 // manifest.compression (zstd by default).
 func encodeParquet(avroData []byte, opts *WriteOptions) ([]byte, error) {
-	dec, err := ocf.NewDecoder(bytes.NewReader(avroData))
+	dec, rs, err := openAvro(avroData)
 	if err != nil {
 		return nil, err
-	}
-	rs, ok := dec.Schema().(*avro.RecordSchema)
-	if !ok {
-		return nil, fmt.Errorf("%w: manifest schema is not a record", ErrInvalidArgument)
 	}
 	fields := make([]arrow.Field, len(rs.Fields()))
 	for i, f := range rs.Fields() {
@@ -44,23 +38,10 @@ func encodeParquet(avroData []byte, opts *WriteOptions) ([]byte, error) {
 		}
 	}
 	sc := arrow.NewSchema(fields, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for dec.HasNext() {
-		var row map[string]any
-		if err := dec.Decode(&row); err != nil {
-			return nil, err
-		}
-		for i, f := range rs.Fields() {
-			if err := appendAvro(b.Field(i), f.Type(), row[f.Name()]); err != nil {
-				return nil, fmt.Errorf("manifest: column %s: %w", f.Name(), err)
-			}
-		}
-	}
-	if err := dec.Error(); err != nil {
+	rec, err := avroBatch(dec, rs, sc)
+	if err != nil {
 		return nil, err
 	}
-	rec := b.NewRecordBatch()
 	defer rec.Release()
 	codec, level, err := parquetCodec(opts)
 	if err != nil {

@@ -182,34 +182,7 @@ func javaBytesHash(b []byte) int32 {
 
 // murmurHashBytes is Paimon's MurmurHashUtils.hashBytes (seed 42, trailing
 // bytes mixed one by one), the hashCode of BinaryString.
-func murmurHashBytes(b []byte) int32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
-	mixK1 := func(k uint32) uint32 {
-		k *= c1
-		k = k<<15 | k>>17
-		return k * c2
-	}
-	mixH1 := func(h, k uint32) uint32 {
-		h ^= k
-		h = h<<13 | h>>19
-		return h*5 + 0xe6546b64
-	}
-	h := uint32(42)
-	aligned := len(b) - len(b)%4
-	for i := 0; i < aligned; i += 4 {
-		h = mixH1(h, mixK1(binary.LittleEndian.Uint32(b[i:])))
-	}
-	for i := aligned; i < len(b); i++ {
-		h = mixH1(h, mixK1(uint32(int32(int8(b[i])))))
-	}
-	h ^= uint32(len(b))
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	h ^= h >> 16
-	return int32(h)
-}
+func murmurHashBytes(b []byte) int32 { return row.HashBytes(b) }
 
 // javaBigDecimalHash is BigDecimal.hashCode of unscaled × 10^-scale.
 func javaBigDecimalHash(unscaled *big.Int, scale int) int32 {

@@ -11,10 +11,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
@@ -161,10 +161,7 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 	kv := datafile.KeyValueFields(ts)
 	sc := types.SchemaToArrow(kv)
 	nk := len(ts.TrimmedPrimaryKeys())
-	keyTypes := row.FieldTypes(kv[:nk])
-	bucketIdx := ts.FieldIndexes(ts.BucketKeys())
-	bucketTypes := row.FieldTypes(ts.BucketKeyFields())
-	fn, err := ts.Options.BucketFunctionType()
+	rt, err := NewPostponeRouter(ts)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +171,6 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 			r.Release()
 		}
 	}()
-	vals := make([]any, len(bucketIdx))
 	for i := range src.files {
 		f := &src.files[i]
 		fileSchema, err := t.schema(ctx, f.SchemaID)
@@ -188,34 +184,25 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 			}
 			var idx []int32
 			for r := range int(rec.NumRows()) {
-				for k, fi := range bucketIdx {
-					if vals[k], err = types.ArrowView(ts.Fields[fi].Type, rec.Column(nk+2+fi), r); err != nil {
-						rec.Release()
-						return nil, fmt.Errorf("reader: postpone file %s: column %s: %w", fp, ts.Fields[fi].Name, err)
-					}
+				vals, err := rt.Key(rec, r)
+				if err != nil {
+					rec.Release()
+					return nil, fmt.Errorf("reader: postpone file %s: %w", fp, err)
 				}
-				var b int
-				if fn == "mod" {
-					b, err = row.ModBucket(vals[0], src.numBuckets)
-				} else {
-					var br row.BinaryRow
-					if br, err = row.Encode(bucketTypes, vals); err == nil {
-						b = row.Bucket(br, src.numBuckets)
-					}
-				}
+				b, err := rt.Bucket(vals, src.numBuckets)
 				if err != nil {
 					rec.Release()
 					return nil, fmt.Errorf("reader: postpone file %s: bucket of row %d: %w", fp, r, err)
 				}
-				if int32(b) == sp.Bucket {
+				if b == sp.Bucket {
 					idx = append(idx, int32(r))
 				}
 			}
 			if len(idx) > 0 {
-				sub, err := takeIdx(ctx, mem, rec, idx)
+				sub, err := format.Take(ctx, mem, rec, idx)
 				if err != nil {
 					rec.Release()
-					return nil, err
+					return nil, fmt.Errorf("reader: select rows: %w", err)
 				}
 				parts = append(parts, sub)
 			}
@@ -225,65 +212,11 @@ func (p *Plan) routePostpone(ctx context.Context, sp *Split) (arrow.RecordBatch,
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	all, err := concatBatches(sc, parts, mem)
+	run, err := PostponeRun(ctx, mem, sc, parts, row.FieldTypes(kv[:nk]), src.seq)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reader: postpone rows of %s: %w", sp.BucketPath, err)
 	}
-	defer all.Release()
-	n := int(all.NumRows())
-	keys := make([][]any, n)
-	for i := range n {
-		keys[i] = make([]any, nk)
-		for k, kt := range keyTypes {
-			if keys[i][k], err = types.ArrowView(kt, all.Column(k), i); err != nil {
-				return nil, fmt.Errorf("reader: postpone rows of %s: %w", sp.BucketPath, err)
-			}
-		}
-	}
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	slices.SortStableFunc(perm, func(a, b int32) int {
-		for k, kt := range keyTypes {
-			if c := types.Compare(kt, keys[a][k], keys[b][k]); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
-	sorted, err := takeIdx(ctx, mem, all, perm)
-	if err != nil {
-		return nil, err
-	}
-	defer sorted.Release()
-	seqs := make([]int64, n)
-	for i, j := range perm {
-		seqs[i] = src.seq + int64(j)
-	}
-	b := array.NewInt64Builder(mem)
-	b.AppendValues(seqs, nil)
-	seqArr := b.NewArray()
-	b.Release()
-	defer seqArr.Release()
-	cols := slices.Clone(sorted.Columns())
-	cols[nk] = seqArr
-	return array.NewRecordBatch(sc, cols, int64(n)), nil
-}
-
-// takeIdx returns the rows idx of rec, in that order.
-func takeIdx(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	b := array.NewInt32Builder(mem)
-	b.AppendValues(idx, nil)
-	ia := b.NewArray()
-	b.Release()
-	defer ia.Release()
-	out, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(),
-		compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ia))
-	if err != nil {
-		return nil, fmt.Errorf("reader: select rows: %w", err)
-	}
-	return out.(*compute.RecordDatum).Value, nil
+	return run, nil
 }
 
 // concatBatches concatenates batches of schema sc into one.

@@ -17,16 +17,10 @@ import (
 // Errors: ErrUnsupported (naming the file); errors of reading f, naming
 // it (format.ErrCorrupt for a row count other than its metadata's).
 func (r *Rewriter) Keys(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, each func(keys []arrow.Array, n int) error) error {
-	dir, err := r.BucketDir(partition, bucket)
+	_, path, _, layout, nKeys, err := r.bucketFile(ctx, partition, bucket, f)
 	if err != nil {
 		return err
 	}
-	path := dir + "/" + f.FileName
-	ts, layout, err := r.source(ctx, path, f)
-	if err != nil {
-		return err
-	}
-	nKeys := len(ts.TrimmedPrimaryKeys())
 	return r.readFile(ctx, path, f, layout, func(rec arrow.RecordBatch) error {
 		return each(rec.Columns()[:nKeys], int(rec.NumRows()))
 	})

@@ -163,6 +163,20 @@ func (r *Rewriter) source(ctx context.Context, path string, f manifest.DataFileM
 	return ts, layout, nil
 }
 
+// bucketFile opens the key-value data file f of partition's bucket for
+// reading (source): its bucket directory, its path, its schema, its layout
+// and the number of its _KEY_ columns.
+func (r *Rewriter) bucketFile(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta) (dir, path string, ts *schema.TableSchema, layout *datafile.Layout, nKeys int, err error) {
+	if dir, err = r.BucketDir(partition, bucket); err != nil {
+		return "", "", nil, nil, 0, err
+	}
+	path = dir + "/" + f.FileName
+	if ts, layout, err = r.source(ctx, path, f); err != nil {
+		return "", "", nil, nil, 0, err
+	}
+	return dir, path, ts, layout, len(ts.TrimmedPrimaryKeys()), nil
+}
+
 // readFile reads the data file f at path, in the format its name says,
 // with layout's columns, and hands each batch to each (which must not keep
 // it); a file whose row count differs from f.RowCount is format.ErrCorrupt.

@@ -31,12 +31,7 @@ type Pick func(keys []arrow.Array, i int) (bool, error)
 // Errors: ErrUnsupported (naming the file); errors of reading f or writing
 // the copies, naming the file.
 func (r *Rewriter) Retract(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, pick Pick) (out []manifest.DataFileMeta, err error) {
-	dir, err := r.BucketDir(partition, bucket)
-	if err != nil {
-		return nil, err
-	}
-	path := dir + "/" + f.FileName
-	ts, layout, err := r.source(ctx, path, f)
+	dir, path, ts, layout, nKeys, err := r.bucketFile(ctx, partition, bucket, f)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +39,6 @@ func (r *Rewriter) Retract(ctx context.Context, partition []byte, bucket int32, 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
 	}
-	nKeys := len(ts.TrimmedPrimaryKeys())
 	var w *datafile.RollingWriter
 	defer func() {
 		if err != nil && w != nil {

@@ -7,12 +7,11 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
 	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 )
 
@@ -35,16 +34,10 @@ type Route func(keys []arrow.Array, i int) (int32, error)
 // Errors: ErrUnsupported (naming the file); errors of reading f or writing
 // the copies, naming the file.
 func (r *Rewriter) Split(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, route Route, shift func(dest int32) int64) (out map[int32][]manifest.DataFileMeta, err error) {
-	dir, err := r.BucketDir(partition, bucket)
+	_, path, _, layout, nKeys, err := r.bucketFile(ctx, partition, bucket, f)
 	if err != nil {
 		return nil, err
 	}
-	path := dir + "/" + f.FileName
-	ts, layout, err := r.source(ctx, path, f)
-	if err != nil {
-		return nil, err
-	}
-	nKeys := len(ts.TrimmedPrimaryKeys())
 	read := func(each func(rec arrow.RecordBatch) error) error {
 		return r.readFile(ctx, path, f, layout, each)
 	}
@@ -160,20 +153,12 @@ func (r *Rewriter) deleteCopies(ctx context.Context, partition []byte, files map
 	}
 }
 
-// take returns the rows idx of rec.
+// take returns the rows idx (ascending) of rec: rec itself, retained, when
+// idx holds every row.
 func take(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
 	if len(idx) == int(rec.NumRows()) {
 		rec.Retain()
 		return rec, nil
 	}
-	b := array.NewInt32Builder(mem)
-	defer b.Release()
-	b.AppendValues(idx, nil)
-	ia := b.NewInt32Array()
-	defer ia.Release()
-	res, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ia))
-	if err != nil {
-		return nil, err
-	}
-	return res.(*compute.RecordDatum).Value, nil
+	return format.Take(ctx, mem, rec, idx)
 }

@@ -24,18 +24,69 @@ func HashCode(b BinaryRow) int32 {
 
 // hashBytesByWords is MurmurHashUtils.hashBytesByWords(segment, 0, len(data), 42).
 func hashBytesByWords(data []byte) int32 {
-	h := uint32(hashSeed)
-	for i := 0; i+4 <= len(data); i += 4 {
-		k := binary.LittleEndian.Uint32(data[i:])
-		k *= 0xcc9e2d51
-		k = bits.RotateLeft32(k, 15)
-		k *= 0x1b873593
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
-	}
+	h := mixWords(hashSeed, data)
 	h ^= uint32(len(data))
 	return int32(fmix32(h))
+}
+
+// HashBytes returns Paimon's MurmurHashUtils.hashBytes(segment, 0,
+// len(b), 42), the hashCode of a BinaryString with bytes b: Murmur3 x86_32
+// over the 4-byte little-endian words, then each trailing byte
+// sign-extended and mixed as a word of its own, h ^= len(b) and fmix32.
+func HashBytes(b []byte) int32 {
+	h := mixWords(hashSeed, b)
+	for _, x := range b[len(b)/4*4:] {
+		h = mixH1(h, mixK1(uint32(int32(int8(x)))))
+	}
+	h ^= uint32(len(b))
+	return int32(fmix32(h))
+}
+
+// Murmur3 returns the standard Murmur3 x86_32 hash of data with seed: the
+// 4-byte little-endian words, then the 1-3 trailing bytes as one
+// little-endian word, h ^= len(data) and fmix32. With seed 0 it is Guava's
+// Hashing.murmur3_32().hashBytes(data).asInt() (Java's
+// EntropyInjectExternalPathProvider hashes file names with it).
+func Murmur3(data []byte, seed uint32) uint32 {
+	h := mixWords(seed, data)
+	n := len(data) / 4 * 4
+	var k uint32
+	switch len(data) - n {
+	case 3:
+		k ^= uint32(data[n+2]) << 16
+		fallthrough
+	case 2:
+		k ^= uint32(data[n+1]) << 8
+		fallthrough
+	case 1:
+		k ^= uint32(data[n])
+		h ^= mixK1(k)
+	}
+	h ^= uint32(len(data))
+	return fmix32(h)
+}
+
+// mixWords mixes the whole 4-byte little-endian words of data into h (the
+// body of Murmur3 x86_32); trailing bytes are left to the caller.
+func mixWords(h uint32, data []byte) uint32 {
+	for i := 0; i+4 <= len(data); i += 4 {
+		h = mixH1(h, mixK1(binary.LittleEndian.Uint32(data[i:])))
+	}
+	return h
+}
+
+// mixK1 is MurmurHashUtils.mixK1.
+func mixK1(k uint32) uint32 {
+	k *= 0xcc9e2d51
+	k = bits.RotateLeft32(k, 15)
+	return k * 0x1b873593
+}
+
+// mixH1 is MurmurHashUtils.mixH1.
+func mixH1(h, k uint32) uint32 {
+	h ^= k
+	h = bits.RotateLeft32(h, 13)
+	return h*5 + 0xe6546b64
 }
 
 // fmix32 is MurmurHashUtils.fmix(int).

@@ -6,8 +6,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/format"
 )
 
 // input is a checked batch: the table columns in table order under the
@@ -49,19 +50,11 @@ func (in *input) take(ctx context.Context, mem memory.Allocator, rows []int32) (
 	if contiguous(rows) {
 		return in.rec.NewSlice(int64(rows[0]), int64(rows[len(rows)-1])+1), kinds, seqs, nil
 	}
-	b := array.NewInt32Builder(mem)
-	b.AppendValues(rows, nil)
-	idx := b.NewArray()
-	b.Release()
-	defer idx.Release()
-	ctx = compute.WithAllocator(ctx, mem)
-	// NewDatumWithoutOwning: NewDatum would retain rec and idx, and the
-	// datums are never released.
-	out, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(in.rec), compute.NewDatumWithoutOwning(idx))
+	out, err := format.Take(ctx, mem, in.rec, rows)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("writer: select rows: %w", err)
 	}
-	return out.(*compute.RecordDatum).Value, kinds, seqs, nil
+	return out, kinds, seqs, nil
 }
 
 // pick returns vals[rows[0]], vals[rows[1]], ... as a new slice (nil for nil

@@ -8,10 +8,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/merge"
 	"github.com/paimon-go/paimon/row"
@@ -377,29 +377,17 @@ func (w *Write) sortRun(ctx context.Context, vals arrow.RecordBatch, kinds []int
 	// when merged.
 	for off := 0; off < n; off += pieceRows {
 		end := min(off+pieceRows, n)
-		piece, err := takeRows(ctx, w.cfg.mem, vals, idx[off:end])
+		piece, err := format.Take(ctx, w.cfg.mem, vals, idx[off:end])
 		if err != nil {
 			for _, pc := range sc.pieces {
 				pc.Release()
 			}
-			return sortedChunk{}, err
+			return sortedChunk{}, fmt.Errorf("writer: sort buffered rows: %w", err)
 		}
 		sc.pieces = append(sc.pieces, piece)
 		sc.bytes += datafile.RecordSize(piece)
 	}
 	return sc, nil
-}
-
-// takeRows copies the rows idx of rec into a new record.
-func takeRows(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	ia := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx),
-		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, 0, 0))
-	defer ia.Release()
-	out, err := compute.Take(compute.WithAllocator(ctx, mem), *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ia))
-	if err != nil {
-		return nil, fmt.Errorf("writer: sort buffered rows: %w", err)
-	}
-	return out.(*compute.RecordDatum).Value, nil
 }
 
 // memRuns sorts what is pending and hands the in-memory sorted runs over as

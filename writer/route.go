@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/paimon-go/paimon/format"
 )
 
 // Share is one partition-bucket's part of a batch given to Route: what
@@ -168,10 +170,10 @@ func (w *Write) keyOrder(ctx context.Context, in *input, rows []int32) ([]int32,
 			fields[k] = w.tableSchema.Field(i)
 		}
 		keys := array.NewRecordBatch(arrow.NewSchema(fields, nil), keyCols, int64(in.numRows()))
-		sub, err := takeRows(ctx, w.cfg.mem, keys, rows)
+		sub, err := format.Take(ctx, w.cfg.mem, keys, rows)
 		keys.Release()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("writer: sort buffered rows: %w", err)
 		}
 		defer sub.Release()
 		keyCols = sub.Columns()
