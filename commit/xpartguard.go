@@ -182,12 +182,20 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 		return out, nil
 	}
 	ours := map[string][]placement{}
+	// low is the lowest sequence number of the part's new files per
+	// partition-bucket: a retraction there takes it, so that it does not
+	// widen the shift the sequence guard gives those files (a retraction
+	// at 0 beside files at n shifted them by n more on every commit).
+	low := map[placement]int64{}
 	vals := make([]any, len(g.keyTypes))
 	for _, e := range entries {
 		if e.Kind != manifest.Add {
 			continue
 		}
 		pl := placement{string(e.Partition), e.Bucket}
+		if l, ok := low[pl]; !ok || e.File.MinSequenceNumber < l {
+			low[pl] = e.File.MinSequenceNumber
+		}
 		err := c.seq.rw.Keys(ctx, e.Partition, e.Bucket, e.File, func(keys []arrow.Array, n int) error {
 			for i := range n {
 				k, err := keyindex.Key(keys, g.keyTypes, i, vals)
@@ -246,7 +254,7 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 					out.done = append(out.done, retraction{s.ID, pl, string(k)})
 					return true, nil
 				}
-				fs, err := c.seq.rw.Retract(ctx, e.Partition, e.Bucket, e.File, pick)
+				fs, err := c.seq.rw.Retract(ctx, e.Partition, e.Bucket, e.File, low[pl], pick)
 				if err != nil {
 					return out, fmt.Errorf("commit: retract keys another writer put in other partitions: %w", err)
 				}

@@ -19,10 +19,13 @@ type Pick func(keys []arrow.Array, i int) (bool, error)
 
 // Retract writes, for the rows of the key-value data file f of partition's
 // bucket that pick selects, DELETE records (the rows with _VALUE_KIND -D
-// and _SEQUENCE_NUMBER 0) into new level-0 files of the same bucket, in
+// and _SEQUENCE_NUMBER seq) into new level-0 files of the same bucket, in
 // the file's schema and row order (so sorted by key, as f is). It returns
 // nil when pick selects no row. The caller orders the files after the
-// bucket's live rows (the committer's re-sequencing does). It serves
+// bucket's live rows (the committer's re-sequencing does); seq is the
+// lowest sequence number of the caller's other new files in the bucket (0
+// if none), so that the one shift the re-sequencing gives the bucket's new
+// files stays what it is without the retraction. It serves
 // cross-partition upsert tables whose commit must delete keys another
 // writer put in another partition-bucket meanwhile (commit's
 // cross-partition guard; Java's DeleteExistingProcessor retraction). On
@@ -30,7 +33,7 @@ type Pick func(keys []arrow.Array, i int) (bool, error)
 //
 // Errors: ErrUnsupported (naming the file); errors of reading f or writing
 // the copies, naming the file.
-func (r *Rewriter) Retract(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, pick Pick) (out []manifest.DataFileMeta, err error) {
+func (r *Rewriter) Retract(ctx context.Context, partition []byte, bucket int32, f manifest.DataFileMeta, seq int64, pick Pick) (out []manifest.DataFileMeta, err error) {
 	dir, path, ts, layout, nKeys, err := r.bucketFile(ctx, partition, bucket, f)
 	if err != nil {
 		return nil, err
@@ -64,7 +67,7 @@ func (r *Rewriter) Retract(ctx context.Context, partition []byte, bucket int32, 
 		if err != nil {
 			return fmt.Errorf("resequence: %s: %w", path, err)
 		}
-		del := retracted(sub, nKeys, r)
+		del := retracted(sub, nKeys, seq, r)
 		sub.Release()
 		defer del.Release()
 		if w == nil {
@@ -83,23 +86,23 @@ func (r *Rewriter) Retract(ctx context.Context, partition []byte, bucket int32, 
 	return out, nil
 }
 
-// retracted returns rec with _SEQUENCE_NUMBER (column nKeys) zero and
+// retracted returns rec with _SEQUENCE_NUMBER (column nKeys) seq and
 // _VALUE_KIND (column nKeys+1) DELETE.
-func retracted(rec arrow.RecordBatch, nKeys int, r *Rewriter) arrow.RecordBatch {
+func retracted(rec arrow.RecordBatch, nKeys int, seq int64, r *Rewriter) arrow.RecordBatch {
 	n := int(rec.NumRows())
 	sb := array.NewInt64Builder(r.mem)
 	defer sb.Release()
 	kb := array.NewInt8Builder(r.mem)
 	defer kb.Release()
 	for range n {
-		sb.Append(0)
+		sb.Append(seq)
 		kb.Append(int8(row.RowKindDelete))
 	}
-	seq, kind := sb.NewArray(), kb.NewArray()
-	defer seq.Release()
+	seqs, kind := sb.NewArray(), kb.NewArray()
+	defer seqs.Release()
 	defer kind.Release()
 	cols := make([]arrow.Array, rec.NumCols())
 	copy(cols, rec.Columns())
-	cols[nKeys], cols[nKeys+1] = seq, kind
+	cols[nKeys], cols[nKeys+1] = seqs, kind
 	return array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
 }

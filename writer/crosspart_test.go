@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
 )
@@ -355,5 +356,68 @@ func TestCrossPartitionRoute(t *testing.T) {
 	defer r.Release()
 	if _, err := w.Route(context.Background(), r, false); !errors.Is(err, writer.ErrUnsupportedBucketMode) {
 		t.Fatalf("Route = %v, want ErrUnsupportedBucketMode", err)
+	}
+}
+
+// TestCrossPartitionSequenceGrowth: two long-lived writers keep putting key
+// 1 in different partitions (each commit retracts the other's placement)
+// while writing new keys into the partition-bucket they retract in. The
+// retraction takes the sequence numbers of the commit's other files there,
+// so sequence numbers grow with the rows written: a retraction at 0 made
+// the re-sequencing shift the commit's other files by the bucket's whole
+// range again on every commit (the highest number doubled per round, and
+// after about 60 commits the shift left [0, 2^63)).
+func TestCrossPartitionSequenceGrowth(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	writeCommit(t, tbl, "u0", 1, rec(t, fs, []any{int32(1), int32(1), "seed"}))
+	// Writer 1 keeps key 1 in p=1 and adds keys to p=2; writer 2 keeps it
+	// in p=2 and adds keys to p=1.
+	const rounds = 20
+	w1, c1 := openCross(t, tbl, "u1")
+	w2, c2 := openCross(t, tbl, "u2")
+	want := map[string]bool{}
+	for r := range int32(rounds) {
+		for _, wc := range []struct {
+			w     *writer.Write
+			c     *commit.Committer
+			own   int32 // partition this writer puts key 1 in
+			other int32
+			base  int32
+		}{{w1, c1, 1, 2, 100}, {w2, c2, 2, 1, 200}} {
+			v := fmt.Sprintf("r%d", r)
+			b := rec(t, fs, []any{int32(1), wc.own, v}, []any{wc.base + r, wc.other, v})
+			if err := wc.w.Write(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+			if err := commitWrite(t, wc.w, wc.c, int64(r)+1); err != nil {
+				t.Fatalf("round %d, writer with key 1 in p=%d: %v", r, wc.own, err)
+			}
+			want[fmt.Sprintf("%d|%d|%s", wc.base+r, wc.other, v)] = true
+		}
+	}
+	rows := []string{fmt.Sprintf("1|2|r%d", rounds-1)}
+	for k := range want {
+		rows = append(rows, k)
+	}
+	equalRows(t, "after the rounds", readRows(t, tbl.FileIO.URL()), sorted(rows...))
+	latest, err := snapshot.NewManager(tbl.FileIO).LatestID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var maxSeq int64
+	for id := int64(1); id <= latest; id++ {
+		_, es := deltaEntries(t, tbl.FileIO, id)
+		for _, e := range es {
+			if e.Kind == manifest.Add {
+				maxSeq = max(maxSeq, e.File.MaxSequenceNumber)
+			}
+		}
+	}
+	// Rows written: 1 + 4 per round, plus one retraction per commit.
+	if bound := int64(1+4*rounds) + latest; maxSeq > bound {
+		t.Errorf("highest sequence number %d, want at most rows + snapshots = %d", maxSeq, bound)
 	}
 }
