@@ -139,6 +139,29 @@ func (x *Index) Decrement(id, b int32) {
 	}
 }
 
+// Remove forgets key and uncounts it from its bucket; a key not held is
+// ignored.
+func (x *Index) Remove(key []byte) {
+	if l, ok := x.keys[string(key)]; ok {
+		delete(x.keys, string(key))
+		x.Decrement(l.Part, l.Bucket)
+	}
+}
+
+// Move records key at l, uncounting it from its former bucket and counting
+// it at l when it was elsewhere or absent (a placement another writer
+// made).
+func (x *Index) Move(key []byte, l Loc) {
+	old, ok := x.keys[string(key)]
+	if ok && old == l {
+		return
+	}
+	if ok {
+		x.Decrement(old.Part, old.Bucket)
+	}
+	x.Load(key, l)
+}
+
 // Load records key at l and counts it, for an Index being built from a
 // table's keys (GlobalIndexAssigner.bootstrapKey,
 // BucketAssigner.bootstrapBucket).
