@@ -57,7 +57,7 @@ func (w *Write) refreshCross(ctx context.Context) error {
 	}
 	ss, err := keyindex.Range(ctx, snaps, x.from, latest)
 	if errors.Is(err, keyindex.ErrExpired) {
-		return w.rebootCross(ctx, latest.ID)
+		return errors.Join(w.rebootCross(ctx, latest.ID), w.dropWriters(ctx))
 	}
 	if err != nil {
 		return fmt.Errorf("writer: cross-partition key index refresh: %w", err)
@@ -65,7 +65,7 @@ func (w *Write) refreshCross(ctx context.Context) error {
 	first := len(ss)
 	for i, s := range ss {
 		if s.CommitKind == snapshot.KindOverwrite {
-			return w.rebootCross(ctx, latest.ID)
+			return errors.Join(w.rebootCross(ctx, latest.ID), w.dropWriters(ctx))
 		}
 		if s.CommitUser != w.commitUser && first == len(ss) {
 			first = i
@@ -78,7 +78,27 @@ func (w *Write) refreshCross(ctx context.Context) error {
 		}
 	}
 	x.from = latest.ID
+	if first < len(ss) {
+		return w.dropWriters(ctx)
+	}
 	return nil
+}
+
+// dropWriters drops the partition-bucket writers and what they were
+// restored from, as Restore does, after the key index took in other
+// writers' commits: rows routed by it may go to buckets those writers
+// wrote, and a writer must know their files (levels, sequence numbers)
+// before it compacts such a bucket, or its compaction could drop a DELETE
+// row that must retract another writer's newer row. Called only between a
+// PrepareCommit and the next row, so no rows are lost.
+func (w *Write) dropWriters(ctx context.Context) error {
+	var errs []error
+	for _, bw := range w.sortedWriters() {
+		errs = append(errs, bw.abortCompact(ctx), bw.abort(ctx))
+	}
+	w.writers = map[string]*bucketWriter{}
+	w.restored, w.partBkts, w.partBktsMixed, w.indexEntries, w.restoredSnap = nil, nil, nil, nil, 0
+	return errors.Join(errs...)
 }
 
 // rebootCross bootstraps the key index from snapshot id.
