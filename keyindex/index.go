@@ -6,13 +6,15 @@
 // org.apache.paimon.crosspartition.GlobalIndexAssigner (key index),
 // BucketAssigner and IndexBootstrap: the index is bootstrapped from the
 // keys of a snapshot (Bootstrap), so a new writer process rebuilds it from
-// the table; no index files are written (Java writes none for
-// KEY_DYNAMIC).
+// the table, and kept up to date from the files later snapshots added
+// (Range, Added, Move, Remove); no index files are written (Java writes
+// none for KEY_DYNAMIC).
 //
 // # Errors
 //
-// Bootstrap returns the errors of package reader wrapped with the snapshot
-// id, and row.ErrCorrupt-wrapped errors for keys it cannot encode.
+// Range returns *ExpiredError (ErrExpired) for an expired snapshot of its
+// range; Range and Added wrap the errors of packages snapshot and manifest
+// with the snapshot id; Key returns row errors for keys it cannot encode.
 package keyindex
 
 import (
