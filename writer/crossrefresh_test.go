@@ -2,13 +2,16 @@ package writer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/maintain"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/snapshot"
@@ -200,4 +203,44 @@ func TestCrossPartitionRefreshReplay(t *testing.T) {
 	equalRows(t, "after b's second commit", readRows(t, tbl.FileIO.URL()), sorted("1|4|b2", "2|1|b"))
 	step(wa, ca, 2, 1, "a2", 4)
 	equalRows(t, "after a's second commit", readRows(t, tbl.FileIO.URL()), sorted("1|1|a2", "2|1|b"))
+}
+
+// TestCrossPartitionRefreshCorrupt: a truncated data file another writer
+// added fails the key index refresh of the next Write with
+// format.ErrCorrupt naming the file, and nothing is routed.
+func TestCrossPartitionRefreshCorrupt(t *testing.T) {
+	ctx := context.Background()
+	tbl := crossTable(t, nil, types.DataField{Name: "v", Type: types.String()})
+	fs := arrowFields(tbl.Schema)
+	wa, ca := openCross(t, tbl, "a", []any{int32(1), int32(1), "a"})
+	if err := commitWrite(t, wa, ca, 1); err != nil {
+		t.Fatal(err)
+	}
+	id := writeCommit(t, tbl, "b", 1, rec(t, fs, []any{int32(1), int32(2), "b"}))
+	_, es := deltaEntries(t, tbl.FileIO, id)
+	var path string
+	for _, e := range es {
+		if p := must(row.Decode([]types.DataType{types.Int()}, must(row.Deserialize(e.Partition))))[0]; p == int32(2) {
+			path = "p=2/bucket-0/" + e.File.FileName
+		}
+	}
+	if path == "" {
+		t.Fatalf("snapshot %d added no file in p=2", id)
+	}
+	data := must(tbl.FileIO.ReadFile(ctx, path))
+	if err := tbl.FileIO.Delete(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.FileIO.WriteFile(ctx, path, data[:len(data)/2]); err != nil {
+		t.Fatal(err)
+	}
+	r := rec(t, fs, []any{int32(1), int32(3), "c"})
+	defer r.Release()
+	err := wa.Write(ctx, r)
+	if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "key index refresh") {
+		t.Fatalf("Write = %v, want format.ErrCorrupt from the key index refresh naming %s", err, path)
+	}
+	if msgs, err := wa.PrepareCommit(ctx); err != nil || len(msgs) != 0 {
+		t.Errorf("PrepareCommit after the failed Write = %d messages, %v; want none", len(msgs), err)
+	}
 }
