@@ -151,8 +151,9 @@
 //
 // Cross-partition upsert tables (bucket = -1 with a primary key that lacks a
 // partition field) keep every key in one partition-bucket through the
-// writer's key index (package keyindex), bootstrapped from a snapshot
-// (Message.KeyIndexFrom); Java assumes one index per table. When the snapshot
+// writer's key index (package keyindex), bootstrapped from a snapshot and
+// refreshed to the latest one before each batch (Message.KeyIndexFrom);
+// Java assumes one index per table. When the snapshot
 // an APPEND attempt builds on holds commits of other commit users after that
 // snapshot (COMPACT ones aside), the keys of the files they added are
 // compared with the keys of the attempt's new files. For a key they put in a
@@ -163,8 +164,8 @@
 // the other; other merge engines fail with ErrKeyIndexStale (wrapping
 // ErrConflict), nothing is published, and the writer bootstraps anew
 // (writer.Write.Restore) and writes again. Each attempt reads the files
-// other users added since the writer's bootstrap: a long-lived Write can
-// shorten that range with Restore.
+// other users added after KeyIndexFrom, which a long-lived Write advances
+// with every batch (writer/crossrefresh.go).
 //
 // # Maintenance after commits
 //

@@ -73,37 +73,28 @@ func (g *xpartGuard) foreignFiles(ctx context.Context, c *Committer, s *snapshot
 	if ok {
 		return fs, nil
 	}
-	metas, err := manifest.ReadManifestList(ctx, c.fio, s.DeltaManifestList)
+	added, err := keyindex.Added(ctx, c.fio, s)
 	if err != nil {
-		return nil, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
+		return nil, fmt.Errorf("commit: cross-partition keys: %w", err)
 	}
 	n := 0
-	for _, m := range metas {
-		es, err := manifest.ReadManifest(ctx, c.fio, m.FileName)
-		if err != nil {
-			return nil, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", s.ID, err)
-		}
-		for _, e := range es {
-			if e.Kind != manifest.Add {
-				continue
-			}
-			ff := foreignFile{entry: e, keys: map[string]bool{}}
-			err := c.seq.rw.Keys(ctx, e.Partition, e.Bucket, e.File, func(keys []arrow.Array, rows int) error {
-				for i := range rows {
-					k, err := keyindex.Key(keys, g.keyTypes, i, vals)
-					if err != nil {
-						return fmt.Errorf("commit: key of %s: %w", e.File.FileName, err)
-					}
-					ff.keys[string(k)] = true
+	for _, e := range added {
+		ff := foreignFile{entry: e, keys: map[string]bool{}}
+		err := c.seq.rw.Keys(ctx, e.Partition, e.Bucket, e.File, func(keys []arrow.Array, rows int) error {
+			for i := range rows {
+				k, err := keyindex.Key(keys, g.keyTypes, i, vals)
+				if err != nil {
+					return fmt.Errorf("commit: key of %s: %w", e.File.FileName, err)
 				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
+				ff.keys[string(k)] = true
 			}
-			n += len(ff.keys)
-			fs = append(fs, ff)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
+		n += len(ff.keys)
+		fs = append(fs, ff)
 	}
 	g.mu.Lock()
 	if g.cached+n <= maxCachedKeys {
@@ -163,18 +154,16 @@ func (g *xpartGuard) settle(r retracted) {
 // unknown). On error nothing written is left behind.
 func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Snapshot, from int64, entries []manifest.Entry) (out retracted, err error) {
 	out = retracted{entries: entries}
-	var foreign []*snapshot.Snapshot
-	for id := max(from, 0) + 1; id <= base.ID; id++ {
-		s := base
-		if id != base.ID {
-			if s, err = c.snaps.Get(ctx, id); err != nil {
-				if errors.Is(err, snapshot.ErrNotFound) {
-					return out, fmt.Errorf("%w: %w: snapshot %d, committed after the writer's key index (snapshot %d), has expired", ErrConflict, ErrKeyIndexStale, id, from)
-				}
-				return out, fmt.Errorf("commit: cross-partition keys of snapshot %d: %w", id, err)
-			}
+	ranged, err := keyindex.Range(ctx, c.snaps, from, base)
+	if err != nil {
+		if exp := (*keyindex.ExpiredError)(nil); errors.As(err, &exp) {
+			return out, fmt.Errorf("%w: %w: snapshot %d, committed after the writer's key index (snapshot %d), has expired", ErrConflict, ErrKeyIndexStale, exp.ID, from)
 		}
-		if s.CommitUser != c.commitUser && s.CommitKind != snapshot.KindCompact {
+		return out, fmt.Errorf("commit: cross-partition keys: %w", err)
+	}
+	var foreign []*snapshot.Snapshot
+	for _, s := range ranged {
+		if s.CommitUser != c.commitUser {
 			foreign = append(foreign, s)
 		}
 	}

@@ -6,13 +6,15 @@
 // org.apache.paimon.crosspartition.GlobalIndexAssigner (key index),
 // BucketAssigner and IndexBootstrap: the index is bootstrapped from the
 // keys of a snapshot (Bootstrap), so a new writer process rebuilds it from
-// the table; no index files are written (Java writes none for
-// KEY_DYNAMIC).
+// the table, and kept up to date from the files later snapshots added
+// (Range, Added, Move, Remove); no index files are written (Java writes
+// none for KEY_DYNAMIC).
 //
 // # Errors
 //
-// Bootstrap returns the errors of package reader wrapped with the snapshot
-// id, and row.ErrCorrupt-wrapped errors for keys it cannot encode.
+// Range returns *ExpiredError (ErrExpired) for an expired snapshot of its
+// range; Range and Added wrap the errors of packages snapshot and manifest
+// with the snapshot id; Key returns row errors for keys it cannot encode.
 package keyindex
 
 import (
@@ -137,6 +139,29 @@ func (x *Index) Decrement(id, b int32) {
 	} else {
 		x.counts[id][b] = 0
 	}
+}
+
+// Remove forgets key and uncounts it from its bucket; a key not held is
+// ignored.
+func (x *Index) Remove(key []byte) {
+	if l, ok := x.keys[string(key)]; ok {
+		delete(x.keys, string(key))
+		x.Decrement(l.Part, l.Bucket)
+	}
+}
+
+// Move records key at l, uncounting it from its former bucket and counting
+// it at l when it was elsewhere or absent (a placement another writer
+// made).
+func (x *Index) Move(key []byte, l Loc) {
+	old, ok := x.keys[string(key)]
+	if ok && old == l {
+		return
+	}
+	if ok {
+		x.Decrement(old.Part, old.Bucket)
+	}
+	x.Load(key, l)
 }
 
 // Load records key at l and counts it, for an Index being built from a

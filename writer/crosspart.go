@@ -2,6 +2,7 @@ package writer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -13,8 +14,10 @@ import (
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/keyindex"
 	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/resequence"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -32,8 +35,17 @@ type crossPartition struct {
 	engine schema.MergeEngine
 	target int64
 	idx    *keyindex.Index // nil until the first write
-	// from is the snapshot the index was bootstrapped from (0: none).
+	// from is the snapshot the index was bootstrapped from or last
+	// refreshed to (0: none); commit messages carry it as KeyIndexFrom.
 	from int64
+	// pending: rows were routed since the last PrepareCommit, so the index
+	// is not refreshed before the next row (refreshCross).
+	pending bool
+	// reboot: the index is bootstrapped from the latest snapshot, not the
+	// restored one (a refresh failed).
+	reboot   bool
+	replayed int                  // snapshots replayed by refreshCross
+	rw       *resequence.Rewriter // reads replayed files; nil until used
 }
 
 func (w *Write) initCross() error {
@@ -54,21 +66,38 @@ func (w *Write) initCross() error {
 }
 
 // crossIndex returns the key index, bootstrapping it on first use from the
-// snapshot the Write restored from.
+// snapshot the Write restored from, and refreshing it to the latest
+// snapshot before the first row after each PrepareCommit (refreshCross).
 func (w *Write) crossIndex(ctx context.Context) (*keyindex.Index, error) {
 	x := w.xp
-	if x.idx != nil {
-		return x.idx, nil
+	if x.idx == nil && x.reboot {
+		latest, err := snapshot.NewManager(w.fio).LatestID(ctx)
+		switch {
+		case errors.Is(err, snapshot.ErrNotFound):
+			latest = 0
+		case err != nil:
+			return nil, fmt.Errorf("writer: cross-partition key index: %w", err)
+		}
+		if err := w.rebootCross(ctx, latest); err != nil {
+			return nil, err
+		}
 	}
-	if err := w.loadRestore(ctx); err != nil {
-		return nil, err
+	if x.idx == nil {
+		if err := w.loadRestore(ctx); err != nil {
+			return nil, err
+		}
+		idx, err := bootstrapKeyIndex(ctx, w.fio, w.restoredSnap, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, w.cfg.mem)
+		if err != nil {
+			return nil, fmt.Errorf("writer: cross-partition key index: %w", err)
+		}
+		x.idx, x.from = idx, w.restoredSnap
 	}
-	idx, err := bootstrapKeyIndex(ctx, w.fio, w.restoredSnap, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, w.cfg.mem)
-	if err != nil {
-		return nil, fmt.Errorf("writer: cross-partition key index: %w", err)
+	if !x.pending {
+		if err := w.refreshCross(ctx); err != nil {
+			return nil, err
+		}
 	}
-	x.idx, x.from = idx, w.restoredSnap
-	return idx, nil
+	return x.idx, nil
 }
 
 // routed is one output row of routeCross: a row of the input, its kind, the
@@ -148,6 +177,9 @@ func (w *Write) routeCross(ctx context.Context, in *input) (*input, error) {
 			out = append(out, routed{src: int32(i), kind: kind, part: l.Part, bucket: l.Bucket})
 			plain = false
 		}
+	}
+	if len(out) > 0 {
+		w.xp.pending = true
 	}
 	buckets := make([]int32, len(out))
 	for k, r := range out {

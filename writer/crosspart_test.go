@@ -238,8 +238,9 @@ func TestCrossPartitionConcurrentWriters(t *testing.T) {
 		t.Fatalf("writer 3 (other keys) commit = %v", err)
 	}
 	equalRows(t, "after writer 3", readRows(t, tbl.FileIO.URL()), sorted("1|3|y", "2|1|b3", "7|1|g", "8|2|n2"))
-	// Writer 1 again, its index still saying 1 is in p=2: it updates 1 in
-	// p=2, so writer 2's placement in p=3 is retracted.
+	// Writer 1 again, its key index refreshed to the latest snapshot (1 is
+	// in p=3, where writer 2 put it): it moves 1 back to p=2, deleting it
+	// in p=3.
 	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(2), "x2"})
 	if err := w1.Write(context.Background(), r); err != nil {
 		t.Fatal(err)

@@ -145,7 +145,7 @@ func (w *Write) Restore(ctx context.Context) error {
 		w.post.num = map[string]int{} // chosen again from the latest snapshot
 	}
 	if w.xp != nil {
-		w.xp.idx, w.xp.from = nil, 0 // bootstrapped again from the latest snapshot
+		w.xp.idx, w.xp.from, w.xp.pending, w.xp.reboot = nil, 0, false, false // bootstrapped again from the latest snapshot
 	}
 	if w.dyn != nil {
 		// The assignment is rebuilt from the latest snapshot too.

@@ -712,6 +712,9 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 		}
 		msgs = append(msgs, m)
 	}
+	if w.xp != nil {
+		w.xp.pending = false // the next row refreshes the key index first
+	}
 	if w.dyn != nil {
 		return w.prepareDynamicIndex(ctx, msgs)
 	}
