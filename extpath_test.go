@@ -152,7 +152,16 @@ func TestExternalPathWrite(t *testing.T) {
 	if err := os.WriteFile(stray, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// By default the roots are not cleaned: another table may write there
+	// (the layout below a root does not name the table).
 	res, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Hour)})
+	if err != nil || len(res.Deleted) != 0 {
+		t.Fatalf("orphan clean without ExternalPaths deleted %q, %v; want nothing", res.Deleted, err)
+	}
+	if n := len(filesBelow(t, a, b)); n != 7 {
+		t.Fatalf("%d files below the roots after orphan cleaning without ExternalPaths, want 7", n)
+	}
+	res, err = orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Hour), ExternalPaths: true})
 	if want := []string{"file://" + filepath.ToSlash(stray)}; err != nil || !slices.Equal(res.Deleted, want) {
 		t.Fatalf("orphan clean deleted %q, %v; want %q", res.Deleted, err, want)
 	}

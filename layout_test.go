@@ -206,7 +206,7 @@ func testExternalPathRead(t *testing.T, opt bool, left int) {
 	if opt {
 		wantDeleted = []string{"file://" + filepath.ToSlash(stray)}
 	}
-	if res, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Hour)}); err != nil || !slices.Equal(res.Deleted, wantDeleted) {
+	if res, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Hour), ExternalPaths: true}); err != nil || !slices.Equal(res.Deleted, wantDeleted) {
 		t.Fatalf("orphan clean deleted %q, %v; want %q", res.Deleted, err, wantDeleted)
 	}
 	if !opt {

@@ -759,7 +759,7 @@ func (g goTable) cleanUp(ctx context.Context, tbl *catalog.Table, user string) e
 	if err != nil || len(res.Expired) == 0 {
 		return fmt.Errorf("%s expiration: %d expired, %w", g.name, len(res.Expired), err)
 	}
-	cleaned, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Second)})
+	cleaned, err := orphan.Clean(ctx, tbl.FileIO, 0, orphan.Options{Now: time.Now().Add(time.Second), ExternalPaths: true})
 	if err != nil || len(cleaned.Deleted) == 0 {
 		return fmt.Errorf("%s orphan cleaning: %d deleted, %w", g.name, len(cleaned.Deleted), err)
 	}

@@ -17,9 +17,13 @@
 //   - the bucket directories of the data directory (the table root, or
 //     data-file.path-directory): one level of partition directories (k=v)
 //     per partition key, then bucket-<n> directories;
-//   - the same bucket directories below each data-file.external-paths root
-//     (as Java's listPaimonFileDirs; candidates are canonical locations,
-//     and, as in Java, files there are matched by name);
+//   - with Options.ExternalPaths only, the same bucket directories below
+//     each data-file.external-paths root (as Java's listPaimonFileDirs;
+//     candidates are canonical locations, and, as in Java, files there are
+//     matched by name). Java always lists them; we do not by default, a
+//     deliberate difference: the layout below a root does not name the
+//     table, so when two tables share a root, each table's files look like
+//     the other's orphans and Java's cleaner deletes live data;
 //   - metadata/*.offsets of the main branch and of every branch
 //     (branch/branch-<name>/metadata/, paimon-cpp's orphan cleaner);
 //   - snapshot/ and changelog/ of every branch, except snapshot-<id>,
@@ -190,6 +194,12 @@ type Options struct {
 	// Parallelism is the number of concurrent reads and deletions
 	// (default 8).
 	Parallelism int
+	// ExternalPaths makes the bucket directories below the table's
+	// data-file.external-paths roots candidates too. Set it only when no
+	// other table writes below those roots: their layout does not name the
+	// table, so another table's files there are taken for orphans and
+	// deleted.
+	ExternalPaths bool
 	// MaxPasses bounds the reading passes of the reference walk (default
 	// 100): a run whose listing after that many passes still finds
 	// snapshots, tags or changelogs it has not read fails with ErrUnsettled
@@ -263,7 +273,7 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 	}
 	defer t.Close()
 
-	cands, err := candidates(ctx, fio, t, len(ts.PartitionKeys), branches, threshold)
+	cands, err := candidates(ctx, fio, t, len(ts.PartitionKeys), branches, threshold, opts.ExternalPaths)
 	if err != nil {
 		return Result{}, err
 	}
@@ -303,7 +313,7 @@ func Clean(ctx context.Context, fio *fileio.FileIO, olderThan time.Duration, opt
 // interrupted writes (isTemp), which fileio hides on local disk
 // (FileIO.ListTemp); the metadata directories that are not scanned otherwise
 // (schema/, tag/, consumer/ of each branch) contribute only those.
-func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, partKeys int, branches []string, threshold time.Time) ([]fileio.FileInfo, error) {
+func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, partKeys int, branches []string, threshold time.Time, external bool) ([]fileio.FileInfo, error) {
 	type filtered struct {
 		dir  string
 		keep func(name string) bool
@@ -331,9 +341,12 @@ func candidates(ctx context.Context, fio *fileio.FileIO, t *snapfiles.Table, par
 			filtered{root + snapfiles.ConsumerDir, isTemp},
 		)
 	}
-	out, err := externalCandidates(ctx, fio, t, partKeys, threshold)
-	if err != nil {
-		return nil, err
+	var out []fileio.FileInfo
+	if external {
+		var err error
+		if out, err = externalCandidates(ctx, fio, t, partKeys, threshold); err != nil {
+			return nil, err
+		}
 	}
 	seen := map[string]bool{}
 	for _, fd := range fdirs {

@@ -15,6 +15,7 @@ func newCleanOrphansCmd() *cobra.Command {
 	var (
 		olderThan string
 		dryRun    bool
+		external  bool
 		age       time.Duration
 	)
 	cmd := &cobra.Command{
@@ -29,14 +30,17 @@ func newCleanOrphansCmd() *cobra.Command {
 			"Files that writers are writing and have not committed yet are not referenced either: keep\n" +
 			"--older-than well above the longest write-and-commit of any writer of the table, or a running\n" +
 			"writer's files are deleted and its commit fails (or, with a tiny threshold, publishes a\n" +
-			"snapshot naming deleted files).",
+			"snapshot naming deleted files).\n\n" +
+			"Files below the data-file.external-paths roots are left alone unless --external-paths is given:\n" +
+			"the layout below a root does not name the table, so if another table writes there too, its files\n" +
+			"would be taken for orphans (Java's remove_orphan_files deletes them).",
 		Args: exactlyOneURL,
 		RunE: onTable(func(*cobra.Command, []string) error {
 			var err error
 			age, err = durationFlag("older-than", olderThan)
 			return err
 		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
-			res, err := orphan.Clean(ctx, t.FileIO(), age, orphan.Options{DryRun: dryRun})
+			res, err := orphan.Clean(ctx, t.FileIO(), age, orphan.Options{DryRun: dryRun, ExternalPaths: external})
 			out := cmd.OutOrStdout()
 			verb := "deleted"
 			if dryRun {
@@ -54,5 +58,6 @@ func newCleanOrphansCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&olderThan, "older-than", "1d", "only delete files last modified longer ago than this, in "+durationHelp)
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the orphan files without deleting them")
+	cmd.Flags().BoolVar(&external, "external-paths", false, "also clean below the table's data-file.external-paths roots (only if no other table writes there)")
 	return cmd
 }
