@@ -161,9 +161,17 @@
 // a DELETE record of the key there (resequence.Rewriter.Retract; the
 // re-sequencing orders it after the bucket's live rows), as Java's
 // DeleteExistingProcessor would have written had the commits run one after
-// the other; other merge engines fail with ErrKeyIndexStale (wrapping
-// ErrConflict), nothing is published, and the writer bootstraps anew
-// (writer.Write.Restore) and writes again. Each attempt reads the files
+// the other. Partial-update and aggregation tables get the attempt's rows
+// of the key moved into the other writer's partition-bucket (with that
+// partition's values, ordered after its rows; Java
+// UseOldExistingProcessor), first-row tables get them dropped (Java
+// SkipNewExistingProcessor): the attempt's level-0 files holding the key
+// are replaced by copies (resequence.Rewriter.Relocate). The first
+// committed placement wins, which is what one key index taking the commits
+// in commit order gives. When the range holds an expired snapshot the
+// commit fails with ErrKeyIndexStale (wrapping ErrConflict), nothing is
+// published, and the writer bootstraps anew (writer.Write.Restore) and
+// writes again. Each attempt reads the files
 // other users added after KeyIndexFrom, which a long-lived Write advances
 // with every batch (writer/crossrefresh.go).
 //
@@ -410,7 +418,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 		c.hash = newHashGuard(row.FieldTypes(ts.TrimmedPrimaryKeyFields()))
 		if ts.CrossPartitionUpdate() {
 			me, _ := o.MergeEngine()
-			c.xpart = &xpartGuard{keyTypes: row.FieldTypes(ts.TrimmedPrimaryKeyFields()), dedup: me == schema.MergeDeduplicate}
+			c.xpart = &xpartGuard{keyTypes: row.FieldTypes(ts.TrimmedPrimaryKeyFields()), dedup: me == schema.MergeDeduplicate, firstRow: me == schema.MergeFirstRow}
 		}
 	}
 	level, err := o.FileCompressionZstdLevel()
@@ -1191,7 +1199,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		if c.xpart != nil {
 			c.xpart.settle(xr)
 		}
-		for _, m := range append(rb.moved, seqd.moved...) {
+		for _, m := range slices.Concat(xr.moved, rb.moved, seqd.moved) {
 			for _, f := range p.notify[bucketKey{string(m.Partition), m.Bucket}] {
 				f(m)
 			}

@@ -32,7 +32,8 @@ type Message struct {
 	// snapshot id the writer's key index was bootstrapped from (0: an
 	// empty table; package keyindex). Keys that other commit users added
 	// in later snapshots in another partition-bucket than this message
-	// make the commit fail with ErrKeyIndexStale. The zero value checks
+	// are reconciled with it (see the package documentation,
+	// Cross-partition upserts across writers). The zero value checks
 	// every snapshot. Java has no counterpart (one key index per table).
 	KeyIndexFrom int64
 	// OnResequenced, when set, is called once the snapshot holding

@@ -17,15 +17,17 @@ import (
 )
 
 // ErrKeyIndexStale: an APPEND commit to a cross-partition upsert table
-// (partial-update, aggregation or first-row) puts a key into a
-// partition-bucket while another writer, in a snapshot committed after the
-// writer's key index was bootstrapped (Message.KeyIndexFrom), put the same
-// key into another partition-bucket. Publishing both would keep the key
-// twice. It wraps ErrConflict; nothing is published. The writer must
+// puts a key into a partition-bucket while another writer, in a snapshot
+// committed after the writer's key index was bootstrapped or refreshed
+// (Message.KeyIndexFrom), put the same key into another partition-bucket,
+// and the commit cannot be reconciled with it: a snapshot of that range
+// has expired (the keys it placed are unknown), or (partial-update,
+// aggregation, first-row) the commit's file holding the key is not at
+// level 0. It wraps ErrConflict; nothing is published. The writer must
 // bootstrap its key index anew (writer.Write.Restore) and write its rows
-// again. The message names the key, both partition-buckets and the other
-// writer's file and snapshot. Deduplicate tables are resolved instead (see
-// the package documentation, Cross-partition upserts across writers).
+// again. The message names the key or snapshot and the partition-buckets.
+// Every other such conflict is resolved (see the package documentation,
+// Cross-partition upserts across writers).
 var ErrKeyIndexStale = errors.New("commit: cross-partition key index is stale")
 
 // xpartGuard reconciles APPEND commits of cross-partition upsert tables
@@ -34,7 +36,8 @@ var ErrKeyIndexStale = errors.New("commit: cross-partition key index is stale")
 // key index per table (one GlobalIndexAssigner) and has no counterpart.
 type xpartGuard struct {
 	keyTypes []types.DataType // trimmed primary key
-	dedup    bool             // merge-engine = deduplicate: retract, else refuse
+	dedup    bool             // merge-engine = deduplicate: retract, else resolve
+	firstRow bool             // merge-engine = first-row: resolve drops, else moves
 
 	// cache holds the files other writers added per snapshot id with
 	// their keys, so that each attempt reads only snapshots it has not
@@ -120,6 +123,9 @@ type retracted struct {
 	changed bool     // entries differ from the part's
 	copies  []string // files written for this attempt
 	done    []retraction
+	// moved reports, per source partition-bucket, the files whose rows of
+	// keys another writer placed elsewhere were moved or dropped (resolve).
+	moved []Resequenced
 }
 
 // settle records the retractions of a published attempt.
@@ -149,9 +155,9 @@ func (g *xpartGuard) settle(r retracted) {
 // per foreign file, resequence.Rewriter.Retract; the sequence guard then
 // orders it after the bucket's live rows), as Java's
 // DeleteExistingProcessor would have written had the commits run one after
-// the other; other merge engines fail with ErrKeyIndexStale. An expired
-// snapshot in the range fails with ErrKeyIndexStale too (its additions are
-// unknown). On error nothing written is left behind.
+// the other; other merge engines move or drop the part's rows of the key
+// (resolve). An expired snapshot in the range fails with ErrKeyIndexStale
+// (its additions are unknown). On error nothing written is left behind.
 func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Snapshot, from int64, entries []manifest.Entry) (out retracted, err error) {
 	out = retracted{entries: entries}
 	ranged, err := keyindex.Range(ctx, c.snaps, from, base)
@@ -204,6 +210,9 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 	if len(ours) == 0 {
 		return out, nil
 	}
+	if !g.dedup {
+		return g.resolve(ctx, c, foreign, from, entries, ours, low)
+	}
 	defer func() {
 		if err != nil {
 			c.seq.discard(ctx, c, out.copies)
@@ -231,10 +240,6 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 					at, ok := ours[string(k)]
 					if !ok || slices.Contains(at, pl) || done[pl][string(k)] || g.isSettled(s.ID, pl, string(k)) {
 						return false, nil
-					}
-					if !g.dedup {
-						return false, fmt.Errorf("%w: %w: key %s: this commit writes it to %s, snapshot %d of %q wrote it to %s (file %s) after this writer's key index (snapshot %d)",
-							ErrConflict, ErrKeyIndexStale, g.keyString(k), g.where(c, at[0]), s.ID, s.CommitUser, g.where(c, pl), e.File.FileName, from)
 					}
 					if done[pl] == nil {
 						done[pl] = map[string]bool{}
