@@ -15,6 +15,7 @@ import (
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
@@ -252,12 +253,91 @@ func TestCrossPartitionConcurrentWriters(t *testing.T) {
 	equalRows(t, "after writer 1 again", readRows(t, tbl.FileIO.URL()), sorted("1|2|x2", "2|1|b3", "7|1|g", "8|2|n2"))
 }
 
-// TestCrossPartitionConcurrentRefused: partial-update (and aggregation,
-// first-row) cannot retract: a commit putting a key where another writer
-// meanwhile put it elsewhere fails with commit.ErrKeyIndexStale and
-// publishes nothing; after Restore the Write bootstraps anew and its rows
-// go to the other writer's partition (Java UseOldExistingProcessor).
-func TestCrossPartitionConcurrentRefused(t *testing.T) {
+// resolveCase is two Writes bootstrapped from the same snapshot, each
+// writing rows, committed in both orders.
+type resolveCase struct {
+	name         string
+	opts         map[string]string
+	values       []types.DataField
+	rows1, rows2 [][]any
+	// want1 are the table's rows when writer 1 commits first, want2 when
+	// writer 2 does.
+	want1, want2 []string
+}
+
+// runResolve commits the Writes of c in both orders and checks the rows
+// after each commit; first is the writer that commits first.
+func runResolve(t *testing.T, c resolveCase) {
+	for first := 1; first <= 2; first++ {
+		t.Run(fmt.Sprintf("%s/writer%dFirst", c.name, first), func(t *testing.T) {
+			tbl := crossTable(t, c.opts, c.values...)
+			w1, c1 := openCross(t, tbl, "u1", c.rows1...)
+			w2, c2 := openCross(t, tbl, "u2", c.rows2...)
+			ws := []*writer.Write{w1, w2}
+			cs := []*commit.Committer{c1, c2}
+			if first == 2 {
+				ws[0], ws[1], cs[0], cs[1] = w2, w1, c2, c1
+			}
+			if err := commitWrite(t, ws[0], cs[0], 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := commitWrite(t, ws[1], cs[1], 1); err != nil {
+				t.Fatalf("second commit = %v", err)
+			}
+			want := c.want1
+			if first == 2 {
+				want = c.want2
+			}
+			// All levels: a first-row table's batch read skips level 0,
+			// which holds the second writer's files until it compacts
+			// (its compaction of the commit was refused: the files it
+			// read were replaced).
+			equalRows(t, "rows", readRows(t, tbl.FileIO.URL(), reader.WithAllLevels()), want)
+		})
+	}
+}
+
+// TestCrossPartitionConcurrentResolved: partial-update, aggregation and
+// first-row tables: two writers both put key 1 as a new key into different
+// partitions. The commit that comes second is resolved, not refused (the
+// old behaviour was commit.ErrKeyIndexStale): the first committed
+// placement wins, as with one Java GlobalIndexAssigner taking the writes
+// in commit order. Partial-update and aggregation move the second
+// writer's rows of the key into the first one's partition-bucket, with
+// its partition value, merged after the rows there (UseOldExistingProcessor);
+// first-row drops them (SkipNewExistingProcessor); other keys stay where
+// they were written. A partition holds no row of a key moved out of it.
+func TestCrossPartitionConcurrentResolved(t *testing.T) {
+	pu := []types.DataField{{Name: "a", Type: types.String()}, {Name: "b", Type: types.String()}}
+	for _, c := range []resolveCase{{
+		name: "partial-update", opts: map[string]string{"merge-engine": "partial-update"}, values: pu,
+		rows1: [][]any{{int32(1), int32(1), "a1", "b1"}},
+		rows2: [][]any{{int32(1), int32(2), "a2", nil}, {int32(2), int32(2), "x", nil}},
+		want1: sorted("1|1|a2|b1", "2|2|x|(null)"),
+		want2: sorted("1|2|a1|b1", "2|2|x|(null)"),
+	}, {
+		name: "aggregation", opts: map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum"},
+		values: []types.DataField{{Name: "n", Type: types.BigInt()}},
+		rows1:  [][]any{{int32(1), int32(1), int64(10)}, {int32(3), int32(1), int64(1)}},
+		rows2:  [][]any{{int32(1), int32(2), int64(5)}, {int32(2), int32(2), int64(7)}},
+		want1:  sorted("1|1|15", "2|2|7", "3|1|1"),
+		want2:  sorted("1|2|15", "2|2|7", "3|1|1"),
+	}, {
+		name: "first-row", opts: map[string]string{"merge-engine": "first-row"},
+		values: []types.DataField{{Name: "v", Type: types.String()}},
+		rows1:  [][]any{{int32(1), int32(1), "a"}},
+		rows2:  [][]any{{int32(1), int32(2), "b"}, {int32(4), int32(2), "d"}},
+		want1:  sorted("1|1|a", "4|2|d"),
+		want2:  sorted("1|2|b", "4|2|d"),
+	}} {
+		runResolve(t, c)
+	}
+}
+
+// TestCrossPartitionResolvedThenWrite: after a resolved commit the
+// writer's key index follows the other writer's placement: its next row of
+// the key goes to that partition-bucket.
+func TestCrossPartitionResolvedThenWrite(t *testing.T) {
 	ctx := context.Background()
 	tbl := crossTable(t, map[string]string{"merge-engine": "partial-update"},
 		types.DataField{Name: "a", Type: types.String()}, types.DataField{Name: "b", Type: types.String()})
@@ -266,23 +346,19 @@ func TestCrossPartitionConcurrentRefused(t *testing.T) {
 	if err := commitWrite(t, w1, c1, 1); err != nil {
 		t.Fatal(err)
 	}
-	err := commitWrite(t, w2, c2, 1)
-	if !errors.Is(err, commit.ErrKeyIndexStale) || !errors.Is(err, commit.ErrConflict) || !strings.Contains(err.Error(), "p=1/bucket-0") {
-		t.Fatalf("writer 2 commit = %v, want ErrKeyIndexStale naming p=1/bucket-0", err)
-	}
-	equalRows(t, "after the refused commit", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|(null)"))
-	if err := w2.Restore(ctx); err != nil {
+	if err := commitWrite(t, w2, c2, 1); err != nil {
 		t.Fatal(err)
 	}
-	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(2), nil, "b2"})
+	equalRows(t, "after writer 2", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|b2"))
+	r := rec(t, arrowFields(tbl.Schema), []any{int32(1), int32(2), "a3", nil})
 	if err := w2.Write(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	r.Release()
-	if err := commitWrite(t, w2, c2, 1); err != nil {
+	if err := commitWrite(t, w2, c2, 2); err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, "after writer 2 retried", readRows(t, tbl.FileIO.URL()), sorted("1|1|a1|b2"))
+	equalRows(t, "after writer 2 again", readRows(t, tbl.FileIO.URL()), sorted("1|1|a3|b2"))
 }
 
 // TestCrossPartitionBootstrapCorrupt: a truncated data file fails the
