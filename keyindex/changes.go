@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
@@ -79,4 +80,25 @@ func Added(ctx context.Context, fio *fileio.FileIO, s *snapshot.Snapshot) ([]man
 		}
 	}
 	return out, nil
+}
+
+// Fresh reports whether a partition-bucket whose live data files are files
+// is bootstrapped into a key index under cross-partition-upsert.index-ttl
+// ttl at now (Java IndexBootstrap.filterSplit): some file was created at
+// most ttl before now. A file's creation time is the writer's local wall
+// clock stored as if UTC (manifest.DataFileMeta.CreationTime); it is read
+// back in the local time zone, as Java's creationTimeEpochMillis does. A
+// file without a creation time counts as fresh.
+func Fresh(files []manifest.DataFileMeta, ttl time.Duration, now time.Time) bool {
+	for _, f := range files {
+		if f.CreationTime == nil {
+			return true
+		}
+		w := time.UnixMilli(*f.CreationTime).UTC()
+		created := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), time.Local)
+		if now.UnixMilli() <= created.UnixMilli()+ttl.Milliseconds() {
+			return true
+		}
+	}
+	return false
 }

@@ -528,6 +528,18 @@ func (o Options) PartitionExpirationTime() (d time.Duration, set bool, err error
 	return d, err == nil, err
 }
 
+// CrossPartitionUpsertIndexTTL is "cross-partition-upsert.index-ttl": a
+// key index bootstrap skips the partition-buckets none of whose files was
+// created within it (Java IndexBootstrap.filterSplit); no default (set
+// reports whether it is configured: without it every key is indexed).
+func (o Options) CrossPartitionUpsertIndexTTL() (d time.Duration, set bool, err error) {
+	if _, ok := o["cross-partition-upsert.index-ttl"]; !ok {
+		return 0, false, nil
+	}
+	d, err = o.Duration("cross-partition-upsert.index-ttl", 0)
+	return d, err == nil, err
+}
+
 // PartitionExpirationCheckInterval is "partition.expiration-check-interval";
 // default 1 hour. Zero checks after every commit.
 func (o Options) PartitionExpirationCheckInterval() (time.Duration, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/keyindex"
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/resequence"
 	"github.com/paimon-go/paimon/row"
@@ -44,8 +46,20 @@ type crossPartition struct {
 	// reboot: the index is bootstrapped from the latest snapshot, not the
 	// restored one (a refresh failed).
 	reboot   bool
-	replayed int                  // snapshots replayed by refreshCross
-	rw       *resequence.Rewriter // reads replayed files; nil until used
+	replayed int // snapshots replayed by refreshCross
+	// ttl is cross-partition-upsert.index-ttl (hasTTL: set).
+	ttl    time.Duration
+	hasTTL bool
+	rw     *resequence.Rewriter // reads replayed files; nil until used
+}
+
+// fresh is the split filter of cross-partition-upsert.index-ttl at now
+// (keyindex.Fresh), nil without the option.
+func (x *crossPartition) fresh(now time.Time) func([]manifest.DataFileMeta) bool {
+	if !x.hasTTL {
+		return nil
+	}
+	return func(files []manifest.DataFileMeta) bool { return keyindex.Fresh(files, x.ttl, now) }
 }
 
 func (w *Write) initCross() error {
@@ -56,6 +70,9 @@ func (w *Write) initCross() error {
 		return err
 	}
 	if x.target, err = o.DynamicBucketTargetRowNum(); err != nil {
+		return err
+	}
+	if x.ttl, x.hasTTL, err = o.CrossPartitionUpsertIndexTTL(); err != nil {
 		return err
 	}
 	if x.target <= 0 {
@@ -86,7 +103,7 @@ func (w *Write) crossIndex(ctx context.Context) (*keyindex.Index, error) {
 		if err := w.loadRestore(ctx); err != nil {
 			return nil, err
 		}
-		idx, err := bootstrapKeyIndex(ctx, w.fio, w.restoredSnap, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, w.cfg.mem)
+		idx, err := bootstrapKeyIndex(ctx, w.fio, w.restoredSnap, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, x.fresh(w.now()), w.cfg.mem)
 		if err != nil {
 			return nil, fmt.Errorf("writer: cross-partition key index: %w", err)
 		}
@@ -282,13 +299,14 @@ func (w *Write) rebuildCross(ctx context.Context, in *input, out []routed, bucke
 
 // bootstrapKeyIndex returns the key index (package keyindex) of the table rooted at fio as of snapshot
 // snapshotID (0: an empty table gives an empty Index): the trimmed primary
-// keys (names keys, types keyTypes) of every split, read merge-on-read over
-// all levels so deleted keys are absent, located at the split's partition
-// and bucket (Java IndexBootstrap.bootstrap with one assigner; the
-// cross-partition-upsert.index-ttl filter is not applied: every key is
-// indexed). partKeys are the partition column names; their values of every
-// partition holding a key are kept (Index.Values).
-func bootstrapKeyIndex(ctx context.Context, fio *fileio.FileIO, snapshotID int64, keys, partKeys []string, keyTypes []types.DataType, target int64, mem memory.Allocator) (*keyindex.Index, error) {
+// keys (names keys, types keyTypes) of every split that fresh keeps (nil:
+// every split), read merge-on-read over all levels so deleted keys are
+// absent, located at the split's partition and bucket (Java
+// IndexBootstrap.bootstrap with one assigner; fresh is its
+// cross-partition-upsert.index-ttl filterSplit). partKeys are the
+// partition column names; their values of every partition holding a key
+// are kept (Index.Values).
+func bootstrapKeyIndex(ctx context.Context, fio *fileio.FileIO, snapshotID int64, keys, partKeys []string, keyTypes []types.DataType, target int64, fresh func([]manifest.DataFileMeta) bool, mem memory.Allocator) (*keyindex.Index, error) {
 	x := keyindex.New(target)
 	if snapshotID == 0 {
 		return x, nil
@@ -300,6 +318,9 @@ func bootstrapKeyIndex(ctx context.Context, fio *fileio.FileIO, snapshotID int64
 	}
 	vals := make([]any, len(keyTypes))
 	for _, sp := range plan.Splits {
+		if fresh != nil && !fresh(sp.Files) {
+			continue
+		}
 		id := x.Part(sp.Partition)
 		for b, err := range plan.ReadSplit(ctx, sp) {
 			if err != nil {

@@ -498,3 +498,51 @@ func TestCrossPartitionSequenceGrowth(t *testing.T) {
 		t.Errorf("highest sequence number %d, want at most rows + snapshots = %d", maxSeq, bound)
 	}
 }
+
+// TestCrossPartitionIndexTTL: with cross-partition-upsert.index-ttl, a new
+// Write's key index skips the partition-buckets none of whose files was
+// created within the TTL (Java IndexBootstrap.filterSplit): a key of such
+// a bucket counts as new and is written again in its row's partition
+// without retracting the old row (the duplication Java documents), while
+// a key of a fresh bucket moves (deduplicate). Without the option both
+// keys move.
+func TestCrossPartitionIndexTTL(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Now()
+	for _, c := range []struct {
+		opts map[string]string
+		want []string
+	}{
+		{map[string]string{"cross-partition-upsert.index-ttl": "1 h"}, sorted("1|1|a", "1|3|x", "2|3|y")},
+		{nil, sorted("1|3|x", "2|3|y")},
+	} {
+		tbl := crossTable(t, c.opts, types.DataField{Name: "v", Type: types.String()})
+		fs := arrowFields(tbl.Schema)
+		step := func(user string, id int64, at time.Time, rows ...[]any) {
+			t.Helper()
+			w, err := writer.New(tbl.FileIO, tbl.Schema, user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			writer.SetNow(w, func() time.Time { return at })
+			cm, err := commit.New(tbl.FileIO, tbl.Schema, user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cm.Close()
+			r := rec(t, fs, rows...)
+			defer r.Release()
+			if err := w.Write(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := commitWrite(t, w, cm, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step("u1", 1, t0.Add(-3*time.Hour), []any{int32(1), int32(1), "a"})
+		step("u2", 1, t0.Add(-30*time.Minute), []any{int32(2), int32(2), "b"})
+		step("u3", 1, t0, []any{int32(1), int32(3), "x"}, []any{int32(2), int32(3), "y"})
+		equalRows(t, fmt.Sprintf("rows with %v", c.opts), readRows(t, tbl.FileIO.URL()), c.want)
+	}
+}

@@ -104,7 +104,7 @@ func (w *Write) dropWriters(ctx context.Context) error {
 // rebootCross bootstraps the key index from snapshot id.
 func (w *Write) rebootCross(ctx context.Context, id int64) error {
 	x := w.xp
-	idx, err := bootstrapKeyIndex(ctx, w.fio, id, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, w.cfg.mem)
+	idx, err := bootstrapKeyIndex(ctx, w.fio, id, w.ts.TrimmedPrimaryKeys(), w.ts.PartitionKeys, w.bucketType, x.target, x.fresh(w.now()), w.cfg.mem)
 	if err != nil {
 		x.idx, x.from, x.reboot = nil, 0, true
 		return fmt.Errorf("writer: cross-partition key index: %w", err)
