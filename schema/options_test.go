@@ -412,3 +412,17 @@ func TestExpirationOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossPartitionUpsertIndexTTL: cross-partition-upsert.index-ttl has no
+// default, parses Java durations and rejects others.
+func TestCrossPartitionUpsertIndexTTL(t *testing.T) {
+	if d, set, err := (Options{}).CrossPartitionUpsertIndexTTL(); d != 0 || set || err != nil {
+		t.Errorf("default %v %v %v", d, set, err)
+	}
+	if d, set, err := (Options{"cross-partition-upsert.index-ttl": "2 h"}).CrossPartitionUpsertIndexTTL(); d != 2*time.Hour || !set || err != nil {
+		t.Errorf("2 h: %v %v %v", d, set, err)
+	}
+	if _, set, err := (Options{"cross-partition-upsert.index-ttl": "soon"}).CrossPartitionUpsertIndexTTL(); set || !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("soon: %v %v, want ErrInvalidOption", set, err)
+	}
+}
