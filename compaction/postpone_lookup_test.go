@@ -33,6 +33,12 @@ func TestPostponeCompactionLookup(t *testing.T) {
 		want1  []string
 		round2 [][]any
 		want2  []string
+		// deleted are the rows the deletion vectors delete after each of
+		// the three compactions: the first one fully compacts each bucket
+		// into the highest level; later ones bring a bucket's new rows to
+		// level 4 (above the level-5 run) and mark the versions they
+		// replace on level 5.
+		deleted [3]int64
 	}{{
 		name: "dv-deduplicate",
 		opts: map[string]string{"deletion-vectors.enabled": "true"},
@@ -46,7 +52,8 @@ func TestPostponeCompactionLookup(t *testing.T) {
 			{int32(1), int32(5), "d5", "+I"}, {int32(1), int32(2), "d2", "+I"},
 			{int32(1), int32(3), nil, "-D"}, {int32(2), int32(8), nil, "-D"},
 		},
-		want2: []string{"1|1|b1x", "1|2|d2", "1|4|a4", "1|5|d5", "2|7|c7"},
+		want2:   []string{"1|1|b1x", "1|2|d2", "1|4|a4", "1|5|d5", "2|7|c7"},
+		deleted: [3]int64{0, 1, 3},
 	}, {
 		name: "dv-partial-update",
 		opts: map[string]string{"deletion-vectors.enabled": "true", "merge-engine": "partial-update"},
@@ -60,7 +67,8 @@ func TestPostponeCompactionLookup(t *testing.T) {
 			{int32(1), int32(2), nil, "+I"}, {int32(1), int32(3), "d3", "+I"},
 			{int32(2), int32(7), nil, "+I"}, {int32(2), int32(9), "d9", "+I"},
 		},
-		want2: []string{"1|1|a1", "1|2|b2", "1|3|d3", "1|4|a4", "1|5|b5", "2|7|c7", "2|9|d9"},
+		want2:   []string{"1|1|a1", "1|2|b2", "1|3|d3", "1|4|a4", "1|5|b5", "2|7|c7", "2|9|d9"},
+		deleted: [3]int64{0, 1, 1},
 	}, {
 		name: "first-row",
 		opts: map[string]string{"merge-engine": "first-row"},
@@ -93,17 +101,17 @@ func TestPostponeCompactionLookup(t *testing.T) {
 				{int32(1), int32(3), "a3", "+I"}, {int32(1), int32(4), "a4", "+I"},
 			})
 			before := []string{"1|1|a1", "1|2|a2", "1|3|a3", "1|4|a4"}
-			checkLookupCompaction(t, tbl, before)
+			checkLookupCompaction(t, tbl, before, tc.deleted[0])
 			half := len(tc.round1) / 2
 			writePostpone(t, tbl, tc.round1[:half])
 			writePostpone(t, tbl, tc.round1[half:])
 			checkRows(t, tbl, before)
-			checkLookupCompaction(t, tbl, tc.want1)
+			checkLookupCompaction(t, tbl, tc.want1, tc.deleted[1])
 			checkRows(t, tbl, before, reader.WithSnapshot(latest(t, tbl).ID-1))
 
 			writePostpone(t, tbl, tc.round2)
 			checkRows(t, tbl, tc.want1)
-			checkLookupCompaction(t, tbl, tc.want2)
+			checkLookupCompaction(t, tbl, tc.want2, tc.deleted[2])
 			if id := compact(t, tbl, false); id != 0 {
 				t.Errorf("third Compact = %d, want 0 (nothing to compact)", id)
 			}
@@ -113,10 +121,10 @@ func TestPostponeCompactionLookup(t *testing.T) {
 
 // checkLookupCompaction runs a postpone compaction of a lookup table and
 // checks its snapshot: COMPACT, the rows want, no postpone or level-0 file
-// left, every data file in a bucket directory referenced by a snapshot, and (deletion-vector
-// tables) the deletion vectors deleting exactly the rows that the merge
-// of all live rows supersedes.
-func checkLookupCompaction(t *testing.T, tbl *catalog.Table, want []string) {
+// left, every data file in a bucket directory referenced by a snapshot,
+// and (deletion-vector tables) the deletion vectors deleting wantDeleted
+// rows, exactly the live rows beyond the visible ones.
+func checkLookupCompaction(t *testing.T, tbl *catalog.Table, want []string, wantDeleted int64) {
 	t.Helper()
 	ctx := context.Background()
 	pre := latest(t, tbl).ID
@@ -206,6 +214,9 @@ func checkLookupCompaction(t *testing.T, tbl *catalog.Table, want []string) {
 				deleted += m.DeletionVectorOf(name).Cardinality()
 			}
 		}
+	}
+	if deleted != wantDeleted {
+		t.Errorf("deletion vectors delete %d rows, want %d", deleted, wantDeleted)
 	}
 	if rows-deleted != int64(len(want)) {
 		t.Errorf("live rows %d - deleted %d = %d, want %d visible rows", rows, deleted, rows-deleted, len(want))
