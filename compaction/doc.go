@@ -112,7 +112,12 @@
 // sequence numbers, and committed with the deletion of the postpone files
 // in one COMPACT snapshot; the committer's conflict check makes a second
 // compaction of the same files fail with commit.ErrConflict. A partition's
-// postpone rows are held in memory while they are routed.
+// postpone rows are held in memory while they are routed. Deletion-vector
+// and first-row tables, whose batch reads skip level 0, have each bucket
+// that received rows compacted (postpone_lookup.go: universal picks with
+// ForceUpLevel0, the lookups of Run) until its level 0 is empty, and the
+// outputs and the new deletion-vector index file join the same snapshot,
+// as Java's real-table writer waits for its lookup compaction.
 //
 // # Memory
 //
@@ -164,8 +169,7 @@
 //
 // # Not implemented
 //
-// Postpone compaction of deletion-vector and first-row tables (their
-// level-0 outputs need a lookup compaction), changelog producers lookup
+// Changelog producers lookup
 // and full-compaction (their compactions must
 // write changelog files), force-lookup, lookup-compact = gentle (treated as
 // radical: a standalone compaction keeps no trigger count), local lookup

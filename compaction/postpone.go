@@ -38,7 +38,8 @@ type postponePart struct {
 	dir        string                  // partition directory: "" or "<path>/" below data-file.path-directory
 	files      []manifest.DataFileMeta // bucket-postpone files, oldest first
 	numBuckets int
-	maxSeq     map[int32]int64 // highest sequence number of each real bucket's live files
+	maxSeq     map[int32]int64                   // highest sequence number of each real bucket's live files
+	live       map[int32][]manifest.DataFileMeta // each real bucket's live files
 }
 
 // Postpone compacts a postpone-bucket table (bucket = -2), the compaction
@@ -56,6 +57,19 @@ type postponePart struct {
 // files (file source APPEND, as Java's writer) into the real buckets. One
 // COMPACT snapshot deletes the postpone files and adds the new ones.
 //
+// Tables compacted with lookup (deletion-vectors.enabled, merge-engine =
+// first-row), whose batch reads skip level 0, get what Java's real-table
+// writer gives them at prepareCommit with lookup.wait: each real bucket that
+// received rows is restored from its live files (and deletion vectors) and
+// compacted with the universal strategy and ForceUpLevel0 until level 0 is
+// empty (deletion-vector lookups mark the replaced rows; first-row drops
+// keys already on a higher level), the intermediate level-0 files are
+// deleted, and the same COMPACT snapshot carries the compacted real-bucket
+// files and the bucket's new deletion-vector index file
+// (PostponeBucketCommittableRewriter). As in Java, level-0 files of real
+// buckets that receive no postpone row (a fixed-bucket batch write is
+// write-only) stay where they are.
+//
 // The partition's postpone rows are held in memory while its buckets are
 // written. It returns the new snapshot's id, or 0 when no partition had
 // postpone files.
@@ -66,8 +80,7 @@ type postponePart struct {
 // commit fails with an error wrapping commit.ErrConflict, the new files are
 // deleted and the table is unchanged, so no row is lost or applied twice.
 //
-// Errors wrap ErrUnsupported (deletion vectors or first-row, whose batch
-// reads skip level-0 files, and the features NewPlan refuses),
+// Errors wrap ErrUnsupported (the features NewPlan refuses),
 // ErrInvalidArgument (a partition whose real-bucket files have two bucket
 // counts, a partition spec that does not fit), schema.ErrInvalidOption, the
 // errors of reading (format.ErrCorrupt naming the file, fileio.ErrNotExist)
@@ -88,16 +101,6 @@ func Postpone(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, c
 		opts.Now = time.Now
 	}
 	o := ts.Options
-	if dv, err := o.DeletionVectorsEnabled(); err != nil {
-		return 0, err
-	} else if dv {
-		return 0, fmt.Errorf("%w: postpone compaction with deletion-vectors.enabled = true (level-0 outputs need a lookup compaction)", ErrUnsupported)
-	}
-	if engine, err := o.MergeEngine(); err != nil {
-		return 0, err
-	} else if engine == schema.MergeFirstRow {
-		return 0, fmt.Errorf("%w: postpone compaction with merge-engine = first-row (level-0 outputs need a lookup compaction)", ErrUnsupported)
-	}
 	defNum, err := o.Int("postpone.default-bucket-num", 1)
 	if err != nil {
 		return 0, err
@@ -139,6 +142,15 @@ func Postpone(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, c
 		return 0, nil
 	}
 	pc := &postponeCompaction{t: t}
+	var index []manifest.IndexManifestEntry
+	if t.dv && plan.Snapshot != nil && plan.Snapshot.IndexManifest != nil && *plan.Snapshot.IndexManifest != "" {
+		if index, err = manifest.ReadIndexManifest(ctx, fio, *plan.Snapshot.IndexManifest); err != nil {
+			return 0, fmt.Errorf("compaction: index manifest of snapshot %d: %w", latest, err)
+		}
+	}
+	if pc.lookup, err = newPostponeLookup(fio, ts, opts, index); err != nil {
+		return 0, err
+	}
 	if pc.router, err = reader.NewPostponeRouter(ts); err != nil {
 		return 0, err
 	}
@@ -189,7 +201,7 @@ func postponeParts(plan *reader.Plan, ts *schema.TableSchema, sel *selector, def
 		k := string(sp.Partition)
 		p := byPart[k]
 		if p == nil {
-			p = &postponePart{partition: sp.Partition, values: sp.PartitionValues, maxSeq: map[int32]int64{}}
+			p = &postponePart{partition: sp.Partition, values: sp.PartitionValues, maxSeq: map[int32]int64{}, live: map[int32][]manifest.DataFileMeta{}}
 			byPart[k] = p
 			order = append(order, k)
 		}
@@ -217,6 +229,7 @@ func postponeParts(plan *reader.Plan, ts *schema.TableSchema, sel *selector, def
 			m = max(m, f.MaxSequenceNumber)
 		}
 		p.maxSeq[sp.Bucket] = m
+		p.live[sp.Bucket] = sp.Files
 	}
 	var out []postponePart
 	for _, k := range order {
@@ -251,12 +264,13 @@ type postponeCompaction struct {
 	t       *table
 	layout  *datafile.Layout
 	router  *reader.PostponeRouter
+	lookup  *postponeLookup // nil unless the table is compacted with lookup
 	written []string
 }
 
 func (pc *postponeCompaction) discard(ctx context.Context) {
 	for _, p := range pc.written {
-		_ = pc.t.fio.Delete(ctx, p)
+		_ = datafile.DeleteLocation(ctx, pc.t.fio, p)
 	}
 	pc.written = nil
 }
@@ -325,14 +339,24 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 		if !ok {
 			seq = -1
 		}
-		files, err := pc.writeBucket(ctx, p.dir+"bucket-"+strconv.Itoa(int(b)), routed[b], seq+1)
+		dir := p.dir + "bucket-" + strconv.Itoa(int(b))
+		files, err := pc.writeBucket(ctx, dir, routed[b], seq+1)
 		if err != nil {
 			return nil, err
 		}
-		if len(files) > 0 {
+		inc := commit.CompactIncrement{After: files}
+		if pc.lookup != nil && len(files) > 0 {
+			var written []string
+			inc, written, err = pc.lookup.raise(ctx, p.partition, b, int32(p.numBuckets), dir, p.live[b], files)
+			if err != nil {
+				return nil, err
+			}
+			pc.written = append(pc.written, written...)
+		}
+		if !inc.IsEmpty() {
 			msgs = append(msgs, commit.Message{
 				Partition: p.partition, Bucket: b, TotalBuckets: int32(p.numBuckets),
-				Compact: commit.CompactIncrement{After: files},
+				Compact: inc,
 			})
 		}
 	}

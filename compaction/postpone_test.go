@@ -306,20 +306,6 @@ func TestPostponeCompactionConcurrent(t *testing.T) {
 	}
 }
 
-// TestPostponeCompactionRefused: postpone compaction of deletion-vector
-// and first-row tables (whose batch reads skip level 0) fails with
-// ErrUnsupported.
-func TestPostponeCompactionRefused(t *testing.T) {
-	for _, o := range []map[string]string{{"deletion-vectors.enabled": "true"}, {"merge-engine": "first-row"}} {
-		tbl := newPostponeTable(t, o)
-		ts := *tbl.Schema
-		_, err := compaction.Compact(context.Background(), tbl.FileIO, &ts, user, compaction.Options{})
-		if name := slices.Collect(maps.Values(o))[0]; !errors.Is(err, compaction.ErrUnsupported) || !strings.Contains(err.Error(), "postpone compaction with") {
-			t.Errorf("%v: Compact = %v, want ErrUnsupported naming the postpone compaction of %s", o, err, name)
-		}
-	}
-}
-
 // TestPostponeCompactionBesideWriter: a postpone compaction's commit is not
 // refused because a writer committed another bucket-postpone file with the
 // same keys after the compaction read the bucket (all postpone files share

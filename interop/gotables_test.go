@@ -62,7 +62,10 @@ type goTable struct {
 	// "expire" through writer and paimon.Table.NewCommit, whose automatic
 	// maintenance expires snapshots (and partitions) after every commit,
 	// with a full compaction before the last commit of a primary-key table
-	// so that the expiration deletes data files too.
+	// so that the expiration deletes data files too,
+	// "compact-each" through writer and commit with a compaction
+	// (compaction.Compact) after every commit (postpone tables: each
+	// commit's bucket-postpone rows routed onto the earlier ones).
 	mode string
 	// keep, when set, selects the final rows that survive (partition
 	// expiration drops the others).
@@ -415,6 +418,22 @@ func goTables() []goTable {
 		{name: "go_pk_postpone_compacted_orc", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-2", "postpone.batch-write-fixed-bucket": "false", "file.format": "orc"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact"},
+		// Deletion-vector and first-row postpone tables (batch reads skip
+		// level 0): each compaction lookup-compacts the routed rows up onto
+		// the earlier ones, marking replaced rows in deletion vectors.
+		{name: "go_pk_postpone_dv_compacted", fields: pkFields, partitionKeys: []string{"region"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "-2", "postpone.batch-write-fixed-bucket": "false",
+				"postpone.default-bucket-num": "2", "deletion-vectors.enabled": "true"},
+			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "compact-each"},
+		{name: "go_pk_postpone_first_row_compacted",
+			fields:      []types.DataField{field("id", types.Int()), field("v", types.String())},
+			primaryKeys: []string{"id"}, options: map[string]string{"bucket": "-2", "postpone.batch-write-fixed-bucket": "false",
+				"postpone.default-bucket-num": "2", "merge-engine": "first-row"},
+			engine: "first-row", commits: [][]goRow{
+				{ins(int32(1), "first-1"), ins(int32(2), "first-2"), ins(int32(1), "second-1")},
+				{ins(int32(2), "second-2"), ins(int32(3), "first-3")},
+				{ins(int32(3), "second-3"), ins(int32(4), "first-4"), ins(int32(1), "third-1")},
+			}, mode: "compact-each"},
 		{name: "go_pk_dv_dedupe", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}},
@@ -683,6 +702,11 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 		}
 		if err := commitRows(ctx, tbl, user, int64(i+1), rows, len(g.primaryKeys) > 0); err != nil {
 			return "", fmt.Errorf("%s commit %d: %w", g.name, i+1, err)
+		}
+		if g.mode == "compact-each" {
+			if sid, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user+"-compact", compaction.Options{}); err != nil || sid == 0 {
+				return "", fmt.Errorf("%s compaction after commit %d: snapshot %d, %w", g.name, i+1, sid, err)
+			}
 		}
 	}
 	if g.mode == "manifests" {

@@ -23,14 +23,16 @@ import (
 // every snapshot is empty; scenario_postpone_fixed: real buckets plus
 // postponed rows), our postpone compaction (what paimon compact does)
 // routes the rows into real buckets, and our read and Java's read give the
-// exact rows. Then, a mixed history: we write into bucket-postpone
+// exact rows; scenario_postpone_dv (deletion vectors) and
+// scenario_postpone_first_row are lookup-compacted up from level 0. Then, a mixed history: we write into bucket-postpone
 // (postpone.batch-write-fixed-bucket = false) beside Java's files, compact
 // again, and both reads give the exact rows.
 func TestJavaPostponeCompactedByGo(t *testing.T) {
 	ctx := context.Background()
 	java := javaPeer()
 	out := workDir(t, "java-postpone-compact")
-	names := []string{"scenario_postpone_streaming", "scenario_postpone_agg", "scenario_postpone_fixed"}
+	names := []string{"scenario_postpone_streaming", "scenario_postpone_agg", "scenario_postpone_fixed",
+		"scenario_postpone_dv", "scenario_postpone_first_row"}
 	if _, err := java.run(ctx, "scenarios", append([]string{out}, names...)...); err != nil {
 		t.Fatalf("java scenarios: %v", err)
 	}
@@ -127,6 +129,43 @@ func TestJavaPostponeCompactedByGo(t *testing.T) {
 {"p":"b","id":6,"v":"b6-go"}
 {"p":"c","id":1,"v":"c1-postponed"}
 {"p":"c","id":2,"v":"c2-go"}
+`},
+		// Deletion vectors: batch reads skip level 0, so the compaction
+		// lookup-compacts the routed rows up and marks the replaced ones.
+		{"scenario_postpone_dv", `{"p":"a","id":1,"v":"a1"}
+{"p":"a","id":2,"v":"a2-v2"}
+{"p":"a","id":4,"v":"a4-v3"}
+{"p":"a","id":5,"v":"a5"}
+{"p":"a","id":6,"v":"a6"}
+{"p":"b","id":1,"v":"b1"}
+{"p":"b","id":2,"v":"b2"}
+`, []goRow{
+			ins("a", int32(1), "a1-go"), withKind(row.RowKindDelete, "a", int32(5), nil), ins("a", int32(3), "a3-go"),
+			ins("b", int32(1), "b1-go"), ins("c", int32(1), "c1-go"),
+		}, `{"p":"a","id":1,"v":"a1-go"}
+{"p":"a","id":2,"v":"a2-v2"}
+{"p":"a","id":3,"v":"a3-go"}
+{"p":"a","id":4,"v":"a4-v3"}
+{"p":"a","id":6,"v":"a6"}
+{"p":"b","id":1,"v":"b1-go"}
+{"p":"b","id":2,"v":"b2"}
+{"p":"c","id":1,"v":"c1-go"}
+`},
+		// First-row: the first row of a key wins, across compactions too.
+		{"scenario_postpone_first_row", `{"p":"a","id":1,"v":"a1"}
+{"p":"a","id":2,"v":"a2"}
+{"p":"a","id":3,"v":"a3"}
+{"p":"a","id":4,"v":"a4"}
+{"p":"a","id":5,"v":"a5"}
+{"p":"b","id":1,"v":"b1"}
+`, []goRow{ins("a", int32(1), "a1-go"), ins("a", int32(6), "a6-go"), ins("a", int32(6), "a6-go2"), ins("b", int32(2), "b2-go")}, `{"p":"a","id":1,"v":"a1"}
+{"p":"a","id":2,"v":"a2"}
+{"p":"a","id":3,"v":"a3"}
+{"p":"a","id":4,"v":"a4"}
+{"p":"a","id":5,"v":"a5"}
+{"p":"a","id":6,"v":"a6-go"}
+{"p":"b","id":1,"v":"b1"}
+{"p":"b","id":2,"v":"b2-go"}
 `},
 	}
 	for _, c := range cases {

@@ -234,7 +234,7 @@ func postponeReplay(t *testing.T, url, engine string) []string {
 				k := r[0].(int32)
 				old, ok := model[k]
 				switch {
-				case !ok || engine == "deduplicate":
+				case !ok || engine == "deduplicate" || engine == "deletion-vectors":
 					model[k] = r
 				case engine == "aggregation":
 					model[k] = []any{k, r[1], old[2], old[3].(int64) + r[3].(int64)}
@@ -270,8 +270,11 @@ func postponeReplay(t *testing.T, url, engine string) []string {
 // rows read equal the commits applied in the order the compactions routed
 // them. Variants: "plain", and "kill", every writer and compactor killed
 // with SIGKILL once at a random moment and restarted. Local disk and MinIO;
-// short form 4 writers × 10 commits, deduplicate; -multiwriter.long: 4 × 50,
-// also aggregation.
+// short form 4 writers × 10 commits, deduplicate and deduplicate with
+// deletion vectors (each compaction lookup-compacts the routed rows up and
+// replaces the buckets' deletion-vector index files, so concurrent
+// compactions also meet on those); -multiwriter.long: 4 × 50, also
+// aggregation.
 func TestPostponeWritersAndCompactors(t *testing.T) {
 	procs, commits := 4, 10
 	if *long {
@@ -286,7 +289,7 @@ func TestPostponeWritersAndCompactors(t *testing.T) {
 	}
 	for _, st := range stores {
 		for _, e := range procEngines {
-			if e.name != "deduplicate" && (!*long || e.name != "aggregation") {
+			if e.name != "deduplicate" && e.name != "deletion-vectors" && (!*long || e.name != "aggregation") {
 				continue
 			}
 			for _, variant := range []string{"plain", "kill"} {
