@@ -2,13 +2,10 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/reader"
@@ -19,12 +16,9 @@ import (
 // RowKindColumn is the name of the first column of every batch.
 const RowKindColumn = "rowkind"
 
-// ErrChangesUnsupported: the per-snapshot change read is not available in
-// this build (it comes with reader.WithChanges).
-var ErrChangesUnsupported = errors.New("stream: per-snapshot change reads are not available")
-
 // ReaderSource is the Source over package reader: full reads plan snapshot
-// id with the given reader options (columns, filter, branch).
+// id (reader.WithSnapshot), change reads plan its delta or changelog
+// (reader.WithChanges), both with reader.WithRowKind and the given options.
 type ReaderSource struct {
 	FIO   *fileio.FileIO
 	Table *schema.TableSchema
@@ -34,44 +28,44 @@ type ReaderSource struct {
 	Opts []reader.Option
 }
 
-func (r *ReaderSource) options(id int64) []reader.Option {
+func (r *ReaderSource) options(extra ...reader.Option) []reader.Option {
 	o := append([]reader.Option{}, r.Opts...)
 	if len(r.Columns) > 0 {
 		o = append(o, reader.WithColumns(r.Columns...))
 	}
-	return append(o, reader.WithSnapshot(id))
+	return append(append(o, reader.WithRowKind()), extra...)
 }
 
-// Full yields snapshot id's rows with rowkind "+I".
-func (r *ReaderSource) Full(ctx context.Context, id int64) iter.Seq2[arrow.RecordBatch, error] {
+func (r *ReaderSource) read(ctx context.Context, what string, opts []reader.Option) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		p, err := reader.NewScan(r.FIO, r.options(id)...).Plan(ctx)
+		p, err := reader.NewScan(r.FIO, opts...).Plan(ctx)
 		if err != nil {
-			yield(nil, fmt.Errorf("stream: plan snapshot %d: %w", id, err))
+			yield(nil, fmt.Errorf("stream: plan %s: %w", what, err))
 			return
 		}
 		for b, err := range p.Records(ctx) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			out := withRowKind(b, "+I")
-			b.Release()
-			if !yield(out, nil) {
+			if !yield(b, err) || err != nil {
 				return
 			}
 		}
 	}
 }
 
-// Changes reports ErrChangesUnsupported until reader.WithChanges exists.
-func (r *ReaderSource) Changes(ctx context.Context, id int64, changelog bool) iter.Seq2[arrow.RecordBatch, error] {
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		yield(nil, fmt.Errorf("%w: snapshot %d", ErrChangesUnsupported, id))
-	}
+// Full yields snapshot id's rows (merged, each with its row kind).
+func (r *ReaderSource) Full(ctx context.Context, id int64) iter.Seq2[arrow.RecordBatch, error] {
+	return r.read(ctx, fmt.Sprintf("snapshot %d", id), r.options(reader.WithSnapshot(id)))
 }
 
-// Schema returns "rowkind" followed by the read columns.
+// Changes yields the changelog (changelog true) or the delta of snapshot id.
+func (r *ReaderSource) Changes(ctx context.Context, id int64, changelog bool) iter.Seq2[arrow.RecordBatch, error] {
+	mode := reader.ChangesDelta
+	if changelog {
+		mode = reader.ChangesChangelog
+	}
+	return r.read(ctx, fmt.Sprintf("%s of snapshot %d", mode, id), r.options(reader.WithChanges(id, mode)))
+}
+
+// Schema returns "rowkind" (utf8) followed by the read columns.
 func (r *ReaderSource) Schema() *arrow.Schema {
 	fields := r.Table.Fields
 	if len(r.Columns) > 0 {
@@ -85,23 +79,7 @@ func (r *ReaderSource) Schema() *arrow.Schema {
 		}
 		fields = sel
 	}
-	return prepend(types.SchemaToArrow(fields))
-}
-
-func prepend(sc *arrow.Schema) *arrow.Schema {
-	fs := append([]arrow.Field{{Name: RowKindColumn, Type: arrow.BinaryTypes.String}}, sc.Fields()...)
-	return arrow.NewSchema(fs, nil)
-}
-
-// withRowKind returns b with a constant rowkind column kind in front.
-func withRowKind(b arrow.RecordBatch, kind string) arrow.RecordBatch {
-	bld := array.NewStringBuilder(memory.DefaultAllocator)
-	defer bld.Release()
-	for i := int64(0); i < b.NumRows(); i++ {
-		bld.Append(kind)
-	}
-	kinds := bld.NewArray()
-	defer kinds.Release()
-	cols := append([]arrow.Array{kinds}, b.Columns()...)
-	return array.NewRecordBatch(prepend(b.Schema()), cols, b.NumRows())
+	// Java SpecialFields.ROW_KIND: id Integer.MAX_VALUE - 4, as reader.WithRowKind.
+	kind := types.DataField{ID: 2147483643, Name: RowKindColumn, Type: types.String()}
+	return types.SchemaToArrow(append([]types.DataField{kind}, fields...))
 }

@@ -113,7 +113,7 @@ func describe(s *stream.Snapshot) string {
 		slices.Sort(rows)
 		return fmt.Sprintf("full@%d: %s", s.ID, strings.Join(rows, ", "))
 	}
-	return strings.Join(rows, ", ")
+	return strings.Join(rows, "\n")
 }
 
 // take reads n deliveries, then checks that no further one arrives.
