@@ -84,7 +84,7 @@ func kindOf(key string) optionKind {
 		return kindBool
 	case schema.KeySnapshotTimeRetained, "changelog.time-retained", schema.KeyCommitMinRetryWait,
 		schema.KeyCommitMaxRetryWait, schema.KeyCommitTimeout, "compaction.optimization-interval",
-		"tag.default-time-retained", schema.KeyRealtimeReadViewTTL,
+		"tag.default-time-retained", schema.KeyRealtimeReadViewTTL, "consumer.expiration-time", "continuous.discovery-interval",
 		schema.KeyPartitionExpirationTime, schema.KeyPartitionExpirationCheckInterv:
 		return kindDuration
 	case schema.KeyTargetFileSize, schema.KeyWriteBufferSize, schema.KeyPageSize, schema.KeyManifestTargetFileSize,

@@ -2,15 +2,13 @@ package expire
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/paimon-go/paimon/consumer"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/snapfiles"
 	"github.com/paimon-go/paimon/manifest"
@@ -640,42 +638,16 @@ func list(ctx context.Context, sm *snapshot.Manager, keep func(int64) bool) ([]*
 	return out, nil
 }
 
-// maxConsumerFileSize is the largest consumer file read, in bytes: Java's
-// Consumer JSON is a few dozen bytes; a larger file is refused
-// (fileio.ErrTooLarge) rather than read whole.
-const maxConsumerFileSize = 1 << 20
-
 // minNextSnapshot returns the smallest nextSnapshot of the branch's consumers
-// (Java ConsumerManager.minNextSnapshot): consumer/consumer-<id> files holding
-// {"nextSnapshot": <id>}.
+// through package consumer (Java ConsumerManager.minNextSnapshot); a damaged
+// consumer file is ErrCorrupt (wrapping consumer.ErrCorrupt) naming it.
 func minNextSnapshot(ctx context.Context, fio *fileio.FileIO, branch string) (int64, bool, error) {
-	dir := snapfiles.BranchRoot(branch) + snapfiles.ConsumerDir
-	infos, err := fio.List(ctx, dir)
+	n, ok, err := consumer.New(fio, branch).MinNextSnapshot(ctx)
+	if errors.Is(err, consumer.ErrCorrupt) {
+		return 0, false, fmt.Errorf("expire: %w: %w", ErrCorrupt, err)
+	}
 	if err != nil {
-		return 0, false, fmt.Errorf("expire: list %s: %w", dir, err)
+		return 0, false, fmt.Errorf("expire: %w", err)
 	}
-	var out int64
-	found := false
-	for _, fi := range infos {
-		if fi.IsDir || !strings.HasPrefix(path.Base(fi.Path), snapfiles.ConsumerPrefix) {
-			continue
-		}
-		data, err := fio.ReadFileLimit(ctx, fi.Path, maxConsumerFileSize)
-		if errors.Is(err, fileio.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return 0, false, fmt.Errorf("expire: read consumer %s: %w", fi.Path, err)
-		}
-		var c struct {
-			NextSnapshot *int64 `json:"nextSnapshot"`
-		}
-		if err := json.Unmarshal(data, &c); err != nil || c.NextSnapshot == nil {
-			return 0, false, fmt.Errorf("%w: consumer file %s is not {\"nextSnapshot\": <id>}", ErrCorrupt, fi.Path)
-		}
-		if !found || *c.NextSnapshot < out {
-			out, found = *c.NextSnapshot, true
-		}
-	}
-	return out, found, nil
+	return n, ok, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/consumer"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/schema"
@@ -25,6 +26,10 @@ var (
 	// commit: reading the partitions or committing their drop. The commit
 	// itself succeeded.
 	ErrPartitionExpiration = errors.New("maintain: partition expiration failed")
+	// ErrConsumerExpiration wraps a failed consumer expiration after a
+	// commit (listing or deleting consumer files). The commit itself
+	// succeeded.
+	ErrConsumerExpiration = errors.New("maintain: consumer expiration failed")
 )
 
 // Options configure New. The zero value is Java's behaviour: errors are
@@ -57,6 +62,9 @@ type Stats struct {
 	PartitionChecks int
 	// PartitionsDropped is the number of partitions dropped.
 	PartitionsDropped int
+	// ConsumersExpired is the number of consumers deleted by
+	// consumer.expiration-time.
+	ConsumersExpired int
 	// Errors is the number of errors reported.
 	Errors int
 }
@@ -83,6 +91,9 @@ type Maintainer struct {
 
 	// Partition expiration (parts nil: off).
 	parts *partitionExpire
+
+	// consumerTTL is consumer.expiration-time (0: consumers never expire).
+	consumerTTL time.Duration
 
 	run sync.Mutex // one maintenance run at a time
 
@@ -166,6 +177,11 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Opt
 	}
 	postpone := bucket == -2 && len(ts.PrimaryKeys) > 0
 	m.snaps = !writeOnly && !postpone && m.limit > 0
+	if !writeOnly {
+		if m.consumerTTL, err = o.Duration(keyConsumerExpirationTime, 0); err != nil {
+			return nil, err
+		}
+	}
 	if !writeOnly && len(ts.PartitionKeys) > 0 {
 		if m.parts, err = newPartitionExpire(m, m.now()); errors.Is(err, errUnsupportedLayout) {
 			m.report(fmt.Errorf("%w: partition expiration is off: %w", ErrPartitionExpiration, err))
@@ -179,7 +195,11 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Opt
 // Enabled reports whether the Maintainer does anything: false for
 // write-only tables, and for tables whose options turn both expirations
 // off.
-func (m *Maintainer) Enabled() bool { return m.snaps || m.parts != nil }
+func (m *Maintainer) Enabled() bool { return m.snaps || m.parts != nil || m.consumerTTL > 0 }
+
+// keyConsumerExpirationTime is Java CoreOptions.CONSUMER_EXPIRATION_TIME (no
+// default: consumers never expire).
+const keyConsumerExpirationTime = "consumer.expiration-time"
 
 // AfterCommit runs the maintenance that is due after a commit that created
 // snapshot snapshotID (0: none) with commit identifier identifier
@@ -275,6 +295,20 @@ func (m *Maintainer) once(ctx context.Context) {
 	m.endInput = false
 	m.mu.Unlock()
 	now := m.now()
+	if m.consumerTTL > 0 {
+		// Consumers first, so that an expired one no longer holds snapshots
+		// back (TableCommitImpl.expire).
+		gone, err := consumer.New(m.fio, "").Expire(ctx, now.Add(-m.consumerTTL))
+		m.mu.Lock()
+		m.stats.ConsumersExpired += len(gone)
+		if len(gone) > 0 {
+			m.stuckAt = 0
+		}
+		m.mu.Unlock()
+		if err != nil {
+			m.report(fmt.Errorf("%w (after snapshot %d): %w", ErrConsumerExpiration, latest, err))
+		}
+	}
 	if snaps {
 		if err := m.expireSnapshots(ctx, latest, now); err != nil {
 			m.report(fmt.Errorf("%w (after snapshot %d): %w", ErrSnapshotExpiration, latest, err))

@@ -167,6 +167,8 @@ type splitRead struct {
 	filterCol []int             // per field of p.Schema: its column in valueCols, -1 if not read
 	unneeded  map[int]bool      // field ids of merged value columns read as nulls (mergeUnneeded)
 	poison    *castPoison       // lazy merge read: valueCols ends with castRowIDField
+	rawKV     bool              // key-value files read without merging (change splits, rowkind reads)
+	kindCol   bool              // source batches carry _VALUE_KIND after the value columns
 	mem       memory.Allocator
 }
 
@@ -177,9 +179,14 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 	if sp == nil || sp.table == nil || sp.schema == nil {
 		return nil, fmt.Errorf("%w: split was not made by Plan or EmptySplit", ErrInvalidScan)
 	}
-	merging := sp.PrimaryKey && (!sp.RawConvertible || withMem)
+	if sp.Changes && withMem {
+		return nil, fmt.Errorf("%w: in-memory rows with change split %s", ErrInvalidScan, sp.BucketPath)
+	}
+	merging := sp.PrimaryKey && !sp.Changes && (!sp.RawConvertible || withMem)
 	ts := sp.schema // differs from p.Schema for splits of a fallback branch
 	sr := &splitRead{plan: p, sp: sp, ts: ts, kv: merging, mem: memory.DefaultAllocator}
+	sr.rawKV = sp.PrimaryKey && !merging && (sp.Changes || p.cfg.rowKind)
+	sr.kindCol = sp.PrimaryKey && (sr.rawKV || p.cfg.rowKind)
 	// Primary-key merges need the full row (keys, sequence fields, aggregated
 	// columns); append reads need the projection plus the filter's fields.
 	if merging {
@@ -191,7 +198,7 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 		}
 	} else {
 		need := map[string]bool{}
-		for _, f := range p.Fields {
+		for _, f := range p.tableFields() {
 			need[f.Name] = true
 		}
 		if p.filter != nil {
@@ -207,7 +214,7 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 			}
 		}
 	}
-	for _, f := range p.Fields {
+	for _, f := range p.tableFields() {
 		i, _, ok := types.FieldByName(sr.valueCols, f.Name)
 		if !ok {
 			return nil, fmt.Errorf("%w: column %q not in the schema of split %s", ErrInvalidScan, f.Name, sp.BucketPath)
@@ -231,7 +238,7 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 // never read, and a value in it that cannot be cast fails nothing.
 func mergeUnneeded(ts *schema.TableSchema, p *Plan) map[int]bool {
 	need := map[string]bool{}
-	for _, f := range p.Fields {
+	for _, f := range p.tableFields() {
 		need[f.Name] = true
 	}
 	if p.filter != nil {
@@ -302,17 +309,29 @@ func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return nil, nil
 	}
 	if sr.poison != nil {
-		names := make([]string, len(p.Fields))
-		for i, f := range p.Fields {
+		names := make([]string, len(p.tableFields()))
+		for i, f := range p.tableFields() {
 			names[i] = f.Name
 		}
 		if err := sr.poison.check(rec, len(sr.valueCols)-1, names); err != nil {
 			return nil, err
 		}
 	}
-	cols := make([]arrow.Array, len(sr.outIdx))
-	for i, j := range sr.outIdx {
-		cols[i] = rec.Column(j)
+	cols := make([]arrow.Array, 0, len(sr.outIdx)+1)
+	if p.cfg.rowKind {
+		var kinds arrow.Array
+		if sr.kindCol {
+			kinds = rec.Column(int(rec.NumCols()) - 1)
+		}
+		rk, err := rowKindArray(kinds, int(rec.NumRows()), sr.mem)
+		if err != nil {
+			return nil, fmt.Errorf("reader: split %s: %w", sr.sp.BucketPath, err)
+		}
+		defer rk.Release()
+		cols = append(cols, rk)
+	}
+	for _, j := range sr.outIdx {
+		cols = append(cols, rec.Column(j))
 	}
 	return array.NewRecordBatch(sr.outSchema, cols, rec.NumRows()), nil
 }
@@ -324,6 +343,9 @@ func (sr *splitRead) raw(ctx context.Context) iter.Seq2[arrow.RecordBatch, error
 		for i := range sr.sp.Files {
 			f := &sr.sp.Files[i]
 			for rec, err := range sr.readFile(ctx, f, false) {
+				if err == nil && sr.rawKV {
+					rec = sr.kindLast(rec)
+				}
 				if !yield(rec, err) || err != nil {
 					return
 				}
@@ -388,7 +410,15 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 			}
 		}
 		opts := merge.Options{KeyColumns: keyCols, DropDeletes: true, BatchSize: sr.plan.cfg.batchSize}
+		if sr.kindCol {
+			opts.Layout = merge.LayoutKindValues
+		}
 		for rec, err := range merge.Merge(ctx, cfg, types.SchemaToArrow(inFields), runs, opts) {
+			if err == nil && sr.kindCol {
+				moved := moveColumn(rec, 0)
+				rec.Release()
+				rec = moved
+			}
 			if !yield(rec, err) || err != nil {
 				return
 			}
@@ -473,14 +503,14 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			return
 		}
 		var target []types.DataField
-		if sr.kv {
+		if sr.kv || sr.rawKV {
 			target = sr.kvFields(withKeys)
 		} else {
 			target = sr.valueCols
 		}
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
 		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded, RowCount: f.RowCount}
-		if !sr.kv && sr.plan.filter != nil {
+		if !sr.kv && !sr.rawKV && sr.plan.filter != nil {
 			// Rows the filter drops are not cast (finish filters again).
 			opts.Filter, opts.FilterFields = sr.plan.filter, sr.plan.Schema.Fields
 		}

@@ -92,6 +92,8 @@ type config struct {
 	bucket      *int32
 	where       string
 	cache       *Cache
+	changes     *changeSpec // WithChanges
+	rowKind     bool        // WithRowKind
 }
 
 // WithSnapshot reads snapshot id (time travel) instead of the latest one.
@@ -234,6 +236,9 @@ func newTableState(root *fileio.FileIO, branch string, mc *manifest.Cache) *tabl
 // Plan picks the snapshot, reads its manifests and groups the live files
 // into splits.
 func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
+	if err := s.checkChanges(); err != nil {
+		return nil, err
+	}
 	var mc *manifest.Cache
 	if s.cfg.cache != nil {
 		mc = s.cfg.cache.manifests
@@ -249,7 +254,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	if plan.Schema != nil {
 		fallback = plan.Schema.Options.ScanFallbackBranch()
 	}
-	if fallback == "" || s.cfg.noFallback || s.timeTravel() {
+	if fallback == "" || s.cfg.noFallback || s.timeTravel() || s.cfg.changes != nil {
 		return plan, nil
 	}
 	// FallbackReadFileStoreTable: partitions missing from the main branch are
@@ -281,6 +286,9 @@ func (s *Scan) timeTravel() bool {
 }
 
 func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snapshot.Snapshot, error) {
+	if s.cfg.changes != nil {
+		return snapshotByID(ctx, snaps, s.cfg.changes.snapshotID)
+	}
 	switch {
 	case s.cfg.tag != "":
 		sn, err := snaps.Tag(ctx, s.cfg.tag)
@@ -289,14 +297,7 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 		}
 		return &sn.Snapshot, nil
 	case s.cfg.snapshotID != 0:
-		sn, err := snaps.Get(ctx, s.cfg.snapshotID)
-		if err != nil {
-			if hint, ok, herr := snaps.EarliestHint(ctx); errors.Is(err, snapshot.ErrNotFound) && herr == nil && ok && hint > s.cfg.snapshotID {
-				return nil, fmt.Errorf("%w: snapshot %d: %w (below the earliest snapshot %d): %w", ErrNoSnapshot, s.cfg.snapshotID, ErrSnapshotExpired, hint, err)
-			}
-			return nil, fmt.Errorf("%w: snapshot %d: %w", ErrNoSnapshot, s.cfg.snapshotID, err)
-		}
-		return sn, nil
+		return snapshotByID(ctx, snaps, s.cfg.snapshotID)
 	case s.cfg.timestamp != nil:
 		sn, err := snaps.ByTimestamp(ctx, s.cfg.timestamp.UnixMilli())
 		if err != nil {
@@ -325,6 +326,19 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 		}
 		return sn, err
 	}
+}
+
+// snapshotByID reads snapshot id; a missing one fails with ErrNoSnapshot,
+// and also ErrSnapshotExpired when id is below the earliest snapshot.
+func snapshotByID(ctx context.Context, snaps *snapshot.Manager, id int64) (*snapshot.Snapshot, error) {
+	sn, err := snaps.Get(ctx, id)
+	if err != nil {
+		if hint, ok, herr := snaps.EarliestHint(ctx); errors.Is(err, snapshot.ErrNotFound) && herr == nil && ok && hint > id {
+			return nil, fmt.Errorf("%w: snapshot %d: %w (below the earliest snapshot %d): %w", ErrNoSnapshot, id, ErrSnapshotExpired, hint, err)
+		}
+		return nil, fmt.Errorf("%w: snapshot %d: %w", ErrNoSnapshot, id, err)
+	}
+	return sn, nil
 }
 
 func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.Predicate) (*Plan, error) {
@@ -375,7 +389,18 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	} else {
 		plan.Fields = ts.Fields
 	}
+	if s.cfg.rowKind {
+		if plan.Fields, err = withRowKindField(ts, plan.Fields); err != nil {
+			return nil, err
+		}
+	}
 	if sn == nil {
+		return plan, nil
+	}
+	if s.cfg.changes != nil {
+		if err := s.planChanges(ctx, t, plan, pr, changeLists(sn, s.cfg.changes.mode)); err != nil {
+			return nil, expiredErr(ctx, t.meta, sn, false, err)
+		}
 		return plan, nil
 	}
 	entries, err := s.readEntries(ctx, t, sn, pr)

@@ -41,6 +41,10 @@ type Split struct {
 	// 0 with no retract rows, and they share one level or the table reads
 	// with deletion vectors or first-row.
 	RawConvertible bool
+	// Changes reports a split of a change plan (WithChanges): its files are
+	// read one after another, without merging and without deletion
+	// vectors, each row with its own row kind (Java DataSplit.isStreaming).
+	Changes bool
 
 	table  *tableState
 	schema *schema.TableSchema // the schema the split is read with

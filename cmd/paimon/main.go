@@ -17,6 +17,8 @@
 //	paimon clean-orphans [--older-than D] [--dry-run] URL
 //	paimon tag create [--snapshot N] [--time-retained D] URL NAME | tag delete URL NAME | tag list URL
 //	paimon rollback (--to N | --tag NAME) [--delete-files] URL
+//	paimon tail [--from latest|full|earliest|snapshot:N|timestamp:T] [--consumer ID]
+//	           [--format jsonl] [--where EXPR] [--columns a,b] [--interval D] [--branch B] URL
 //
 // Durations (D) are written as Paimon writes them (1d, 2 h, 30min) or as Go
 // does (1h30m, 1.5h).
@@ -137,7 +139,7 @@ func newRoot(out io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd(), newAlterCmd())
+	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd(), newAlterCmd(), newTailCmd())
 	return root
 }
 
