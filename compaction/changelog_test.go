@@ -1,0 +1,154 @@
+package compaction_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/datafile"
+	"github.com/paimon-go/paimon/reader"
+	paimonrow "github.com/paimon-go/paimon/row"
+)
+
+// compactChangelog runs one compaction of tbl (full when asked), checks that
+// every changelog file is named with changelog-file.prefix and sits at the
+// output level, commits the data part of the result (the committer does not
+// take changelog files yet) and returns the changelog rows as
+// "<kind> k v n seq=<sequence number>", in file order.
+func compactChangelog(t *testing.T, tbl *catalog.Table, full bool) []string {
+	t.Helper()
+	ctx := context.Background()
+	p, err := compaction.NewPlan(ctx, tbl.FileIO, tbl.Schema, compaction.Options{Full: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	msgs := make([]commit.Message, 0, len(res.Messages))
+	for _, m := range res.Messages {
+		for _, f := range m.Compact.ChangelogFiles {
+			if !slices.Contains(res.Written, "bucket-0/"+f.FileName) {
+				t.Errorf("changelog file %s not in Written %v", f.FileName, res.Written)
+			}
+			if len(f.FileName) < 10 || f.FileName[:10] != "changelog-" {
+				t.Errorf("changelog file name %s", f.FileName)
+			}
+			out = append(out, readChangelog(t, tbl, "bucket-0/"+f.FileName)...)
+		}
+		m.Compact.ChangelogFiles = nil
+		msgs = append(msgs, m)
+	}
+	if len(msgs) > 0 {
+		c, err := commit.New(tbl.FileIO, tbl.Schema, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Commit(ctx, commit.BatchIdentifier, msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// readChangelog reads a changelog file in the KeyValue layout.
+func readChangelog(t *testing.T, tbl *catalog.Table, p string) []string {
+	t.Helper()
+	ts := tbl.Schema
+	var out []string
+	for rec, err := range reader.ReadDataFile(context.Background(), tbl.FileIO, p, ts, datafile.KeyValueFields(ts), reader.FileReadOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range int(rec.NumRows()) {
+			out = append(out, fmt.Sprintf("%s %d %s %s seq=%d",
+				paimonrow.RowKindString(byte(rec.Column(2).(*array.Int8).Value(i))),
+				rec.Column(0).(*array.Int32).Value(i), cellString(rec.Column(4), i), cellString(rec.Column(5), i),
+				rec.Column(1).(*array.Int64).Value(i)))
+		}
+		rec.Release()
+	}
+	return out
+}
+
+func cellString(a arrow.Array, i int) string {
+	if a.IsNull(i) {
+		return "null"
+	}
+	return a.ValueStr(i)
+}
+
+func checkChangelog(t *testing.T, step string, got []string, want ...string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: changelog\n got %q\nwant %q", step, got, want)
+	}
+}
+
+// TestFullCompactionChangelog: changelog-producer = full-compaction. The
+// first full compaction moves the level-0 file to the top level (an
+// upgrade) and inserts every key; later ones compare each changed key with
+// its top-level record (FullChangelogMergeFunctionWrapper): -U/+U with the
+// old record's and the merged record's sequence numbers, -D with the old
+// record, nothing for a retraction of an unknown key; keys found on the top
+// level only produce nothing.
+func TestFullCompactionChangelog(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  map[string]string
+		want2 []string
+	}{
+		// Second commit, deduplicate: 1 +U seq 4, 2 -D seq 5, 4 +I seq 6
+		// and -D seq 7 (merged by the writer into -D of an unknown key: no
+		// changelog), 5 +I seq 8, 3 +U with equal values seq 9 (-U/+U
+		// unless row-deduplicate).
+		{"deduplicate", nil, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 10 seq=4", "-D 2 a2 2 seq=2", "-U 3 a3 3 seq=3", "+U 3 a3 3 seq=9", "+I 5 e 5 seq=8"}},
+		{"row-deduplicate", map[string]string{"changelog-producer.row-deduplicate": "true"}, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 10 seq=4", "-D 2 a2 2 seq=2", "+I 5 e 5 seq=8"}},
+		// Second commit, partial-update and aggregation: 1 seq 4, 2 with
+		// nulls only seq 5 (unchanged value: -U/+U all the same), 5 seq 6,
+		// 3 seq 7.
+		{"partial-update", map[string]string{"merge-engine": "partial-update"}, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 10 seq=4", "-U 2 a2 2 seq=2", "+U 2 a2 2 seq=5", "-U 3 a3 3 seq=3", "+U 3 a3 30 seq=7", "+I 5 e 5 seq=6"}},
+		{"partial-update row-deduplicate", map[string]string{"merge-engine": "partial-update", "changelog-producer.row-deduplicate": "true"}, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 10 seq=4", "-U 3 a3 3 seq=3", "+U 3 a3 30 seq=7", "+I 5 e 5 seq=6"}},
+		{"aggregation", map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum"}, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 11 seq=4", "-U 2 a2 2 seq=2", "+U 2 a2 2 seq=5", "-U 3 a3 3 seq=3", "+U 3 a3 33 seq=7", "+I 5 e 5 seq=6"}},
+		// Ignoring n, 3's change (n only) is no change.
+		{"aggregation row-deduplicate ignore n", map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
+			"changelog-producer.row-deduplicate": "true", "changelog-producer.row-deduplicate-ignore-fields": "n"}, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 11 seq=4", "+I 5 e 5 seq=6"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := map[string]string{"changelog-producer": "full-compaction"}
+			for k, v := range tc.opts {
+				opts[k] = v
+			}
+			tbl := newPKTable(t, opts)
+			commitRows(t, tbl, nil, ins(0, "a0", int64(0)), ins(1, "a1", int64(1)), ins(2, "a2", int64(2)), ins(3, "a3", int64(3)))
+			checkChangelog(t, "first", compactChangelog(t, tbl, true),
+				"+I 0 a0 0 seq=0", "+I 1 a1 1 seq=1", "+I 2 a2 2 seq=2", "+I 3 a3 3 seq=3")
+			// k=0 untouched (top level only: no changelog).
+			switch tc.name {
+			case "deduplicate", "row-deduplicate":
+				commitRows(t, tbl, nil, upd(1, "x", int64(10)), del(2), ins(4, "d", int64(4)), del(4), ins(5, "e", int64(5)), upd(3, "a3", int64(3)))
+			default:
+				commitRows(t, tbl, nil, upd(1, "x", int64(10)), ins(2, nil, nil), ins(5, "e", int64(5)), upd(3, nil, int64(30)))
+			}
+			checkChangelog(t, "second", compactChangelog(t, tbl, true), tc.want2...)
+			// A full compaction with nothing new: no changelog.
+			checkChangelog(t, "third", compactChangelog(t, tbl, true))
+		})
+	}
+}
