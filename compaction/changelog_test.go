@@ -129,6 +129,11 @@ func TestFullCompactionChangelog(t *testing.T) {
 		{"aggregation row-deduplicate ignore n", map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
 			"changelog-producer.row-deduplicate": "true", "changelog-producer.row-deduplicate-ignore-fields": "n"}, []string{
 			"-U 1 a1 1 seq=1", "+U 1 x 11 seq=4", "+I 5 e 5 seq=6"}},
+		// lookup: the level-0 keys against the lowest level above 0.
+		{"lookup", map[string]string{"changelog-producer": "lookup"}, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 10 seq=4", "-D 2 a2 2 seq=2", "-U 3 a3 3 seq=3", "+U 3 a3 3 seq=9", "+I 5 e 5 seq=8"}},
+		{"lookup row-deduplicate", map[string]string{"changelog-producer": "lookup", "changelog-producer.row-deduplicate": "true"}, []string{
+			"-U 1 a1 1 seq=1", "+U 1 x 10 seq=4", "-D 2 a2 2 seq=2", "+I 5 e 5 seq=8"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := map[string]string{"changelog-producer": "full-compaction"}
@@ -141,7 +146,7 @@ func TestFullCompactionChangelog(t *testing.T) {
 				"+I 0 a0 0 seq=0", "+I 1 a1 1 seq=1", "+I 2 a2 2 seq=2", "+I 3 a3 3 seq=3")
 			// k=0 untouched (top level only: no changelog).
 			switch tc.name {
-			case "deduplicate", "row-deduplicate":
+			case "deduplicate", "row-deduplicate", "lookup", "lookup row-deduplicate":
 				commitRows(t, tbl, nil, upd(1, "x", int64(10)), del(2), ins(4, "d", int64(4)), del(4), ins(5, "e", int64(5)), upd(3, "a3", int64(3)))
 			default:
 				commitRows(t, tbl, nil, upd(1, "x", int64(10)), ins(2, nil, nil), ins(5, "e", int64(5)), upd(3, nil, int64(30)))
@@ -151,4 +156,31 @@ func TestFullCompactionChangelog(t *testing.T) {
 			checkChangelog(t, "third", compactChangelog(t, tbl, true))
 		})
 	}
+}
+
+// TestLookupChangelogMinor: changelog-producer = lookup, a minor
+// compaction of level-0 files below the top level: the value before of each
+// level-0 key comes from the lookup on the levels above the output level.
+func TestLookupChangelogMinor(t *testing.T) {
+	tbl := newPKTable(t, map[string]string{"changelog-producer": "lookup"})
+	// A large top level, so that the five small level-0 files are
+	// compacted without it (no size amplification).
+	commitRows(t, tbl, nil, baseRows(5000)...)
+	if got := compactChangelog(t, tbl, true); len(got) != 5000 || got[4999] != "+I 4999 a4999 4999 seq=4999" {
+		t.Fatalf("first: %d changelog rows, last %q", len(got), got[len(got)-1])
+	}
+	commitRows(t, tbl, nil, upd(1, "b", int64(10)))
+	commitRows(t, tbl, nil, upd(1, "c", int64(11)))
+	commitRows(t, tbl, nil, del(2))
+	commitRows(t, tbl, nil, ins(6, "f", int64(6)))
+	commitRows(t, tbl, nil, upd(3, "d", int64(3)))
+	checkChangelog(t, "minor", compactChangelog(t, tbl, false),
+		"-U 1 a1 1 seq=1", "+U 1 c 11 seq=5001", "-D 2 a2 2 seq=2", "-U 3 a3 3 seq=3", "+U 3 d 3 seq=5004", "-U 6 a6 6 seq=6", "+U 6 f 6 seq=5003")
+	if got := describe(liveFiles(t, tbl)); !slices.Equal(got, []string{"L4 rows=4 deletes=1 source=1", "L5 rows=5000 deletes=0 source=0"}) {
+		t.Fatalf("files after the minor compaction %v", got)
+	}
+	// The next level-0 change of 1 is compared with its level-4 version.
+	commitRows(t, tbl, nil, upd(1, "e", int64(12)))
+	checkChangelog(t, "full", compactChangelog(t, tbl, true),
+		"-U 1 c 11 seq=5001", "+U 1 e 12 seq=5005")
 }
