@@ -19,8 +19,7 @@ import (
 
 // compactChangelog runs one compaction of tbl (full when asked), checks that
 // every changelog file is named with changelog-file.prefix and sits at the
-// output level, commits the data part of the result (the committer does not
-// take changelog files yet) and returns the changelog rows as
+// output level, commits the result and returns the changelog rows as
 // "<kind> k v n seq=<sequence number>", in file order.
 func compactChangelog(t *testing.T, tbl *catalog.Table, full bool) []string {
 	t.Helper()
@@ -45,7 +44,6 @@ func compactChangelog(t *testing.T, tbl *catalog.Table, full bool) []string {
 			}
 			out = append(out, readChangelog(t, tbl, "bucket-0/"+f.FileName)...)
 		}
-		m.Compact.ChangelogFiles = nil
 		msgs = append(msgs, m)
 	}
 	if len(msgs) > 0 {
@@ -56,6 +54,10 @@ func compactChangelog(t *testing.T, tbl *catalog.Table, full bool) []string {
 		defer c.Close()
 		if _, err := c.Commit(ctx, commit.BatchIdentifier, msgs); err != nil {
 			t.Fatal(err)
+		}
+		snap := latest(t, tbl)
+		if n := snap.ChangelogRecordCount; (n == nil) != (len(out) == 0) || (n != nil && *n != int64(len(out))) {
+			t.Fatalf("snapshot %d changelogRecordCount %v, want %d", snap.ID, n, len(out))
 		}
 	}
 	return out
