@@ -354,9 +354,9 @@ func (j *bucketJob) rewriteChangelog(ctx context.Context, step Step, outputLevel
 	}
 	var w *datafile.RollingWriter
 	if data {
-		l, err := t.layout(outputLevel)
-		if err != nil {
-			return nil, err
+		l, lerr := t.layout(outputLevel)
+		if lerr != nil {
+			return nil, lerr
 		}
 		w = datafile.NewRollingWriter(t.fio, j.dir, l, j.names, 0)
 		defer func() {

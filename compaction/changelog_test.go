@@ -3,7 +3,10 @@ package compaction_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -185,4 +188,59 @@ func TestLookupChangelogMinor(t *testing.T) {
 	commitRows(t, tbl, nil, upd(1, "e", int64(12)))
 	checkChangelog(t, "full", compactChangelog(t, tbl, true),
 		"-U 1 c 11 seq=5001", "+U 1 e 12 seq=5005")
+}
+
+// TestChangelogCompactionFailure: a full-compaction changelog compaction
+// that meets a truncated file late (the last file of the top level's run,
+// opened after thousands of changelog rows were written) fails naming it,
+// commits nothing and leaves no data or changelog file behind.
+func TestChangelogCompactionFailure(t *testing.T) {
+	ctx := context.Background()
+	tbl := newPKTable(t, map[string]string{"changelog-producer": "full-compaction", "target-file-size": "32kb"})
+	commitRows(t, tbl, nil, baseRows(20000)...)
+	compactChangelog(t, tbl, true)
+	commitRows(t, tbl, nil, baseRows(20000)...)
+	root := strings.TrimPrefix(tbl.FileIO.URL(), "file://")
+	var victim string
+	var top, maxSeq int64
+	for _, f := range liveFiles(t, tbl) {
+		if f.level == 5 {
+			top++
+			if f.maxSeq > maxSeq {
+				victim, maxSeq = filepath.Join(root, "bucket-0", f.name), f.maxSeq
+			}
+		}
+	}
+	if top < 3 {
+		t.Fatalf("%d files on the top level, want several", top)
+	}
+	data, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(victim, data[:len(data)*3/4], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := func() []string {
+		es, err := os.ReadDir(filepath.Join(root, "bucket-0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	was, before := list(), latest(t, tbl).ID
+	_, err = compaction.Compact(ctx, tbl.FileIO, tbl.Schema, user, compaction.Options{Full: true})
+	if err == nil || !strings.Contains(err.Error(), filepath.Base(victim)) {
+		t.Fatalf("compaction of a truncated file: %v, want an error naming %s", err, filepath.Base(victim))
+	}
+	if got := list(); !slices.Equal(got, was) {
+		t.Errorf("bucket files after the failed compaction\n got %v\nwant %v", got, was)
+	}
+	if id := latest(t, tbl).ID; id != before {
+		t.Errorf("latest snapshot %d, want %d", id, before)
+	}
 }
