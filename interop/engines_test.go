@@ -45,18 +45,11 @@ const (
 // fails the test, so that the list stays true: remove its line when the
 // feature lands.
 var engineKnownFailures = map[string]string{
-	"flink/go_writes/flink_pk_lookup": noChangelog,
-	"spark/go_writes/spark_pk_lookup": noChangelog,
 	// Not paimon-go: Spark's timestamps hold microseconds, so ts9 loses its
 	// last digits, and paimon-spark 0.9 reads a ROW whose fields are all null
 	// as NULL (Java 1.4.2 and Flink read {"x":null,"y":null}).
 	"spark/read/go_append_types": "Spark: TIMESTAMP(9) nanoseconds and all-null ROW fields",
 }
-
-// Reasons of engineKnownFailures.
-const (
-	noChangelog = "changelog-producer = lookup: we write no changelog files yet, so writes are refused (writer.ErrNoChangelog, issue 14)"
-)
 
 // enginePeer is Flink or Spark driven by interop/engines/<name>_peer.py, which
 // runs a list of SQL steps in one engine session.
