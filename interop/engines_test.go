@@ -654,9 +654,17 @@ func testEngine(t *testing.T, e enginePeer) {
 	}
 	if e.name == "flink" {
 		steps2 = append(steps2, streamingSetup(t, ctx, whURL, out, tablePath)...)
+		steps2 = append(steps2, lookupStreamSetup(t, ctx, whURL, out, tablePath)...)
 	}
 	start = time.Now()
-	streamCommit := func() error { return streamingCommit(ctx, tablePath("go_stream")) }
+	readies := 0
+	streamCommit := func() error {
+		readies++
+		if readies == 2 {
+			return lookupStreamCommit(ctx, tablePath("go_lookup_stream"))
+		}
+		return streamingCommit(ctx, tablePath("go_stream"))
+	}
 	run2 := &engineRun{}
 	if len(steps2) > 0 {
 		run2, err = e.run(ctx, dir, wh, "phase2", steps2, streamCommit)
@@ -716,6 +724,24 @@ func testEngine(t *testing.T, e enginePeer) {
 				return err
 			}
 			return compareFile(want, filepath.Join(out, "go_stream.jsonl"))
+		})
+		// Our lookup changelog read by Flink's streaming SELECT: the 3
+		// rows of the first snapshot, then -U and +U of the update that
+		// the lookup compaction of our next commit wrote as changelog
+		// (Flink prints values, not row kinds).
+		engineCell(t, "flink/streaming/go_lookup_stream", func() error {
+			if err := run2.stepErr("streaming/go_lookup_stream"); err != nil {
+				return err
+			}
+			fields, err := fieldsOf(ctx, tablePath("go_lookup_stream"))
+			if err != nil {
+				return err
+			}
+			want, err := tabletest.FormatJSONL(fields, append(streamRows(0, 3), []any{int32(1), "s1"}, []any{int32(1), "u1"})...)
+			if err != nil {
+				return err
+			}
+			return compareFile(want, filepath.Join(out, "go_lookup_stream.jsonl"))
 		})
 	}
 }
@@ -898,6 +924,48 @@ func streamingSetup(t *testing.T, ctx context.Context, whURL, out string, tableP
 	}
 	return []engineStep{{Name: "streaming/go_stream", Scan: "interop.go_stream", Streaming: true,
 		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, "go_stream.jsonl"), Table: tablePath("go_stream")}}
+}
+
+// lookupStreamSetup creates go_lookup_stream (primary key id, bucket 1,
+// changelog-producer = lookup) with rows 0..2 and returns the Flink
+// streaming step: a SELECT that reads the 3 rows, prints READY (the peer
+// then updates row 1, lookupStreamCommit) and stops after the 2 changelog
+// rows of the update.
+func lookupStreamSetup(t *testing.T, ctx context.Context, whURL, out string, tablePath func(string) string) []engineStep {
+	cat, err := catalog.Open(ctx, whURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	id := catalog.NewIdentifier("interop", "go_lookup_stream")
+	fields := []types.DataField{field("id", types.Int().NotNull()), field("v", types.String())}
+	if err := cat.CreateTable(ctx, id, catalog.Schema{Fields: fields, PrimaryKeys: []string{"id"},
+		Options: map[string]string{"bucket": "1", "changelog-producer": "lookup"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.GetTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []goRow
+	for _, r := range streamRows(0, 3) {
+		rows = append(rows, ins(r...))
+	}
+	if err := commitRows(ctx, tbl, "interop-go-lookup-stream", 1, rows, false); err != nil {
+		t.Fatal(err)
+	}
+	return []engineStep{{Name: "streaming/go_lookup_stream", Scan: "interop.go_lookup_stream", Streaming: true,
+		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, "go_lookup_stream.jsonl"), Table: tablePath("go_lookup_stream")}}
+}
+
+// lookupStreamCommit updates row 1 of go_lookup_stream to "u1".
+func lookupStreamCommit(ctx context.Context, tablePath string) error {
+	cat, tbl, err := openCatalogTable(ctx, tablePath)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	return commitRows(ctx, tbl, "interop-go-lookup-stream", 2, []goRow{ins(int32(1), "u1")}, false)
 }
 
 // streamingCommit commits rows 3..4 into go_stream while the streaming SELECT
