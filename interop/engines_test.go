@@ -654,14 +654,18 @@ func testEngine(t *testing.T, e enginePeer) {
 	}
 	if e.name == "flink" {
 		steps2 = append(steps2, streamingSetup(t, ctx, whURL, out, tablePath)...)
-		steps2 = append(steps2, lookupStreamSetup(t, ctx, whURL, out, tablePath)...)
+		steps2 = append(steps2, changelogStreamSetup(t, ctx, whURL, out, tablePath, "go_lookup_stream", "lookup")...)
+		steps2 = append(steps2, changelogStreamSetup(t, ctx, whURL, out, tablePath, "go_fullcompact_stream", "full-compaction")...)
 	}
 	start = time.Now()
 	readies := 0
 	streamCommit := func() error {
 		readies++
-		if readies == 2 {
-			return lookupStreamCommit(ctx, tablePath("go_lookup_stream"))
+		switch readies {
+		case 2:
+			return changelogStreamCommit(ctx, tablePath("go_lookup_stream"))
+		case 3:
+			return changelogStreamCommit(ctx, tablePath("go_fullcompact_stream"))
 		}
 		return streamingCommit(ctx, tablePath("go_stream"))
 	}
@@ -725,24 +729,26 @@ func testEngine(t *testing.T, e enginePeer) {
 			}
 			return compareFile(want, filepath.Join(out, "go_stream.jsonl"))
 		})
-		// Our lookup changelog read by Flink's streaming SELECT: the 3
-		// rows of the first snapshot, then -U and +U of the update that
-		// the lookup compaction of our next commit wrote as changelog
-		// (Flink prints values, not row kinds).
-		engineCell(t, "flink/streaming/go_lookup_stream", func() error {
-			if err := run2.stepErr("streaming/go_lookup_stream"); err != nil {
-				return err
-			}
-			fields, err := fieldsOf(ctx, tablePath("go_lookup_stream"))
-			if err != nil {
-				return err
-			}
-			want, err := tabletest.FormatJSONL(fields, append(streamRows(0, 3), []any{int32(1), "s1"}, []any{int32(1), "u1"})...)
-			if err != nil {
-				return err
-			}
-			return compareFile(want, filepath.Join(out, "go_lookup_stream.jsonl"))
-		})
+		// Our lookup and full-compaction changelog read by Flink's
+		// streaming SELECT: the 3 rows of the first snapshot, then -U and
+		// +U of the update that the compaction of our next commit wrote as
+		// changelog (Flink prints values, not row kinds).
+		for _, name := range []string{"go_lookup_stream", "go_fullcompact_stream"} {
+			engineCell(t, "flink/streaming/"+name, func() error {
+				if err := run2.stepErr("streaming/" + name); err != nil {
+					return err
+				}
+				fields, err := fieldsOf(ctx, tablePath(name))
+				if err != nil {
+					return err
+				}
+				want, err := tabletest.FormatJSONL(fields, append(streamRows(0, 3), []any{int32(1), "s1"}, []any{int32(1), "u1"})...)
+				if err != nil {
+					return err
+				}
+				return compareFile(want, filepath.Join(out, name+".jsonl"))
+			})
+		}
 	}
 }
 
@@ -926,21 +932,21 @@ func streamingSetup(t *testing.T, ctx context.Context, whURL, out string, tableP
 		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, "go_stream.jsonl"), Table: tablePath("go_stream")}}
 }
 
-// lookupStreamSetup creates go_lookup_stream (primary key id, bucket 1,
-// changelog-producer = lookup) with rows 0..2 and returns the Flink
+// changelogStreamSetup creates table name (primary key id, bucket 1,
+// changelog-producer = producer) with rows 0..2 and returns the Flink
 // streaming step: a SELECT that reads the 3 rows, prints READY (the peer
-// then updates row 1, lookupStreamCommit) and stops after the 2 changelog
-// rows of the update.
-func lookupStreamSetup(t *testing.T, ctx context.Context, whURL, out string, tablePath func(string) string) []engineStep {
+// then updates row 1, changelogStreamCommit) and stops after the 2
+// changelog rows of the update.
+func changelogStreamSetup(t *testing.T, ctx context.Context, whURL, out string, tablePath func(string) string, name, producer string) []engineStep {
 	cat, err := catalog.Open(ctx, whURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cat.Close()
-	id := catalog.NewIdentifier("interop", "go_lookup_stream")
+	id := catalog.NewIdentifier("interop", name)
 	fields := []types.DataField{field("id", types.Int().NotNull()), field("v", types.String())}
 	if err := cat.CreateTable(ctx, id, catalog.Schema{Fields: fields, PrimaryKeys: []string{"id"},
-		Options: map[string]string{"bucket": "1", "changelog-producer": "lookup"}}, false); err != nil {
+		Options: map[string]string{"bucket": "1", "changelog-producer": producer}}, false); err != nil {
 		t.Fatal(err)
 	}
 	tbl, err := cat.GetTable(ctx, id)
@@ -951,21 +957,22 @@ func lookupStreamSetup(t *testing.T, ctx context.Context, whURL, out string, tab
 	for _, r := range streamRows(0, 3) {
 		rows = append(rows, ins(r...))
 	}
-	if err := commitRows(ctx, tbl, "interop-go-lookup-stream", 1, rows, false); err != nil {
+	if err := commitRows(ctx, tbl, "interop-go-changelog-stream", 1, rows, false); err != nil {
 		t.Fatal(err)
 	}
-	return []engineStep{{Name: "streaming/go_lookup_stream", Scan: "interop.go_lookup_stream", Streaming: true,
-		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, "go_lookup_stream.jsonl"), Table: tablePath("go_lookup_stream")}}
+	return []engineStep{{Name: "streaming/" + name, Scan: "interop." + name, Streaming: true,
+		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, name+".jsonl"), Table: tablePath(name)}}
 }
 
-// lookupStreamCommit updates row 1 of go_lookup_stream to "u1".
-func lookupStreamCommit(ctx context.Context, tablePath string) error {
+// changelogStreamCommit updates row 1 of a changelogStreamSetup table to
+// "u1".
+func changelogStreamCommit(ctx context.Context, tablePath string) error {
 	cat, tbl, err := openCatalogTable(ctx, tablePath)
 	if err != nil {
 		return err
 	}
 	defer cat.Close()
-	return commitRows(ctx, tbl, "interop-go-lookup-stream", 2, []goRow{ins(int32(1), "u1")}, false)
+	return commitRows(ctx, tbl, "interop-go-changelog-stream", 2, []goRow{ins(int32(1), "u1")}, false)
 }
 
 // streamingCommit commits rows 3..4 into go_stream while the streaming SELECT
