@@ -23,7 +23,7 @@ import (
 // (ExpireSnapshotsImpl.expire stops at earliest + limit).
 //
 // Option keys it does not know and well-formed values of features paimon-go
-// does not implement (changelog-producer = lookup, lookup-compact = gentle,
+// does not implement (lookup-compact = gentle,
 // ...) pass: such tables open and read, and the writers and compaction refuse
 // them when asked to write. CreateTable and AlterTable apply it to the new
 // schema; GetTable, and package paimon's OpenTable, to the schema they read,

@@ -175,6 +175,16 @@
 // other users added after KeyIndexFrom, which a long-lived Write advances
 // with every batch (writer/crossrefresh.go).
 //
+// # Changelog
+//
+// The messages' changelog files (Data.ChangelogFiles, Compact.ChangelogFiles)
+// go as ADD entries into changelog manifests and a changelog manifest list
+// of the snapshot of their part: the APPEND (or OVERWRITE) snapshot gets the
+// data changelog, the COMPACT snapshot the compaction changelog, with
+// changelogRecordCount = Σ their row counts (Java FileStoreCommitImpl). A
+// part holding only changelog files still makes a snapshot. Overwrite and
+// OverwriteDynamic drop the changelog, as Java's overwritePartition does.
+//
 // # Maintenance after commits
 //
 // A Committer given a Maintainer (WithMaintainer; paimon.Table.NewCommit and
@@ -191,7 +201,7 @@
 // ErrConflict (not retried: files this commit deletes were deleted by
 // someone else, overlapping key ranges on a level, changed bucket counts,
 // or the index conflicts above), ErrRetriesExhausted, ErrNoProgress,
-// snapshot.ErrIDOverflow, ErrUnsupported (changelog files),
+// snapshot.ErrIDOverflow, ErrUnsupported (a manifest.format not written),
 // ErrInvalidArgument (a partition spec that does not fit the table, or new
 // files outside the overwritten partitions), the errors of
 // CommitWithProgress (ErrRealtimeDisabled, ErrForeignProgress,
@@ -487,6 +497,8 @@ type part struct {
 	keyIndexFrom int64
 	// rebase finds the base of the attempt after a lost race.
 	rebase rebaser
+	// changelog are the part's changelog files (changelog.go).
+	changelog changelog
 }
 
 // Close waits until the LATEST hint of the last snapshot this Committer
@@ -613,9 +625,8 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 			app.notify[k] = append(app.notify[k], m.OnResequenced)
 		}
 		cmp.index = appendIndex(cmp.index, m, m.Compact.DeletedIndexFiles, m.Compact.NewIndexFiles)
-		if len(m.Data.ChangelogFiles)+len(m.Compact.ChangelogFiles) > 0 {
-			return nil, fmt.Errorf("%w: changelog files (partition-bucket %d)", ErrUnsupported, m.Bucket)
-		}
+		app.changelog.add(m, m.Data.ChangelogFiles)
+		cmp.changelog.add(m, m.Compact.ChangelogFiles)
 		for _, f := range m.Data.NewFiles {
 			app.entries = append(app.entries, entry(manifest.Add, m, f))
 		}
@@ -709,10 +720,12 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 	if p.overwrite == nil {
 		d = c.writeDelta(ctx, p.entries, "")
 	}
+	p.changelog.start(ctx, c)
 	cleanDelta := func() {
 		if d != nil && d.wait() == nil {
 			c.mw.deleteFiles(ctx, d.names()...)
 		}
+		p.changelog.clean(ctx, c)
 	}
 	useCache := true
 	if err := c.sleep(ctx, c.retry.politeWait()); err != nil {
@@ -1126,7 +1139,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		c.mw.deleteFiles(ctx, names(bl.files)...)
 		cleanIndex()
 	}
-	derr := d.wait()
+	derr := errors.Join(d.wait(), p.changelog.wait())
 	waitBg()
 	perr := prog.wait()
 	ierr := waitIndex()
@@ -1161,6 +1174,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		NextRowID:             new(int64),
 	}
 	s.Properties = c.snapshotProperties(prog)
+	p.changelog.record(s)
 	if latest := b.snap; latest != nil {
 		s.ID = latest.ID + 1
 		s.TotalRecordCount += latest.TotalRecordCount
@@ -1183,6 +1197,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	published := func() attempt {
 		if c.trace != nil {
 			tr := attemptTrace{start: start, puts: []*putSpans{d.puts, bl.puts, indexPuts}, snap: c.now().Sub(snapStart)}
+			if ps := p.changelog.puts(); ps != nil {
+				tr.puts = append(tr.puts, ps)
+			}
 			if prog.write != nil {
 				tr.offs = prog.write.put
 			}

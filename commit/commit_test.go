@@ -63,7 +63,8 @@ func snapshots(t testing.TB, fio *fileio.FileIO) []*snapshot.Snapshot {
 }
 
 // referencedManifests returns every file of manifest/ that some snapshot
-// references (lists, the manifests in them, index manifests).
+// references (lists incl. changelog lists, the manifests in them, index
+// manifests).
 func referencedManifests(t testing.TB, fio *fileio.FileIO) []string {
 	t.Helper()
 	ctx := context.Background()
@@ -72,7 +73,11 @@ func referencedManifests(t testing.TB, fio *fileio.FileIO) []string {
 		if s.IndexManifest != nil {
 			ref[*s.IndexManifest] = true
 		}
-		for _, l := range []string{s.BaseManifestList, s.DeltaManifestList} {
+		lists := []string{s.BaseManifestList, s.DeltaManifestList}
+		if s.ChangelogManifestList != nil {
+			lists = append(lists, *s.ChangelogManifestList)
+		}
+		for _, l := range lists {
 			ref[l] = true
 			metas, err := manifest.ReadManifestList(ctx, fio, l)
 			if err != nil {

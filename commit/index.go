@@ -31,7 +31,9 @@ func hasDeletionVectors(es []manifest.IndexManifestEntry) bool {
 }
 
 // empty reports whether the part changes neither data nor index files.
-func (p *part) empty() bool { return len(p.entries) == 0 && len(p.index) == 0 }
+func (p *part) empty() bool {
+	return len(p.entries) == 0 && len(p.index) == 0 && len(p.changelog.entries) == 0
+}
 
 // indexCombine is how one index type's files are combined
 // (IndexManifestFileHandler.getIndexManifestFileCombine).

@@ -293,6 +293,9 @@ func (c *Committer) overwriteParts(ctx context.Context, identifier int64, sel *s
 		return 0, err
 	}
 	app, cmp := parts[0], parts[1]
+	// An overwrite commits no changelog: Java's overwritePartition logs the
+	// messages' changelog files as ignored and leaves them out.
+	app.changelog, cmp.changelog = changelog{}, changelog{}
 	if static {
 		for _, e := range app.entries {
 			ok, err := sel.match(e.Partition)

@@ -138,8 +138,8 @@ func checkTable(ts *schema.TableSchema) error {
 		if err != nil {
 			return err
 		}
-		if cp == schema.ChangelogLookup || cp == schema.ChangelogFullCompaction {
-			return fmt.Errorf("%w: changelog-producer = %s (compaction must produce changelog files)", ErrUnsupported, cp)
+		if err := checkChangelog(cp, engine, dv); err != nil {
+			return err
 		}
 		if fl, err := o.Bool("force-lookup", false); err != nil {
 			return err

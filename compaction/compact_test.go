@@ -654,9 +654,9 @@ func TestUnsupported(t *testing.T) {
 		t.Fatalf("first-row with deletion vectors: %v", err)
 	}
 	tbl2 := tabletest.NewTable(t, "", catalog.Schema{Fields: kvFields, PrimaryKeys: []string{"k"},
-		Options: map[string]string{"bucket": "1", "changelog-producer": "lookup"}})
+		Options: map[string]string{"bucket": "1", "changelog-producer": "lookup", "merge-engine": "partial-update"}})
 	if _, err := compaction.Compact(context.Background(), tbl2.FileIO, tbl2.Schema, user, compaction.Options{}); !errors.Is(err, compaction.ErrUnsupported) {
-		t.Fatalf("changelog-producer lookup: %v", err)
+		t.Fatalf("changelog-producer lookup with partial-update: %v", err)
 	}
 }
 

@@ -44,10 +44,12 @@ type table struct {
 	bitmap64    bool             // deletion-vectors.bitmap64
 	lookupMerge bool             // dv with another merge engine than deduplicate, or sequence.field
 	batchSize   int
+	changelog   changelogConfig // changelog-producer = lookup or full-compaction
 
-	mu      sync.Mutex
-	cache   map[int64]*schema.TableSchema
-	layouts map[int]*datafile.Layout
+	mu        sync.Mutex
+	clLayouts map[int]*datafile.Layout // changelog files by level
+	cache     map[int64]*schema.TableSchema
+	layouts   map[int]*datafile.Layout
 }
 
 func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, now func() time.Time) (*table, error) {
@@ -81,6 +83,9 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 		return nil, err
 	}
 	if t.bitmap64, err = ts.Options.DeletionVectorsBitmap64(); err != nil {
+		return nil, err
+	}
+	if t.changelog, err = newChangelogConfig(ts, t.nk); err != nil {
 		return nil, err
 	}
 	t.lookupMerge = t.dv && (t.mergeCfg.Engine() != merge.Deduplicate || len(t.mergeCfg.SequenceFields()) > 0)
@@ -129,6 +134,8 @@ type bucketJob struct {
 	dvs *deletionvector.Maintainer
 	// written collects the files this job wrote, for abort.
 	written []string
+	// cl writes the changelog files of the job (nil until first used).
+	cl *changelogEmitter
 }
 
 // inputDV returns the deletion vector of an input file, nil when it has
@@ -247,10 +254,11 @@ func (j *bucketJob) runOf(ctx context.Context, r SortedRun) merge.Run {
 // output level, opened on first use and shared by its steps, which come in
 // key order.
 type lookups struct {
-	j     *bucketJob
-	above []LevelSortedRun
-	keys  *DVLookup // key columns: first-row, marking
-	kv    *DVLookup // whole records: LookupMerge
+	j        *bucketJob
+	maxLevel int
+	above    []LevelSortedRun
+	keys     *DVLookup // key columns: first-row, marking
+	kv       *DVLookup // whole records: LookupMerge
 }
 
 func (l *lookups) keyLookup() *DVLookup {
@@ -596,7 +604,7 @@ func (j *bucketJob) compactPK(ctx context.Context, lv *Levels, u Unit, cfg TaskC
 	if err != nil {
 		return nil, nil, err
 	}
-	lk := &lookups{j: j}
+	lk := &lookups{j: j, maxLevel: lv.MaxLevel()}
 	defer lk.close()
 	for lvl := u.OutputLevel + 1; lvl <= lv.MaxLevel(); lvl++ {
 		if r := lv.RunOfLevel(lvl); len(r.Files) > 0 {
@@ -604,6 +612,22 @@ func (j *bucketJob) compactPK(ctx context.Context, lv *Levels, u Unit, cfg TaskC
 		}
 	}
 	for _, s := range steps {
+		if s.Upgrade != nil && int(s.Upgrade.Level) != u.OutputLevel && j.t.changelogStep([][]SortedRun{{{Files: []manifest.DataFileMeta{*s.Upgrade}}}}, u.OutputLevel, lk.maxLevel) {
+			// ChangelogMergeTreeRewriter.upgrade with a changelog strategy.
+			one := Step{Sections: [][]SortedRun{{{Files: []manifest.DataFileMeta{*s.Upgrade}}}}, DropDeletes: s.DropDeletes}
+			if j.t.upgradeRewrites(u.OutputLevel, lk.maxLevel) {
+				out, err := j.rewriteChangelog(ctx, one, u.OutputLevel, lk, true)
+				if err != nil {
+					return nil, nil, err
+				}
+				before = append(before, *s.Upgrade)
+				after = append(after, out...)
+				continue
+			}
+			if _, err := j.rewriteChangelog(ctx, one, u.OutputLevel, lk, false); err != nil {
+				return nil, nil, err
+			}
+		}
 		if s.Upgrade != nil {
 			if s.MarkDeleted {
 				if err := j.markLevel0(ctx, []manifest.DataFileMeta{*s.Upgrade}, lk.keyLookup()); err != nil {
@@ -616,7 +640,12 @@ func (j *bucketJob) compactPK(ctx context.Context, lv *Levels, u Unit, cfg TaskC
 			after = append(after, up)
 			continue
 		}
-		out, err := j.rewrite(ctx, s, u.OutputLevel, lk)
+		var out []manifest.DataFileMeta
+		if j.t.changelogStep(s.Sections, u.OutputLevel, lk.maxLevel) {
+			out, err = j.rewriteChangelog(ctx, s, u.OutputLevel, lk, true)
+		} else {
+			out, err = j.rewrite(ctx, s, u.OutputLevel, lk)
+		}
 		if err != nil {
 			return nil, nil, err
 		}

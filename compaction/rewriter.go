@@ -140,7 +140,11 @@ func (r *Rewriter) Run(ctx context.Context, task *Task) (inc commit.CompactIncre
 		cfg.MaxLevel = task.Levels.MaxLevel()
 		cfg.DropDeletes = task.DropDeletes || (r.t.dv && task.Unit.OutputLevel > 0)
 		if inc.Before, inc.After, err = j.compactPK(ctx, task.Levels, task.Unit, cfg); err != nil {
+			j.abortChangelog(context.WithoutCancel(ctx))
 			return inc, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)
+		}
+		if inc.ChangelogFiles, err = j.finishChangelog(ctx); err != nil {
+			return inc, fmt.Errorf("compaction: bucket %s: changelog: %w", task.BucketPath, err)
 		}
 		return inc, nil
 	}
@@ -171,7 +175,7 @@ func (j *bucketJob) discard(ctx context.Context) {
 // increment of a bucket at bucketPath added, or their canonical locations
 // (fileio.CanonicalLocation of _EXTERNAL_PATH; see datafile.DeleteLocation)
 // when they were written to data-file.external-paths: its After files that are not also Before files
-// (an upgrade keeps the file's name).
+// (an upgrade keeps the file's name), and its changelog files.
 func NewFiles(bucketPath string, inc commit.CompactIncrement) []string {
 	before := make(map[string]bool, len(inc.Before))
 	for _, f := range inc.Before {
@@ -182,6 +186,9 @@ func NewFiles(bucketPath string, inc commit.CompactIncrement) []string {
 		if !before[f.FileName] {
 			out = append(out, fileLocation(bucketPath, &f))
 		}
+	}
+	for _, f := range inc.ChangelogFiles {
+		out = append(out, fileLocation(bucketPath, &f))
 	}
 	return out
 }

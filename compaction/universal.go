@@ -118,7 +118,13 @@ func StrategyOf(o schema.Options) (Strategy, error) {
 	if err != nil {
 		return s, err
 	}
-	if engine == schema.MergeFirstRow || dv {
+	cp, err := o.ChangelogProducer()
+	if err != nil {
+		return s, err
+	}
+	// CoreOptions.needLookup: MergeTreeCompactManagerFactory wraps the
+	// strategy in ForceUpLevel0Compaction.
+	if engine == schema.MergeFirstRow || dv || cp == schema.ChangelogLookup {
 		s.ForceUpLevel0 = true
 	}
 	if _, ok := o.Get(KeyOptimizationInterval); ok {

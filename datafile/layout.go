@@ -86,6 +86,11 @@ type Config struct {
 	// Allocator allocates the Parquet writer's Arrow buffers; nil means
 	// memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// Changelog selects changelog files (Java
+	// KeyValueFileWriterFactory.createRollingChangelogFileWriter): named
+	// "<changelog-file.prefix><uuid>-<n>.<format>", in changelog-file.format
+	// when set (else the level's format).
+	Changelog bool
 	// Now is the clock of creation times; nil means time.Now.
 	Now func() time.Time
 }
@@ -184,6 +189,12 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 			if def, err = schema.ParseStatsMode(m); err != nil {
 				return nil, fmt.Errorf("%w: %s: %w", schema.ErrInvalidOption, KeyStatsModePerLevel, err)
 			}
+		}
+	}
+	if cfg.Changelog {
+		l.prefix = o.ChangelogFilePrefix()
+		if f, ok := o.Get("changelog-file.format"); ok && f != "" {
+			l.format, formatKey = strings.ToLower(f), "changelog-file.format"
 		}
 	}
 	ff, writes := lookupFormat(l.format)

@@ -25,8 +25,9 @@
 // the Spark cells exercise Paimon 0.9's Spark connector) as peers: each runs a
 // list of SQL steps in one session (interop/engines/*_peer.py) against a
 // filesystem catalog. The engines read our tables (SELECT, $snapshots,
-// $files, time travel, and a Flink streaming read that sees a later Go
-// commit); we read the tables they create with their defaults (primary key
+// $files, time travel, and Flink streaming reads that see a later Go
+// commit, on an append table and, through our changelog files, on lookup
+// and full-compaction changelog-producer tables); we read the tables they create with their defaults (primary key
 // without a bucket option, Flink's postpone bucket, ORC, deletion vectors,
 // the lookup changelog producer) exactly as the engine's own SELECT returns
 // them; we commit into those tables and the engine reads our rows; and the

@@ -45,18 +45,11 @@ const (
 // fails the test, so that the list stays true: remove its line when the
 // feature lands.
 var engineKnownFailures = map[string]string{
-	"flink/go_writes/flink_pk_lookup": noChangelog,
-	"spark/go_writes/spark_pk_lookup": noChangelog,
 	// Not paimon-go: Spark's timestamps hold microseconds, so ts9 loses its
 	// last digits, and paimon-spark 0.9 reads a ROW whose fields are all null
 	// as NULL (Java 1.4.2 and Flink read {"x":null,"y":null}).
 	"spark/read/go_append_types": "Spark: TIMESTAMP(9) nanoseconds and all-null ROW fields",
 }
-
-// Reasons of engineKnownFailures.
-const (
-	noChangelog = "changelog-producer = lookup: we write no changelog files yet, so writes are refused (writer.ErrNoChangelog, issue 14)"
-)
 
 // enginePeer is Flink or Spark driven by interop/engines/<name>_peer.py, which
 // runs a list of SQL steps in one engine session.
@@ -661,9 +654,21 @@ func testEngine(t *testing.T, e enginePeer) {
 	}
 	if e.name == "flink" {
 		steps2 = append(steps2, streamingSetup(t, ctx, whURL, out, tablePath)...)
+		steps2 = append(steps2, changelogStreamSetup(t, ctx, whURL, out, tablePath, "go_lookup_stream", "lookup")...)
+		steps2 = append(steps2, changelogStreamSetup(t, ctx, whURL, out, tablePath, "go_fullcompact_stream", "full-compaction")...)
 	}
 	start = time.Now()
-	streamCommit := func() error { return streamingCommit(ctx, tablePath("go_stream")) }
+	readies := 0
+	streamCommit := func() error {
+		readies++
+		switch readies {
+		case 2:
+			return changelogStreamCommit(ctx, tablePath("go_lookup_stream"))
+		case 3:
+			return changelogStreamCommit(ctx, tablePath("go_fullcompact_stream"))
+		}
+		return streamingCommit(ctx, tablePath("go_stream"))
+	}
 	run2 := &engineRun{}
 	if len(steps2) > 0 {
 		run2, err = e.run(ctx, dir, wh, "phase2", steps2, streamCommit)
@@ -724,6 +729,26 @@ func testEngine(t *testing.T, e enginePeer) {
 			}
 			return compareFile(want, filepath.Join(out, "go_stream.jsonl"))
 		})
+		// Our lookup and full-compaction changelog read by Flink's
+		// streaming SELECT: the 3 rows of the first snapshot, then -U and
+		// +U of the update that the compaction of our next commit wrote as
+		// changelog (Flink prints values, not row kinds).
+		for _, name := range []string{"go_lookup_stream", "go_fullcompact_stream"} {
+			engineCell(t, "flink/streaming/"+name, func() error {
+				if err := run2.stepErr("streaming/" + name); err != nil {
+					return err
+				}
+				fields, err := fieldsOf(ctx, tablePath(name))
+				if err != nil {
+					return err
+				}
+				want, err := tabletest.FormatJSONL(fields, append(streamRows(0, 3), []any{int32(1), "s1"}, []any{int32(1), "u1"})...)
+				if err != nil {
+					return err
+				}
+				return compareFile(want, filepath.Join(out, name+".jsonl"))
+			})
+		}
 	}
 }
 
@@ -905,6 +930,49 @@ func streamingSetup(t *testing.T, ctx context.Context, whURL, out string, tableP
 	}
 	return []engineStep{{Name: "streaming/go_stream", Scan: "interop.go_stream", Streaming: true,
 		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, "go_stream.jsonl"), Table: tablePath("go_stream")}}
+}
+
+// changelogStreamSetup creates table name (primary key id, bucket 1,
+// changelog-producer = producer) with rows 0..2 and returns the Flink
+// streaming step: a SELECT that reads the 3 rows, prints READY (the peer
+// then updates row 1, changelogStreamCommit) and stops after the 2
+// changelog rows of the update.
+func changelogStreamSetup(t *testing.T, ctx context.Context, whURL, out string, tablePath func(string) string, name, producer string) []engineStep {
+	cat, err := catalog.Open(ctx, whURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	id := catalog.NewIdentifier("interop", name)
+	fields := []types.DataField{field("id", types.Int().NotNull()), field("v", types.String())}
+	if err := cat.CreateTable(ctx, id, catalog.Schema{Fields: fields, PrimaryKeys: []string{"id"},
+		Options: map[string]string{"bucket": "1", "changelog-producer": producer}}, false); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.GetTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []goRow
+	for _, r := range streamRows(0, 3) {
+		rows = append(rows, ins(r...))
+	}
+	if err := commitRows(ctx, tbl, "interop-go-changelog-stream", 1, rows, false); err != nil {
+		t.Fatal(err)
+	}
+	return []engineStep{{Name: "streaming/" + name, Scan: "interop." + name, Streaming: true,
+		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, name+".jsonl"), Table: tablePath(name)}}
+}
+
+// changelogStreamCommit updates row 1 of a changelogStreamSetup table to
+// "u1".
+func changelogStreamCommit(ctx context.Context, tablePath string) error {
+	cat, tbl, err := openCatalogTable(ctx, tablePath)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	return commitRows(ctx, tbl, "interop-go-changelog-stream", 2, []goRow{ins(int32(1), "u1")}, false)
 }
 
 // streamingCommit commits rows 3..4 into go_stream while the streaming SELECT

@@ -17,32 +17,30 @@ import (
 var ErrNoChangelog = errors.New("writer: changelog files are not produced")
 
 // checkChangelog refuses tables whose changelog-producer expects changelog
-// files from this writer (Java CoreOptions.ChangelogProducer,
-// ChangelogProducer.INPUT in MergeTreeWriter, LOOKUP and FULL_COMPACTION in
-// the compaction's changelog rewriters). With write-only = true a lookup or
-// full-compaction table is accepted: the writer does not compact then, and
-// the changelog of its level-0 files is produced by the dedicated compaction
-// job (Java's documented way of writing with several jobs); input tables
-// are refused always, since their changelog is the written input itself.
+// files this writer does not produce (Java CoreOptions.ChangelogProducer):
+// input, whose changelog is the written input itself
+// (MergeTreeWriter with ChangelogProducer.INPUT). Lookup and full-compaction
+// tables are accepted: their changelog comes from the compactions
+// (package compaction), which initCompaction sets up, or refuses with
+// ErrNoChangelog when package compaction cannot produce it for the table.
 func checkChangelog(o schema.Options) error {
 	cp, err := o.ChangelogProducer()
 	if err != nil {
 		return err
 	}
-	switch cp {
-	case schema.ChangelogNone:
-		return nil
-	case schema.ChangelogInput:
+	if cp == schema.ChangelogInput {
 		return fmt.Errorf("%w: %w: %s = %s (the writer would have to write its input as changelog files; streaming readers would miss these rows)",
 			ErrUnsupported, ErrNoChangelog, schema.KeyChangelogProducer, cp)
 	}
-	writeOnly, err := o.WriteOnly()
+	return nil
+}
+
+// compactionChangelog reports whether the compactions of the table produce
+// its changelog (changelog-producer = lookup or full-compaction).
+func compactionChangelog(o schema.Options) (schema.ChangelogProducer, bool, error) {
+	cp, err := o.ChangelogProducer()
 	if err != nil {
-		return err
+		return cp, false, err
 	}
-	if writeOnly {
-		return nil
-	}
-	return fmt.Errorf("%w: %w: %s = %s (this writer's compactions would have to write changelog files; streaming readers would miss these rows; with write-only = true a dedicated Java compaction job produces them)",
-		ErrUnsupported, ErrNoChangelog, schema.KeyChangelogProducer, cp)
+	return cp, cp == schema.ChangelogLookup || cp == schema.ChangelogFullCompaction, nil
 }

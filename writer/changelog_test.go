@@ -11,9 +11,10 @@ import (
 // TestChangelogProducerRefused: a primary-key table whose changelog-producer
 // expects changelog files from the writer is refused with ErrNoChangelog (and
 // ErrUnsupported) naming the option, since streaming readers would miss rows
-// committed without changelog; lookup and full-compaction tables are accepted
-// with write-only = true (a dedicated compaction job produces their
-// changelog), input tables never.
+// committed without changelog: input tables, and lookup or full-compaction
+// tables whose changelog package compaction cannot produce (deletion
+// vectors, first-row, lookup with another merge engine than deduplicate)
+// unless write-only = true (a dedicated compaction job produces it then).
 func TestChangelogProducerRefused(t *testing.T) {
 	for _, tc := range []struct {
 		opts    map[string]string
@@ -23,8 +24,13 @@ func TestChangelogProducerRefused(t *testing.T) {
 		{map[string]string{"changelog-producer": "none"}, false},
 		{map[string]string{"changelog-producer": "input"}, true},
 		{map[string]string{"changelog-producer": "input", "write-only": "true"}, true},
-		{map[string]string{"changelog-producer": "lookup"}, true},
-		{map[string]string{"changelog-producer": "full-compaction"}, true},
+		{map[string]string{"changelog-producer": "lookup"}, false},
+		{map[string]string{"changelog-producer": "full-compaction"}, false},
+		{map[string]string{"changelog-producer": "full-compaction", "merge-engine": "partial-update"}, false},
+		{map[string]string{"changelog-producer": "lookup", "merge-engine": "partial-update"}, true},
+		{map[string]string{"changelog-producer": "lookup", "deletion-vectors.enabled": "true"}, true},
+		{map[string]string{"changelog-producer": "full-compaction", "merge-engine": "first-row"}, true},
+		{map[string]string{"changelog-producer": "lookup", "merge-engine": "aggregation", "write-only": "true"}, false},
 		{map[string]string{"changelog-producer": "lookup", "write-only": "true"}, false},
 		{map[string]string{"changelog-producer": "full-compaction", "write-only": "true"}, false},
 	} {

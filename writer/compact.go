@@ -65,6 +65,10 @@ func (w *Write) initCompaction() error {
 		return nil
 	}
 	var lookup, dv, bitmap64 bool
+	cp, changelog, err := compactionChangelog(o)
+	if err != nil {
+		return err
+	}
 	if w.pk != nil {
 		engine, err := o.MergeEngine()
 		if err != nil {
@@ -76,7 +80,9 @@ func (w *Write) initCompaction() error {
 		if bitmap64, err = o.DeletionVectorsBitmap64(); err != nil {
 			return err
 		}
-		lookup = dv || engine == schema.MergeFirstRow
+		// changelog-producer = lookup: every PrepareCommit brings level 0
+		// up, producing its changelog (Java LookupSinkWrite, lookup-wait).
+		lookup = dv || engine == schema.MergeFirstRow || cp == schema.ChangelogLookup
 	}
 	r, err := compaction.NewRewriter(w.fio, w.ts, compaction.RewriterOptions{
 		Allocator: w.cfg.mem,
@@ -84,6 +90,9 @@ func (w *Write) initCompaction() error {
 		NewUUID:   func() string { return w.newUUID() },
 	})
 	if errors.Is(err, compaction.ErrUnsupported) {
+		if changelog && w.pk != nil {
+			return fmt.Errorf("%w: %w: %s = %s: %w", ErrUnsupported, ErrNoChangelog, schema.KeyChangelogProducer, cp, err)
+		}
 		if lookup {
 			// Batch reads skip level 0 of these tables: without compaction
 			// nothing written would become visible.
@@ -108,6 +117,11 @@ func (w *Write) initCompaction() error {
 		return err
 	} else if set && n > 0 {
 		c.deltaCommits = n
+	} else if cp == schema.ChangelogFullCompaction && w.pk != nil {
+		// Java's Flink sink fully compacts at every commit when the option
+		// is not set (StoreSinkWrite: GlobalFullCompactionSinkWrite with
+		// max(deltaCommits, 1)).
+		c.deltaCommits = 1
 	}
 	if w.pk != nil {
 		if c.stopTrigger, err = o.NumSortedRunStopTrigger(); err != nil {
@@ -147,6 +161,9 @@ type bucketCompaction struct {
 	// PrepareCommit.
 	before []manifest.DataFileMeta
 	after  []manifest.DataFileMeta
+	// changelog are the changelog files of the compactions since the last
+	// PrepareCommit (changelog-producer = lookup or full-compaction).
+	changelog []manifest.DataFileMeta
 }
 
 // compactRun is a submitted compaction; done is closed when inc and err
@@ -402,6 +419,7 @@ func (bw *bucketWriter) updateCompactResult(ctx context.Context, inc commit.Comp
 		}
 	}
 	bc.after = append(bc.after, inc.After...)
+	bc.changelog = append(bc.changelog, inc.ChangelogFiles...)
 	return errors.Join(errs...)
 }
 
@@ -497,8 +515,8 @@ func (bw *bucketWriter) drainCompact() commit.CompactIncrement {
 	if bc == nil {
 		return commit.CompactIncrement{}
 	}
-	inc := commit.CompactIncrement{Before: bc.before, After: bc.after}
-	bc.before, bc.after = nil, nil
+	inc := commit.CompactIncrement{Before: bc.before, After: bc.after, ChangelogFiles: bc.changelog}
+	bc.before, bc.after, bc.changelog = nil, nil, nil
 	return inc
 }
 
@@ -523,6 +541,9 @@ func (bw *bucketWriter) abortCompact(ctx context.Context) error {
 			errs = append(errs, bw.deleteFile(ctx, &f))
 		}
 	}
-	bc.before, bc.after = nil, nil
+	for _, f := range bc.changelog {
+		errs = append(errs, bw.deleteFile(ctx, &f))
+	}
+	bc.before, bc.after, bc.changelog = nil, nil, nil
 	return errors.Join(errs...)
 }

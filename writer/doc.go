@@ -171,11 +171,18 @@
 // Bucket-unaware append tables are never compacted by the writer (Java
 // leaves them to a dedicated compaction, package compaction's Compact), nor
 // are tables whose compaction package compaction does not implement
-// (force-lookup, row tracking, data evolution; changelog-producer lookup or
-// full-compaction with write-only = true — without it New refuses them with
-// ErrNoChangelog, as changelog files are not produced yet): those are written as without compaction, except
+// (force-lookup, row tracking, data evolution): those are written as without compaction, except
 // deletion-vector and first-row tables, which New refuses then (their rows
-// would never become visible) unless write-only = true.
+// would never become visible) unless write-only = true, and
+// changelog-producer = lookup or full-compaction tables (refused with
+// ErrNoChangelog unless write-only = true).
+//
+// Changelog-producer = lookup tables compact level 0 up at every
+// PrepareCommit (Java LookupSinkWrite with lookup-wait); full-compaction
+// tables compact fully every full-compaction.delta-commits commits, every
+// commit when unset (Java's Flink sink). Their compactions write changelog
+// files (package compaction), which the messages carry in
+// CompactIncrement.ChangelogFiles.
 //
 // # Errors
 //

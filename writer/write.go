@@ -219,8 +219,9 @@ type restoredBucket struct {
 //
 // Errors:
 // ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
-// lookup or full-compaction unless write-only = true (changelog files are
-// not produced yet); ErrUnsupported for file formats other than parquet,
+// lookup or full-compaction unless write-only = true when package
+// compaction cannot produce their changelog (deletion vectors, first-row,
+// lookup with another merge engine than deduplicate); ErrUnsupported for file formats other than parquet,
 // and deletion-vector or first-row tables that
 // package compaction cannot compact (their level-0 files only become
 // visible through compaction; e.g. first-row with deletion vectors, which
