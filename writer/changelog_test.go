@@ -13,7 +13,8 @@ import (
 // ErrUnsupported) naming the option, since streaming readers would miss rows
 // committed without changelog; lookup and full-compaction tables are accepted
 // with write-only = true (a dedicated compaction job produces their
-// changelog), input tables never.
+// changelog); input tables are written (TestInputChangelog) except into
+// bucket-postpone files.
 func TestChangelogProducerRefused(t *testing.T) {
 	for _, tc := range []struct {
 		opts    map[string]string
@@ -21,8 +22,10 @@ func TestChangelogProducerRefused(t *testing.T) {
 	}{
 		{map[string]string{}, false},
 		{map[string]string{"changelog-producer": "none"}, false},
-		{map[string]string{"changelog-producer": "input"}, true},
-		{map[string]string{"changelog-producer": "input", "write-only": "true"}, true},
+		{map[string]string{"changelog-producer": "input"}, false},
+		{map[string]string{"changelog-producer": "input", "write-only": "true"}, false},
+		{map[string]string{"changelog-producer": "input", "bucket": "-2"}, false},
+		{map[string]string{"changelog-producer": "input", "bucket": "-2", "postpone.batch-write-fixed-bucket": "false"}, true},
 		{map[string]string{"changelog-producer": "lookup"}, true},
 		{map[string]string{"changelog-producer": "full-compaction"}, true},
 		{map[string]string{"changelog-producer": "lookup", "write-only": "true"}, false},
