@@ -49,6 +49,15 @@ const (
 	KeyStatsModePerLevel       = "metadata.stats-mode.per.level"
 )
 
+// Option keys of changelog files (Java CoreOptions CHANGELOG_FILE_FORMAT,
+// CHANGELOG_FILE_COMPRESSION, CHANGELOG_FILE_STATS_MODE; no defaults: unset,
+// changelog files take the settings of level-0 data files).
+const (
+	KeyChangelogFileFormat      = "changelog-file.format"
+	KeyChangelogFileCompression = "changelog-file.compression"
+	KeyChangelogFileStatsMode   = "changelog-file.stats-mode"
+)
+
 // systemTruncate is the stats mode Java gives system columns (_KEY_*,
 // _SEQUENCE_NUMBER, _VALUE_KIND) unless a per-field mode is set: truncate(128)
 // (StatsCollectorFactories.createStatsFactories).
@@ -93,6 +102,13 @@ type Config struct {
 	Changelog bool
 	// Now is the clock of creation times; nil means time.Now.
 	Now func() time.Time
+	// Changelog selects changelog files instead of data files (key-value
+	// layouts only; Java KeyValueFileWriterFactory's WriteFormatKey with
+	// isChangelog): named changelog-file.prefix (default "changelog-")
+	// instead of data-file.prefix, in changelog-file.format,
+	// changelog-file.compression and changelog-file.stats-mode where set,
+	// else as the data files of Level.
+	Changelog bool
 }
 
 // Layout describes the data files of one table at one level: their columns,
@@ -190,6 +206,11 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 				return nil, fmt.Errorf("%w: %s: %w", schema.ErrInvalidOption, KeyStatsModePerLevel, err)
 			}
 		}
+		if cfg.Changelog {
+			if formatKey, def, err = l.changelog(formatKey, def); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if cfg.Changelog {
 		l.prefix = o.ChangelogFilePrefix()
@@ -226,6 +247,32 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 	}
 	return l, nil
 }
+
+// changelog applies the changelog-file options to a key-value layout
+// (KeyValueFileWriterFactory.Builder's key2Format, key2Compress and
+// key2Stats for changelog keys): it returns the option naming the format and
+// the default stats mode.
+func (l *Layout) changelog(formatKey string, def schema.StatsMode) (string, schema.StatsMode, error) {
+	o := l.ts.Options
+	l.prefix = o.ChangelogFilePrefix()
+	if f, ok := o.Get(KeyChangelogFileFormat); ok {
+		l.format, formatKey = strings.ToLower(f), KeyChangelogFileFormat
+	}
+	if c, ok := o.Get(KeyChangelogFileCompression); ok {
+		l.options = maps.Clone(l.options)
+		l.options[parquet.OptionFileCompression] = c
+	}
+	if m, ok := o.Get(KeyChangelogFileStatsMode); ok {
+		var err error
+		if def, err = schema.ParseStatsMode(m); err != nil {
+			return "", def, fmt.Errorf("%w: %s: %w", schema.ErrInvalidOption, KeyChangelogFileStatsMode, err)
+		}
+	}
+	return formatKey, def, nil
+}
+
+// Format returns the file format written (its name, as in file names).
+func (l *Layout) Format() string { return l.format }
 
 // Fields returns the written columns: KeyValueFields(ts) for primary-key
 // tables, the table fields otherwise. RollingWriter.Write takes batches of

@@ -11,10 +11,11 @@ import (
 // TestChangelogProducerRefused: a primary-key table whose changelog-producer
 // expects changelog files from the writer is refused with ErrNoChangelog (and
 // ErrUnsupported) naming the option, since streaming readers would miss rows
-// committed without changelog: input tables, and lookup or full-compaction
-// tables whose changelog package compaction cannot produce (deletion
-// vectors, first-row, lookup with another merge engine than deduplicate)
-// unless write-only = true (a dedicated compaction job produces it then).
+// committed without changelog: lookup or full-compaction tables whose
+// changelog package compaction cannot produce (deletion vectors, first-row,
+// lookup with another merge engine than deduplicate) unless write-only = true
+// (a dedicated compaction job produces it then), and input tables writing
+// into bucket-postpone files; input tables are written (TestInputChangelog).
 func TestChangelogProducerRefused(t *testing.T) {
 	for _, tc := range []struct {
 		opts    map[string]string
@@ -22,8 +23,10 @@ func TestChangelogProducerRefused(t *testing.T) {
 	}{
 		{map[string]string{}, false},
 		{map[string]string{"changelog-producer": "none"}, false},
-		{map[string]string{"changelog-producer": "input"}, true},
-		{map[string]string{"changelog-producer": "input", "write-only": "true"}, true},
+		{map[string]string{"changelog-producer": "input"}, false},
+		{map[string]string{"changelog-producer": "input", "write-only": "true"}, false},
+		{map[string]string{"changelog-producer": "input", "bucket": "-2"}, false},
+		{map[string]string{"changelog-producer": "input", "bucket": "-2", "postpone.batch-write-fixed-bucket": "false"}, true},
 		{map[string]string{"changelog-producer": "lookup"}, false},
 		{map[string]string{"changelog-producer": "full-compaction"}, false},
 		{map[string]string{"changelog-producer": "full-compaction", "merge-engine": "partial-update"}, false},

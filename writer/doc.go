@@ -184,6 +184,20 @@
 // files (package compaction), which the messages carry in
 // CompactIncrement.ChangelogFiles.
 //
+// # Changelog (changelog-producer = input)
+//
+// A primary-key table with changelog-producer = input gets its input as
+// changelog (Java MergeTreeWriter with ChangelogProducer.INPUT): every flush
+// of a bucket's write buffer (at PrepareCommit, or when the buffer is full)
+// writes all buffered records, unmerged, with their row kinds and sequence
+// numbers, sorted by key and sequence number, to level-0 key-value files
+// named changelog-file.prefix ("changelog-") + uuid + counter, in
+// changelog-file.format, -compression and -stats-mode where set, else as
+// level-0 data files; they go into the message's Data.ChangelogFiles and
+// the committer into the changelog manifest list of the APPEND snapshot.
+// Within one key Java sorts by the sequence.field values before the
+// sequence number; this writer sorts by the sequence number only.
+//
 // # Errors
 //
 // Input problems are reported before anything of the batch is written:

@@ -25,6 +25,10 @@ type bucketWriter struct {
 	newFiles []manifest.DataFileMeta // finished files not yet in a commit message
 	comp     *bucketCompaction       // nil: the bucket is not compacted
 
+	// changelog-producer = input: the changelog files of the flushes
+	cl           *datafile.RollingWriter // nil: no changelog files
+	newChangelog []manifest.DataFileMeta // finished, not yet in a commit message
+
 	// primary-key sort buffer
 	pending     []chunk       // unsorted batches, fewer than minSortRows rows in all
 	pendingRows int64         //
@@ -65,6 +69,9 @@ func (bw *bucketWriter) flush(ctx context.Context) ([]manifest.DataFileMeta, err
 func (bw *bucketWriter) abort(ctx context.Context) error {
 	var errs []error
 	errs = append(errs, bw.rw.Abort(ctx))
+	if bw.cl != nil {
+		errs = append(errs, bw.cl.Abort(ctx))
+	}
 	bw.releaseBuffer()
 	if err := bw.removeSpills(); err != nil {
 		errs = append(errs, err)
@@ -74,6 +81,11 @@ func (bw *bucketWriter) abort(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("writer: %w", err))
 		}
 	}
-	bw.newFiles = nil
+	for i := range bw.newChangelog {
+		if err := datafile.Delete(ctx, bw.w.fio, bw.dir, &bw.newChangelog[i]); err != nil {
+			errs = append(errs, fmt.Errorf("writer: %w", err))
+		}
+	}
+	bw.newFiles, bw.newChangelog = nil, nil
 	return errors.Join(errs...)
 }

@@ -68,8 +68,14 @@ func KeyValueFields(ts *schema.TableSchema) []types.DataField { return datafile.
 
 func (w *Write) initPK() error {
 	ts, o := w.ts, w.ts.Options
-	if err := checkChangelog(o); err != nil {
+	cp, err := checkChangelog(o, w.post != nil && w.post.into)
+	if err != nil {
 		return err
+	}
+	if cp == schema.ChangelogInput {
+		if err := w.initInputChangelog(); err != nil {
+			return err
+		}
 	}
 	p := &pkLayout{keyIdx: ts.FieldIndexes(ts.TrimmedPrimaryKeys())}
 	p.kvFields = w.layout.Fields()
@@ -538,9 +544,13 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (files []manifest.DataFileM
 	if err := bw.reduceSpills(ctx); err != nil {
 		return nil, err
 	}
+	// A changelog-producer = input table reads the raw runs in the spill
+	// layout through one sorted run that writes them as changelog files
+	// (inputChangelog).
+	input := bw.cl != nil
 	runs := make([]merge.Run, 0, len(bw.spills)+len(bw.sorted)+1)
 	for _, sf := range bw.spills {
-		r, err := bw.openSpill(sf, true)
+		r, err := bw.openSpill(sf, !input)
 		if err != nil {
 			for _, o := range runs {
 				_ = o.Close()
@@ -549,7 +559,7 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (files []manifest.DataFileM
 		}
 		runs = append(runs, r)
 	}
-	mem, err := bw.memRuns(ctx, false)
+	mem, err := bw.memRuns(ctx, input)
 	if err != nil {
 		for _, o := range runs {
 			_ = o.Close()
@@ -557,6 +567,9 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (files []manifest.DataFileM
 		return nil, err
 	}
 	runs = append(runs, mem...)
+	if input {
+		runs = []merge.Run{bw.inputChangelog(ctx, runs)}
+	}
 	p := bw.w.pk
 	for b, merr := range p.merger.Merge(ctx, runs) {
 		if merr != nil {
@@ -575,6 +588,9 @@ func (bw *bucketWriter) flushPK(ctx context.Context) (files []manifest.DataFileM
 		}
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := bw.finishChangelog(ctx); err != nil {
 		return nil, err
 	}
 	return bw.finishFiles(ctx)

@@ -175,6 +175,7 @@ type Write struct {
 
 	writeBufferSize int64
 	layout          *datafile.Layout // level-0 / append data files
+	clLayout        *datafile.Layout // changelog files (changelog-producer = input); nil: none
 	pk              *pkLayout        // nil for append tables
 	comp            *compactor       // nil: the Write never compacts
 
@@ -218,10 +219,11 @@ type restoredBucket struct {
 // commit.Message.KeyIndexFrom.
 //
 // Errors:
-// ErrNoChangelog (with ErrUnsupported) for changelog-producer = input, and
-// lookup or full-compaction unless write-only = true when package
-// compaction cannot produce their changelog (deletion vectors, first-row,
-// lookup with another merge engine than deduplicate); ErrUnsupported for file formats other than parquet,
+// ErrNoChangelog (with ErrUnsupported) for changelog-producer = input into
+// bucket-postpone files, and lookup or full-compaction unless write-only =
+// true when package compaction cannot produce their changelog (deletion
+// vectors, first-row, lookup with another merge engine than deduplicate);
+// ErrUnsupported for file formats other than parquet,
 // and deletion-vector or first-row tables that
 // package compaction cannot compact (their level-0 files only become
 // visible through compaction; e.g. first-row with deletion vectors, which
@@ -589,7 +591,11 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	}
 	// Append files count sequence numbers on from the bucket's; key-value
 	// files carry their own.
-	bw.rw = datafile.NewRollingWriter(w.fio, bw.dir, w.layout, datafile.NewNamer(w.newUUID()), bw.seq)
+	names := datafile.NewNamer(w.newUUID())
+	bw.rw = datafile.NewRollingWriter(w.fio, bw.dir, w.layout, names, bw.seq)
+	if w.clLayout != nil {
+		bw.cl = w.newChangelogWriter(bw, names)
+	}
 	w.writers[g.key] = bw
 	return bw, nil
 }
@@ -691,7 +697,7 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 			Partition:    bytesClone(bw.partition),
 			Bucket:       bw.bucket,
 			TotalBuckets: w.totalBuckets(bw),
-			Data:         commit.DataIncrement{NewFiles: bw.newFiles},
+			Data:         commit.DataIncrement{NewFiles: bw.newFiles, ChangelogFiles: bw.newChangelog},
 			Compact:      bw.drainCompact(),
 		}
 		if w.pk != nil {
@@ -707,8 +713,8 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 			m.OnCompactionRefused = w.reseq.refuse
 		}
 		m.Compact.NewIndexFiles, m.Compact.DeletedIndexFiles = newIndex[i], deletedIndex[i]
-		bw.newFiles = nil
-		if len(m.Data.NewFiles) == 0 && m.Compact.IsEmpty() {
+		bw.newFiles, bw.newChangelog = nil, nil
+		if m.Data.IsEmpty() && m.Compact.IsEmpty() {
 			continue
 		}
 		msgs = append(msgs, m)
