@@ -95,11 +95,6 @@ type Config struct {
 	// Allocator allocates the Parquet writer's Arrow buffers; nil means
 	// memory.DefaultAllocator.
 	Allocator memory.Allocator
-	// Changelog selects changelog files (Java
-	// KeyValueFileWriterFactory.createRollingChangelogFileWriter): named
-	// "<changelog-file.prefix><uuid>-<n>.<format>", in changelog-file.format
-	// when set (else the level's format).
-	Changelog bool
 	// Now is the clock of creation times; nil means time.Now.
 	Now func() time.Time
 	// Changelog selects changelog files instead of data files (key-value
@@ -210,12 +205,6 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 			if formatKey, def, err = l.changelog(formatKey, def); err != nil {
 				return nil, err
 			}
-		}
-	}
-	if cfg.Changelog {
-		l.prefix = o.ChangelogFilePrefix()
-		if f, ok := o.Get("changelog-file.format"); ok && f != "" {
-			l.format, formatKey = strings.ToLower(f), "changelog-file.format"
 		}
 	}
 	ff, writes := lookupFormat(l.format)

@@ -18,7 +18,7 @@ import (
 
 // changelogRows reads the changelog files of msgs (data and compaction
 // parts) as "<kind> k v seq=<n>", in file order.
-func changelogRows(t *testing.T, tbl *catalog.Table, msgs []commit.Message) []string {
+func messageChangelogRows(t *testing.T, tbl *catalog.Table, msgs []commit.Message) []string {
 	t.Helper()
 	var out []string
 	for _, m := range msgs {
@@ -78,7 +78,7 @@ func TestWriterChangelogProducer(t *testing.T) {
 			defer c.Close()
 			for i, st := range steps {
 				msgs := writePrepare(t, w, st.ops)
-				if got := changelogRows(t, tbl, msgs); !slices.Equal(got, st.want) {
+				if got := messageChangelogRows(t, tbl, msgs); !slices.Equal(got, st.want) {
 					t.Fatalf("commit %d: changelog\n got %q\nwant %q", i+1, got, st.want)
 				}
 				if _, err := c.Commit(context.Background(), int64(i), msgs); err != nil {
