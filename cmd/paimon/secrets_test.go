@@ -55,6 +55,7 @@ func secretCommands(url, file string) map[string][][]string {
 		"rollback":      {{"rollback", "--to", "1", url}},
 		"compact":       {{"compact", url}, {"compact", "--manifests", url}},
 		"alter":         {{"alter", url, "--set", "a=1"}},
+		"tail":          {{"tail", "--from", "earliest", url}, {"tail", "--consumer", "c1", url}},
 	}
 }
 
