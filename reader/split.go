@@ -46,7 +46,9 @@ type Split struct {
 	// vectors, each row with its own row kind (Java DataSplit.isStreaming).
 	Changes bool
 
-	table  *tableState
+	diff       bool   // a split of an incremental diff (planDiff)
+	diffBefore *Split // its files of the start snapshot (primary-key tables)
+	table      *tableState
 	schema *schema.TableSchema // the schema the split is read with
 	post   *postponeSource     // postpone.merge-on-read: the partition's bucket-postpone rows
 }
