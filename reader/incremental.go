@@ -45,13 +45,13 @@ const (
 
 // incrementalSpec is the incremental-read request.
 type incrementalSpec struct {
-	start, end   string // incremental-between (snapshot ids or tag names)
-	timestamps   bool   // incremental-between-timestamp: startMs, endMs
-	startMs      int64
-	endMs        int64
-	mode         IncrementalMode
+	start, end    string // incremental-between (snapshot ids or tag names)
+	timestamps    bool   // incremental-between-timestamp: startMs, endMs
+	startMs       int64
+	endMs         int64
+	mode          IncrementalMode
 	tagToSnapshot bool // incremental-between-tag-to-snapshot
-	err          error
+	err           error
 }
 
 func (c *config) inc() *incrementalSpec {

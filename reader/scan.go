@@ -94,7 +94,7 @@ type config struct {
 	cache       *Cache
 	changes     *changeSpec // WithChanges
 	incremental *incrementalSpec
-	rowKind     bool        // WithRowKind
+	rowKind     bool // WithRowKind
 }
 
 // WithSnapshot reads snapshot id (time travel) instead of the latest one.
