@@ -1,8 +1,10 @@
 package reader
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/paimon-go/paimon/manifest"
@@ -97,13 +99,15 @@ func changeLists(sn *snapshot.Snapshot, mode ChangeMode) []string {
 }
 
 // planChanges fills plan.Splits with the ADD entries of the manifest lists
-// of the snapshots' changes, grouped into change splits.
-func (s *Scan) planChanges(ctx context.Context, t *tableState, plan *Plan, pr *pruner, lists []string) error {
+// of the snapshots' changes, grouped into change splits. Level-0 files of
+// deletion-vector and first-row tables are left out unless allLevels (Java's
+// batch scans filter them, its streaming scans do not).
+func (s *Scan) planChanges(ctx context.Context, t *tableState, plan *Plan, pr *pruner, lists []string, allLevels bool) error {
 	entries, err := s.readAdded(ctx, t, lists, pr)
 	if err != nil {
 		return err
 	}
-	splits, err := buildSplits(t, plan.Schema, entries, nil, true, false)
+	splits, err := buildSplits(t, plan.Schema, entries, nil, allLevels, false)
 	if err != nil {
 		return err
 	}
@@ -111,8 +115,24 @@ func (s *Scan) planChanges(ctx context.Context, t *tableState, plan *Plan, pr *p
 		sp.Changes = true
 		sp.RawConvertible = true
 	}
+	if len(plan.Schema.PrimaryKeys) == 0 {
+		manifestOrder(splits, entries)
+	}
 	plan.Splits = splits
 	return nil
+}
+
+// manifestOrder orders the files of append splits as their entries are
+// ordered (commit order), as Java's incremental reads of append tables
+// read them.
+func manifestOrder(splits []*Split, entries []manifest.Entry) {
+	pos := make(map[string]int, len(entries))
+	for i := range entries {
+		pos[entries[i].File.FileName] = i
+	}
+	for _, sp := range splits {
+		slices.SortStableFunc(sp.Files, func(a, b manifest.DataFileMeta) int { return cmp.Compare(pos[a.FileName], pos[b.FileName]) })
+	}
 }
 
 // readAdded reads the manifests of the given manifest lists (in order),

@@ -85,9 +85,12 @@ func TestChangesDeltaPrimaryKey(t *testing.T) {
 	wantChangeLines(t, "changelog of snapshot 2",
 		catLines(t, url, reader.WithChanges(2, reader.ChangesChangelog), reader.WithRowKind()))
 	// A batch read with rowkind: each key's merged row with its latest kind.
+	// A batch read with rowkind keeps deletes, as Java's audit_log does.
 	wantChangeLines(t, "batch read with rowkind",
 		catLines(t, url, reader.WithRowKind()),
-		`{"rowkind":"+U","k":2,"v":"B"}`, `{"rowkind":"+I","k":3,"v":null}`)
+		`{"rowkind":"-D","k":1,"v":"a"}`, `{"rowkind":"+U","k":2,"v":"B"}`, `{"rowkind":"+I","k":3,"v":null}`)
+	wantChangeLines(t, "batch read",
+		catLines(t, url), `{"k":2,"v":"B"}`, `{"k":3,"v":null}`)
 	wantChangeLines(t, "batch read of snapshot 1 with rowkind",
 		catLines(t, url, reader.WithRowKind(), reader.WithSnapshot(1)),
 		`{"rowkind":"+I","k":1,"v":"a"}`, `{"rowkind":"+I","k":2,"v":"b"}`)

@@ -127,6 +127,8 @@ func (p *Plan) ReadSplitWith(ctx context.Context, sp *Split, mem []iter.Seq2[arr
 		}
 		var src iter.Seq2[arrow.RecordBatch, error]
 		switch {
+		case sr.kv && sp.diff:
+			src = sr.diffMerged(ctx)
 		case sr.kv:
 			src = sr.merged(ctx, mem)
 		case len(mem) == 0:
@@ -179,20 +181,20 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 	if sp == nil || sp.table == nil || sp.schema == nil {
 		return nil, fmt.Errorf("%w: split was not made by Plan or EmptySplit", ErrInvalidScan)
 	}
-	if sp.Changes && withMem {
+	if (sp.Changes || sp.diff) && withMem {
 		return nil, fmt.Errorf("%w: in-memory rows with change split %s", ErrInvalidScan, sp.BucketPath)
 	}
-	merging := sp.PrimaryKey && !sp.Changes && (!sp.RawConvertible || withMem)
+	merging := sp.PrimaryKey && !sp.Changes && (!sp.RawConvertible || withMem || sp.diff)
 	ts := sp.schema // differs from p.Schema for splits of a fallback branch
 	sr := &splitRead{plan: p, sp: sp, ts: ts, kv: merging, mem: memory.DefaultAllocator}
 	sr.rawKV = sp.PrimaryKey && !merging && (sp.Changes || p.cfg.rowKind)
-	sr.kindCol = sp.PrimaryKey && (sr.rawKV || p.cfg.rowKind)
+	sr.kindCol = sp.PrimaryKey && (sr.rawKV || p.cfg.rowKind || sp.diff)
 	// Primary-key merges need the full row (keys, sequence fields, aggregated
 	// columns); append reads need the projection plus the filter's fields.
 	if merging {
 		sr.valueCols = ts.Fields
 		sr.unneeded = mergeUnneeded(ts, p)
-		if !withMem && lazyMerge(ts) && oldSchemas(sp, ts) {
+		if !withMem && !sp.diff && lazyMerge(ts) && oldSchemas(sp, ts) {
 			sr.poison = &castPoison{}
 			sr.valueCols = append(slices.Clone(ts.Fields), castRowIDField)
 		}
@@ -409,7 +411,8 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 				keyCols = append(keyCols, i)
 			}
 		}
-		opts := merge.Options{KeyColumns: keyCols, DropDeletes: true, BatchSize: sr.plan.cfg.batchSize}
+		// WithRowKind keeps deletes, as Java's audit_log read (forceKeepDelete).
+		opts := merge.Options{KeyColumns: keyCols, DropDeletes: !sr.plan.cfg.rowKind, BatchSize: sr.plan.cfg.batchSize}
 		if sr.kindCol {
 			opts.Layout = merge.LayoutKindValues
 		}

@@ -93,7 +93,8 @@ type config struct {
 	where       string
 	cache       *Cache
 	changes     *changeSpec // WithChanges
-	rowKind     bool        // WithRowKind
+	incremental *incrementalSpec
+	rowKind     bool // WithRowKind
 }
 
 // WithSnapshot reads snapshot id (time travel) instead of the latest one.
@@ -239,6 +240,9 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	if err := s.checkChanges(); err != nil {
 		return nil, err
 	}
+	if err := s.checkIncremental(); err != nil {
+		return nil, err
+	}
 	var mc *manifest.Cache
 	if s.cfg.cache != nil {
 		mc = s.cfg.cache.manifests
@@ -254,7 +258,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	if plan.Schema != nil {
 		fallback = plan.Schema.Options.ScanFallbackBranch()
 	}
-	if fallback == "" || s.cfg.noFallback || s.timeTravel() || s.cfg.changes != nil {
+	if fallback == "" || s.cfg.noFallback || s.timeTravel() || s.cfg.changes != nil || s.cfg.incremental != nil {
 		return plan, nil
 	}
 	// FallbackReadFileStoreTable: partitions missing from the main branch are
@@ -398,8 +402,14 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 		return plan, nil
 	}
 	if s.cfg.changes != nil {
-		if err := s.planChanges(ctx, t, plan, pr, changeLists(sn, s.cfg.changes.mode)); err != nil {
+		if err := s.planChanges(ctx, t, plan, pr, changeLists(sn, s.cfg.changes.mode), true); err != nil {
 			return nil, expiredErr(ctx, t.meta, sn, false, err)
+		}
+		return plan, nil
+	}
+	if s.cfg.incremental != nil {
+		if err := s.planIncremental(ctx, t, plan, pr); err != nil {
+			return nil, err
 		}
 		return plan, nil
 	}

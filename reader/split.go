@@ -46,9 +46,11 @@ type Split struct {
 	// vectors, each row with its own row kind (Java DataSplit.isStreaming).
 	Changes bool
 
-	table  *tableState
-	schema *schema.TableSchema // the schema the split is read with
-	post   *postponeSource     // postpone.merge-on-read: the partition's bucket-postpone rows
+	diff       bool   // a split of an incremental diff (planDiff)
+	diffBefore *Split // its files of the start snapshot (primary-key tables)
+	table      *tableState
+	schema     *schema.TableSchema // the schema the split is read with
+	post       *postponeSource     // postpone.merge-on-read: the partition's bucket-postpone rows
 }
 
 // DeletionFile locates the deletion vector of one data file inside a

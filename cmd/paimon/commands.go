@@ -132,6 +132,7 @@ func newFilesCmd() *cobra.Command {
 func newCatCmd() *cobra.Command {
 	var (
 		sf         scanFlags
+		inc        incrementalFlags
 		formatName string
 		f          rowfmt.Format
 	)
@@ -144,13 +145,16 @@ func newCatCmd() *cobra.Command {
 			if f, err = rowfmt.ParseFormat(formatName); err != nil {
 				return usageError{err}
 			}
-			return sf.check(cmd, args)
+			if err := sf.check(cmd, args); err != nil {
+				return err
+			}
+			return inc.check(cmd, &sf)
 		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
 			opts, err := sf.open(ctx, t)
 			if err != nil {
 				return err
 			}
-			plan, err := t.NewScan(opts...).Plan(ctx)
+			plan, err := t.NewScan(append(opts, inc.options()...)...).Plan(ctx)
 			if err != nil {
 				return err
 			}
@@ -185,6 +189,7 @@ func newCatCmd() *cobra.Command {
 		}),
 	}
 	sf.register(cmd, true)
+	inc.register(cmd)
 	cmd.Flags().StringVar(&formatName, "format", "table", "output format: jsonl, csv or table")
 	return cmd
 }
