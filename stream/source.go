@@ -6,8 +6,11 @@ import (
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
@@ -51,9 +54,52 @@ func (r *ReaderSource) read(ctx context.Context, what string, opts []reader.Opti
 	}
 }
 
-// Full yields snapshot id's rows (merged, each with its row kind).
+// Full yields snapshot id's rows (merged, each with its row kind). Like
+// Java's streaming read, and unlike its audit_log (the only caller of
+// forceKeepDelete), it drops the retractions (-U, -D) that
+// reader.WithRowKind keeps in a merged read.
 func (r *ReaderSource) Full(ctx context.Context, id int64) iter.Seq2[arrow.RecordBatch, error] {
-	return r.read(ctx, fmt.Sprintf("snapshot %d", id), r.options(reader.WithSnapshot(id)))
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range r.read(ctx, fmt.Sprintf("snapshot %d", id), r.options(reader.WithSnapshot(id))) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			kept, err := dropRetractions(ctx, b)
+			if err != nil {
+				yield(nil, fmt.Errorf("stream: snapshot %d: %w", id, err))
+				return
+			}
+			if kept.NumRows() == 0 {
+				kept.Release()
+				continue
+			}
+			if !yield(kept, nil) {
+				return
+			}
+		}
+	}
+}
+
+// dropRetractions returns b without its -U and -D rows (column 0 is the row
+// kind); it takes over b.
+func dropRetractions(ctx context.Context, b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	kinds, ok := b.Column(0).(*array.String)
+	if !ok {
+		b.Release()
+		return nil, fmt.Errorf("%w: column 0 is %s, want the row kind", reader.ErrInvalidScan, b.Column(0).DataType())
+	}
+	idx := make([]int32, 0, b.NumRows())
+	for i := range kinds.Len() {
+		if k := kinds.Value(i); k != "-U" && k != "-D" {
+			idx = append(idx, int32(i))
+		}
+	}
+	if len(idx) == kinds.Len() {
+		return b, nil
+	}
+	defer b.Release()
+	return format.Take(ctx, memory.DefaultAllocator, b, idx)
 }
 
 // Changes yields the changelog (changelog true) or the delta of snapshot id.
