@@ -59,8 +59,7 @@ func (p *Plan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] 
 // RecordReader returns the rows of every split as an array.RecordReader.
 // Errors end the stream and are returned by Err.
 func (p *Plan) RecordReader(ctx context.Context) array.RecordReader {
-	next, stop := iter.Pull2(p.Records(ctx))
-	return &recordReader{schema: types.SchemaToArrow(p.Fields), next: next, stop: stop, refs: 1}
+	return array.ReaderFromIter(types.SchemaToArrow(p.Fields), p.Records(ctx))
 }
 
 // Schema returns the Arrow schema of the batches Records yields.
@@ -732,55 +731,6 @@ func fileType(t, ft types.DataType) (types.DataType, *types.DataType) {
 	}
 	ft.Nullable = t.Nullable
 	return ft, &ft
-}
-
-type recordReader struct {
-	schema *arrow.Schema
-	next   func() (arrow.RecordBatch, error, bool)
-	stop   func()
-	cur    arrow.RecordBatch
-	err    error
-	refs   int64
-}
-
-func (r *recordReader) Retain() { r.refs++ }
-func (r *recordReader) Release() {
-	r.refs--
-	if r.refs == 0 {
-		r.release()
-	}
-}
-func (r *recordReader) Schema() *arrow.Schema          { return r.schema }
-func (r *recordReader) Err() error                     { return r.err }
-func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *recordReader) Record() arrow.RecordBatch      { return r.cur }
-
-func (r *recordReader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	if r.err != nil {
-		return false
-	}
-	rec, err, ok := r.next()
-	if !ok {
-		return false
-	}
-	if err != nil {
-		r.err = err
-		return false
-	}
-	r.cur = rec
-	return true
-}
-
-func (r *recordReader) release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-	r.stop()
 }
 
 // Filter returns the plan's row filter over the fields of p.Schema (field

@@ -430,51 +430,7 @@ func (f *Follower) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, err
 // RecordReader returns Records as an array.RecordReader with the source's
 // schema; Release stops the follower's reads.
 func (f *Follower) RecordReader(ctx context.Context) array.RecordReader {
-	next, stop := iter.Pull2(f.Records(ctx))
-	return &recordReader{schema: f.src.Schema(), next: next, stop: stop, refs: 1}
-}
-
-type recordReader struct {
-	schema *arrow.Schema
-	next   func() (arrow.RecordBatch, error, bool)
-	stop   func()
-	cur    arrow.RecordBatch
-	err    error
-	refs   int
-}
-
-func (r *recordReader) Retain() { r.refs++ }
-func (r *recordReader) Release() {
-	if r.refs--; r.refs == 0 {
-		r.release()
-		r.stop()
-	}
-}
-func (r *recordReader) Schema() *arrow.Schema          { return r.schema }
-func (r *recordReader) Err() error                     { return r.err }
-func (r *recordReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *recordReader) Record() arrow.RecordBatch      { return r.cur }
-func (r *recordReader) Next() bool {
-	r.release()
-	if r.err != nil {
-		return false
-	}
-	b, err, ok := r.next()
-	if !ok {
-		return false
-	}
-	if err != nil {
-		r.err = err
-		return false
-	}
-	r.cur = b
-	return true
-}
-func (r *recordReader) release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+	return array.ReaderFromIter(f.src.Schema(), f.Records(ctx))
 }
 
 func collect(seq iter.Seq2[arrow.RecordBatch, error]) ([]arrow.RecordBatch, error) {
