@@ -67,6 +67,8 @@ public final class Main {
             scenarios(args[1], java.util.Arrays.asList(args).subList(2, args.length));
         } else if (args.length == 3 && args[0].equals("apply")) {
             apply(args[1], args[2]);
+        } else if (args.length == 2 && args[0].equals("incremental")) {
+            IncrementalCases.run(args[1]);
         } else if (args.length == 2 && args[0].equals("compact")) {
             DynBucket.compactAll(args[1]);
         } else {
