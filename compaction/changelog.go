@@ -280,14 +280,7 @@ func (j *bucketJob) finishChangelog(ctx context.Context) ([]manifest.DataFileMet
 		_ = e.w.Abort(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	files, err := e.w.Flush(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		j.written = append(j.written, fileLocation(j.dir, &f))
-	}
-	return files, nil
+	return j.flush(ctx, e.w)
 }
 
 // abortChangelog drops the job's unfinished changelog files.
@@ -373,14 +366,7 @@ func (j *bucketJob) rewriteChangelog(ctx context.Context, step Step, outputLevel
 	if w == nil {
 		return nil, nil
 	}
-	files, err := w.Flush(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		j.written = append(j.written, fileLocation(j.dir, &f))
-	}
-	return files, nil
+	return j.flush(ctx, w)
 }
 
 // changelogSection merges one section, emits the changelog of its changed

@@ -344,14 +344,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, lk 
 			}
 		}
 	}
-	files, err := w.Flush(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		j.written = append(j.written, fileLocation(j.dir, &f))
-	}
-	return files, nil
+	return j.flush(ctx, w)
 }
 
 // level0Files returns the level-0 files of a section.
@@ -708,6 +701,12 @@ func (j *bucketJob) compactAppend(ctx context.Context, group []manifest.DataFile
 			}
 		}
 	}
+	return j.flush(ctx, w)
+}
+
+// flush closes w's open file and records every file w wrote in j.written
+// (deleted when the job fails); it returns the files.
+func (j *bucketJob) flush(ctx context.Context, w *datafile.RollingWriter) ([]manifest.DataFileMeta, error) {
 	files, err := w.Flush(ctx)
 	if err != nil {
 		return nil, err
