@@ -1239,15 +1239,17 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	// An unknown outcome becomes nil (ours), fileio.ErrExist (another's) or
 	// stays unknown (ErrOutcomeUnknown): then nothing may be deleted.
 	err = newOutcomeResolver(c.fio, c.sleep).resolve(ctx, path, data, err)
-	if err == nil && b.snap != nil {
+	if err == nil {
 		// The id after the base may have been used and then deleted by an
 		// expiration since the base was read (always possible for a cached
 		// base, which may be far behind; for a base just read only when
 		// others commit and expire faster than this attempt runs): then
 		// creating it succeeds although the table has moved on, and the
 		// snapshot sits in a gap below EARLIEST, where no reader looks for
-		// it. createdInGap tells.
-		gap, gerr := c.takeBackIfInGap(ctx, path, b.snap)
+		// it. createdInGap tells. This holds for the first snapshot of an
+		// empty table too (no base: id 1, which others may have committed
+		// and expired meanwhile).
+		gap, gerr := c.takeBackIfInGap(ctx, path, baseID(b.snap))
 		switch {
 		case gerr != nil:
 			keepProg = true
@@ -1282,7 +1284,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 // nobody builds on an id below EARLIEST. gap reports that it was taken back.
 // An error means the outcome is unknown: the snapshot exists and could not
 // be checked or deleted.
-func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snapshot.Snapshot) (gap bool, err error) {
+func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base int64) (gap bool, err error) {
 	ctx = context.WithoutCancel(ctx)
 	gap, err = c.createdInGap(ctx, base)
 	if err != nil {
@@ -1297,7 +1299,16 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snap
 	return true, nil
 }
 
-// createdInGap reports whether the snapshot just created after base may sit
+// baseID is the id of base, 0 when there is none (an empty table).
+func baseID(base *snapshot.Snapshot) int64 {
+	if base == nil {
+		return 0
+	}
+	return base.ID
+}
+
+// createdInGap reports whether the snapshot just created after base (an id;
+// 0: the table had no snapshot) may sit
 // in a gap of ids an expiration deleted rather than at the head of the
 // table: the EARLIEST hint is above base + 1 and names a snapshot that
 // exists (snapshot.Manager.ConfirmEarliestHint). An expiration writes the
@@ -1308,9 +1319,9 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base *snap
 // commits is not covered (as in Java, writers must be stopped for it); the
 // check before the create catches a rollback that came earlier. One GET, after the create (and a HEAD and a
 // GET more when the hint is above base + 1).
-func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (bool, error) {
+func (c *Committer) createdInGap(ctx context.Context, base int64) (bool, error) {
 	hint, ok, err := c.snaps.EarliestHint(ctx)
-	if err != nil || !ok || hint <= base.ID+1 {
+	if err != nil || !ok || hint <= base+1 {
 		// A hint at base.ID+1 named a snapshot file of that id, which the
 		// create found absent: it lies (see below).
 		return false, err
@@ -1319,7 +1330,7 @@ func (c *Committer) createdInGap(ctx context.Context, base *snapshot.Snapshot) (
 	// interrupted after deleting it); trusting it would take back every
 	// commit.
 	hint, ok, err = c.snaps.ConfirmEarliestHint(ctx, hint)
-	return ok && hint > base.ID+1, err
+	return ok && hint > base+1, err
 }
 
 // baseGone reports whether snapshot base is no longer the table's snapshot
