@@ -350,6 +350,9 @@ type Committer struct {
 	// beforeCreate, when set (tests), runs right before the snapshot is
 	// created.
 	beforeCreate func()
+	// beforeBaseLists, when set (tests), runs right before the manifest
+	// lists of a base snapshot are read.
+	beforeBaseLists func()
 }
 
 // New returns a Committer for the table rooted at fio whose schema is ts,
@@ -930,7 +933,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		b = *last
 	} else {
 		var err error
-		if b, err = p.rebase.base(ctx, c); err != nil {
+		if b, err = p.rebase.base(ctx, c); errors.Is(err, errBaseExpired) {
+			return attempt{}, nil // as after a lost race
+		} else if err != nil {
 			return attempt{}, err
 		}
 	}
@@ -967,6 +972,11 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	}
 	fail := func(err error) (attempt, error) {
 		waitBg()
+		if c.expiredBase(ctx, b.snap, err) {
+			// A manifest or index file of the base was expired meanwhile:
+			// redo on the latest snapshot, as after a lost race.
+			return attempt{cached: cached}, nil
+		}
 		return attempt{}, err
 	}
 	prog, err := c.buildProgress(ctx, &b, p)

@@ -2,3 +2,7 @@ package commit
 
 // SetBeforeCreate makes c call f right before it creates a snapshot file.
 func SetBeforeCreate(c *Committer, f func()) { c.beforeCreate = f }
+
+// SetBeforeBaseLists makes c call f right before it reads the manifest
+// lists of a base snapshot.
+func SetBeforeBaseLists(c *Committer, f func()) { c.beforeBaseLists = f }

@@ -114,8 +114,12 @@ func (c *Committer) latestFrom(ctx context.Context, id int64) (*snapshot.Snapsho
 }
 
 // baseOf reads the base and delta manifest lists of snapshot s
-// (concurrently) into a base.
+// (concurrently) into a base. Errors: errBaseExpired when a list is missing
+// because s was expired since it was read.
 func (c *Committer) baseOf(ctx context.Context, s *snapshot.Snapshot) (base, error) {
+	if c.beforeBaseLists != nil {
+		c.beforeBaseLists()
+	}
 	var lists [2][]manifest.FileMeta
 	var errs [2]error
 	var wg sync.WaitGroup
@@ -128,6 +132,9 @@ func (c *Committer) baseOf(ctx context.Context, s *snapshot.Snapshot) (base, err
 	}
 	wg.Wait()
 	if err := errors.Join(errs[:]...); err != nil {
+		if c.expiredBase(ctx, s, err) {
+			return base{}, errBaseExpired
+		}
 		return base{}, err
 	}
 	return base{snap: s, metas: append(lists[0], lists[1]...)}, nil
