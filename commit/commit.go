@@ -918,7 +918,7 @@ func (c *Committer) readBase(ctx context.Context) (base, error) {
 // wrote them after the previous commit; a HEAD checking for a newer schema
 // and a GET checking that the cached base snapshot is still the table's run
 // alongside), then the create-if-absent PUT of the snapshot, then a GET of
-// the EARLIEST hint (createdInGap: the snapshot must not sit in a gap an
+// the EARLIEST hint and a HEAD of the base snapshot (takeBackIfInGap: the snapshot must not sit in a gap an
 // expiration left). On object stores the LATEST hint follows in the
 // background (see hintWriter).
 //
@@ -1259,14 +1259,24 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		// it. createdInGap tells. This holds for the first snapshot of an
 		// empty table too (no base: id 1, which others may have committed
 		// and expired meanwhile).
-		gap, gerr := c.takeBackIfInGap(ctx, path, baseID(b.snap))
+		gap, gerr := c.takeBackIfInGap(ctx, path, baseID(b.snap), s.ID, entries)
 		switch {
 		case gerr != nil:
 			keepProg = true
 			return attempt{unknown: true}, gerr
 		case gap:
-			// Redo the attempt on the real latest snapshot.
+			// Redo the attempt on the real latest snapshot. An expiration
+			// running meanwhile may have taken the snapshot for one it
+			// expires and deleted its delta and changelog manifests and
+			// lists: they are written anew under new names (package
+			// expire leaves the data, changelog and index files of such
+			// young snapshots alone).
 			cleanBase()
+			if *slot != nil {
+				(*slot).key = gapKey
+			}
+			p.changelog.clean(ctx, c)
+			p.changelog.start(ctx, c)
 			c.mu.Lock()
 			c.last, c.next = nil, nil
 			c.mu.Unlock()
@@ -1287,60 +1297,6 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	}
 	cleanBase()
 	return attempt{}, fmt.Errorf("commit: create %s: %w", path, err)
-}
-
-// takeBackIfInGap checks the snapshot just created at path after base
-// (createdInGap) and, when it sits in an expired gap, deletes it again:
-// nobody builds on an id below EARLIEST. gap reports that it was taken back.
-// An error means the outcome is unknown: the snapshot exists and could not
-// be checked or deleted.
-func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base int64) (gap bool, err error) {
-	ctx = context.WithoutCancel(ctx)
-	gap, err = c.createdInGap(ctx, base)
-	if err != nil {
-		return false, fmt.Errorf("%w: created %s but could not read the EARLIEST hint to check it is not below it: %w", ErrOutcomeUnknown, path, err)
-	}
-	if !gap {
-		return false, nil
-	}
-	if err := c.fio.Delete(ctx, path); err != nil {
-		return false, fmt.Errorf("%w: %s was created in a gap left by an expiration and could not be deleted: %w", ErrOutcomeUnknown, path, err)
-	}
-	return true, nil
-}
-
-// baseID is the id of base, 0 when there is none (an empty table).
-func baseID(base *snapshot.Snapshot) int64 {
-	if base == nil {
-		return 0
-	}
-	return base.ID
-}
-
-// createdInGap reports whether the snapshot just created after base (an id;
-// 0: the table had no snapshot) may sit
-// in a gap of ids an expiration deleted rather than at the head of the
-// table: the EARLIEST hint is above base + 1 and names a snapshot that
-// exists (snapshot.Manager.ConfirmEarliestHint). An expiration writes the
-// hint before it deletes any snapshot file and deletes only ids below it,
-// so if the id after base had been used and expired, the hint is above
-// base + 1 and names a kept snapshot; otherwise nobody had used the id
-// (creating it would have failed). A rollback running concurrently with
-// commits is not covered (as in Java, writers must be stopped for it); the
-// check before the create catches a rollback that came earlier. One GET, after the create (and a HEAD and a
-// GET more when the hint is above base + 1).
-func (c *Committer) createdInGap(ctx context.Context, base int64) (bool, error) {
-	hint, ok, err := c.snaps.EarliestHint(ctx)
-	if err != nil || !ok || hint <= base+1 {
-		// A hint at base.ID+1 named a snapshot file of that id, which the
-		// create found absent: it lies (see below).
-		return false, err
-	}
-	// A hint naming a snapshot that does not exist lies (a rollback
-	// interrupted after deleting it); trusting it would take back every
-	// commit.
-	hint, ok, err = c.snaps.ConfirmEarliestHint(ctx, hint)
-	return ok && hint > base+1, err
 }
 
 // baseGone reports whether snapshot base is no longer the table's snapshot

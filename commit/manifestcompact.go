@@ -133,7 +133,7 @@ func (c *Committer) compactManifestsOnce(ctx context.Context, user string) (id i
 	if err == nil {
 		// As for commits: the id may have been used and expired since
 		// latest was read (see createdInGap).
-		gap, gerr := c.takeBackIfInGap(ctx, path, latest.ID)
+		gap, gerr := c.takeBackIfInGap(ctx, path, latest.ID, s.ID, nil)
 		switch {
 		case gerr != nil:
 			return 0, false, gerr

@@ -58,6 +58,8 @@ type Options struct {
 	// beforeDelete, when set, is called before each deletion; an error
 	// stops the run (tests use it to interrupt a run).
 	beforeDelete func(path string) error
+	// now, when set (tests), replaces time.Now for belowEarliestGrace.
+	now func() time.Time
 }
 
 // Result reports what Expire did.
@@ -205,6 +207,13 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if err != nil {
 		return Result{}, err
 	}
+	now := time.Now
+	if opts.now != nil {
+		now = opts.now
+	}
+	if ids, err = skipYoungBelow(ctx, sm, ids, earliest, now()); err != nil {
+		return Result{}, err
+	}
 	if len(ids) == 0 {
 		return Result{}, nil
 	}
@@ -293,6 +302,41 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 		return res, err
 	}
 	return res, nil
+}
+
+// belowEarliestGrace is how old a snapshot below EARLIEST must be (by its
+// commit time) before an expiration deletes it with its files.
+const belowEarliestGrace = 10 * time.Minute
+
+// skipYoungBelow drops from ids (ascending) the snapshots below earliest
+// committed less than belowEarliestGrace before now. A snapshot file below
+// EARLIEST is left by an interrupted expiration, which a later run
+// completes, or was just created by a commit in a gap an expiration left:
+// that commit takes it back at once and commits again with the same data,
+// changelog and index files (package commit, gap.go), which expiring the
+// snapshot would delete. Ids whose snapshot is gone are dropped too.
+func skipYoungBelow(ctx context.Context, sm *snapshot.Manager, ids []int64, earliest int64, now time.Time) ([]int64, error) {
+	i := 0
+	for i < len(ids) && ids[i] < earliest {
+		i++
+	}
+	if i == 0 {
+		return ids, nil
+	}
+	var kept []int64
+	for _, id := range ids[:i] {
+		s, err := sm.Get(ctx, id)
+		if errors.Is(err, snapshot.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if now.Sub(time.UnixMilli(s.TimeMillis)) >= belowEarliestGrace {
+			kept = append(kept, id)
+		}
+	}
+	return append(kept, ids[i:]...), nil
 }
 
 // raiseEarliest writes the EARLIEST hint end unless the hint is already

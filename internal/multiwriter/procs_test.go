@@ -169,8 +169,13 @@ func work(id, first, commits int, url string, rt bool) error {
 	partial := engine == schema.MergePartialUpdate
 	sc := types.SchemaToArrow(tbl.Schema().Fields)
 	out := json.NewEncoder(os.Stdout)
+	unique := os.Getenv(uniqueEnv) == "1"
 	for ident := int64(first); ident <= int64(commits); ident++ {
-		rec, err := tabletest.NewBatch(sc, rowsOf(id, ident, partial)...)
+		rows := rowsOf(id, ident, partial)
+		if unique {
+			rows = uniqueRowsOf(id, ident)
+		}
+		rec, err := tabletest.NewBatch(sc, rows...)
 		if err != nil {
 			return err
 		}
