@@ -211,7 +211,8 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	if opts.now != nil {
 		now = opts.now
 	}
-	if ids, err = skipYoungBelow(ctx, sm, ids, earliest, now()); err != nil {
+	young, err := youngBelow(ctx, sm, ids, earliest, now())
+	if err != nil {
 		return Result{}, err
 	}
 	if len(ids) == 0 {
@@ -272,7 +273,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 		return Result{Earliest: earliest}, nil
 	}
 
-	p, expired, err := planExpire(ctx, t, ids, first, end, width(opts.Parallelism))
+	p, expired, err := planExpire(ctx, t, ids, first, end, young, width(opts.Parallelism))
 	if err != nil {
 		return Result{}, err
 	}
@@ -305,26 +306,24 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 }
 
 // belowEarliestGrace is how old a snapshot below EARLIEST must be (by its
-// commit time) before an expiration deletes it with its files.
+// commit time) before an expiration deletes the files it names.
 const belowEarliestGrace = 10 * time.Minute
 
-// skipYoungBelow drops from ids (ascending) the snapshots below earliest
-// committed less than belowEarliestGrace before now. A snapshot file below
-// EARLIEST is left by an interrupted expiration, which a later run
-// completes, or was just created by a commit in a gap an expiration left:
-// that commit takes it back at once and commits again with the same data,
-// changelog and index files (package commit, gap.go), which expiring the
-// snapshot would delete. Ids whose snapshot is gone are dropped too.
-func skipYoungBelow(ctx context.Context, sm *snapshot.Manager, ids []int64, earliest int64, now time.Time) ([]int64, error) {
-	i := 0
-	for i < len(ids) && ids[i] < earliest {
-		i++
-	}
-	if i == 0 {
-		return ids, nil
-	}
-	var kept []int64
-	for _, id := range ids[:i] {
+// youngBelow returns the ids (of ids, ascending) below earliest whose
+// snapshot was committed less than belowEarliestGrace before now. A snapshot
+// file below EARLIEST is left by an interrupted expiration, which a later
+// run completes, or was just created by a commit in a gap an expiration
+// left: that commit takes it back at once and commits again with the same
+// data, changelog and index files (package commit, gap.go), which expiring
+// the snapshot's files would delete. Of a young snapshot below EARLIEST an
+// expiration deletes only the snapshot file (no reader looks below
+// EARLIEST); what else only it named is left to orphan cleaning.
+func youngBelow(ctx context.Context, sm *snapshot.Manager, ids []int64, earliest int64, now time.Time) (map[int64]bool, error) {
+	young := map[int64]bool{}
+	for _, id := range ids {
+		if id >= earliest {
+			break
+		}
 		s, err := sm.Get(ctx, id)
 		if errors.Is(err, snapshot.ErrNotFound) {
 			continue
@@ -332,11 +331,11 @@ func skipYoungBelow(ctx context.Context, sm *snapshot.Manager, ids []int64, earl
 		if err != nil {
 			return nil, err
 		}
-		if now.Sub(time.UnixMilli(s.TimeMillis)) >= belowEarliestGrace {
-			kept = append(kept, id)
+		if now.Sub(time.UnixMilli(s.TimeMillis)) < belowEarliestGrace {
+			young[id] = true
 		}
 	}
-	return append(kept, ids[i:]...), nil
+	return young, nil
 }
 
 // raiseEarliest writes the EARLIEST hint end unless the hint is already
@@ -386,12 +385,18 @@ func snapshotIDs(ctx context.Context, sm *snapshot.Manager, earliest, latest int
 
 // planExpire reads everything the expiration of the snapshots in [begin, end)
 // needs and returns the files to delete and the ids of the snapshot files.
-func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end int64, par int) (*snapfiles.Plan, []int64, error) {
+// Of the young snapshots only the snapshot files are deleted (youngBelow).
+func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end int64, young map[int64]bool, par int) (*snapfiles.Plan, []int64, error) {
 	sm := t.Snapshots
 	// Snapshots [begin, end], as far as they still exist.
 	var snaps []*snapshot.Snapshot
+	var youngIDs []int64
 	for _, id := range ids {
 		if id < begin || id > end {
+			continue
+		}
+		if young[id] && id < end {
+			youngIDs = append(youngIDs, id)
 			continue
 		}
 		s, err := sm.Get(ctx, id)
@@ -542,10 +547,11 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 	for _, g := range [][]string{p.Data, p.Index, p.Manifests, p.Lists} {
 		slices.Sort(g)
 	}
-	ids2 := make([]int64, len(expired))
-	for i, s := range expired {
-		ids2[i] = s.ID
+	ids2 := youngIDs
+	for _, s := range expired {
+		ids2 = append(ids2, s.ID)
 	}
+	slices.Sort(ids2)
 	return p, ids2, nil
 }
 
