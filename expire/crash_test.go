@@ -198,7 +198,7 @@ func TestExpireInterrupted(t *testing.T) {
 			equal(t, "deleted right after the interruption", yres.Deleted, wantDel)
 			checkRows(t, fyoung, rows)
 			later := opts
-			expire.SetNow(&later, func() time.Time { return time.Now().Add(time.Hour) })
+			later.Now = func() time.Time { return time.Now().Add(time.Hour) }
 			res, err := expire.Expire(ctx, fio, ts, later)
 			if err != nil {
 				t.Fatal(err)

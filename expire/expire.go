@@ -58,8 +58,10 @@ type Options struct {
 	// beforeDelete, when set, is called before each deletion; an error
 	// stops the run (tests use it to interrupt a run).
 	beforeDelete func(path string) error
-	// now, when set (tests), replaces time.Now for belowEarliestGrace.
-	now func() time.Time
+	// Now is the clock that judges the age of snapshot files below EARLIEST
+	// (see youngBelow: for 10 minutes only their snapshot files are
+	// deleted); default time.Now.
+	Now func() time.Time
 }
 
 // Result reports what Expire did.
@@ -208,8 +210,8 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 		return Result{}, err
 	}
 	now := time.Now
-	if opts.now != nil {
-		now = opts.now
+	if opts.Now != nil {
+		now = opts.Now
 	}
 	young, err := youngBelow(ctx, sm, ids, earliest, now())
 	if err != nil {

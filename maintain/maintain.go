@@ -342,7 +342,7 @@ func (m *Maintainer) expireSnapshots(ctx context.Context, latest int64, now time
 	m.mu.Lock()
 	m.stats.SnapshotRuns++
 	m.mu.Unlock()
-	res, err := expire.Expire(ctx, m.fio, m.ts, expire.Options{OlderThan: olderThan})
+	res, err := expire.Expire(ctx, m.fio, m.ts, expire.Options{OlderThan: olderThan, Now: m.now})
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.stats.SnapshotsExpired += len(res.Expired)
