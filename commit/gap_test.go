@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/internal/tabletest"
@@ -60,12 +61,7 @@ func TestNoSnapshotInExpiredGap(t *testing.T) {
 	if err != nil || !slices.Equal(ids, []int64{4, 5}) {
 		t.Errorf("snapshot files %v, %v; want 4 and 5 (no snapshot in the gap)", ids, err)
 	}
-	want := []string{"10|c", "1|a", "2|b", "3|b", "4|b"} // sorted
-	got := tabletest.ReadRows(t, tbl.FileIO.URL())
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Errorf("rows %v, want %v", got, want)
-	}
+	wantRows(t, tbl, "10|c", "1|a", "2|b", "3|b", "4|b")
 	// The next commit of a builds on 5 as usual.
 	if id, err := a.Commit(ctx, 3, prepare(t, tbl, "a", []int64{11}, "d")); err != nil || id != 6 {
 		t.Errorf("a: next Commit = %d, %v; want 6", id, err)
@@ -91,18 +87,9 @@ func TestNoFirstSnapshotInExpiredGap(t *testing.T) {
 	}
 	ran := false
 	commit.SetBeforeCreate(a, func() {
-		if ran {
-			return
-		}
-		ran = true
-		for i := int64(1); i <= 3; i++ {
-			if id, err := b.Commit(ctx, i, prepare(t, tbl, "b", []int64{i}, "b")); err != nil || id != i {
-				t.Errorf("b: Commit = %d, %v", id, err)
-			}
-		}
-		res, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Hour)})
-		if err != nil || !slices.Equal(res.Expired, []int64{1, 2}) {
-			t.Errorf("expire during the commit: %+v, %v", res, err)
+		if !ran {
+			ran = true
+			commitAndExpire(t, tbl, b, 1, 3, []int64{1, 2})
 		}
 	})
 	id, err := a.Commit(ctx, 1, prepare(t, tbl, "a", []int64{10}, "a"))
@@ -116,12 +103,7 @@ func TestNoFirstSnapshotInExpiredGap(t *testing.T) {
 	if err != nil || !slices.Equal(ids, []int64{3, 4}) {
 		t.Errorf("snapshot files %v, %v; want 3 and 4 (no snapshot in the gap)", ids, err)
 	}
-	want := []string{"10|a", "1|b", "2|b", "3|b"} // sorted
-	got := tabletest.ReadRows(t, tbl.FileIO.URL())
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Errorf("rows %v, want %v", got, want)
-	}
+	wantRows(t, tbl, "10|a", "1|b", "2|b", "3|b")
 }
 
 // TestBaseExpiredWhileRead: an attempt reads the latest snapshot, then,
@@ -145,18 +127,8 @@ func TestBaseExpiredWhileRead(t *testing.T) {
 	}
 	ran := 0
 	commit.SetBeforeBaseLists(a, func() {
-		ran++
-		if ran > 1 {
-			return
-		}
-		for i := int64(2); i <= 4; i++ {
-			if id, err := b.Commit(ctx, i, prepare(t, tbl, "b", []int64{i}, "b")); err != nil || id != i {
-				t.Errorf("b: Commit = %d, %v", id, err)
-			}
-		}
-		res, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Hour)})
-		if err != nil || !slices.Equal(res.Expired, []int64{1, 2, 3}) {
-			t.Errorf("expire during the commit: %+v, %v", res, err)
+		if ran++; ran == 1 {
+			commitAndExpire(t, tbl, b, 2, 4, []int64{1, 2, 3})
 		}
 	})
 	id, err := a.Commit(ctx, 1, prepare(t, tbl, "a", []int64{10}, "a"))
@@ -166,7 +138,29 @@ func TestBaseExpiredWhileRead(t *testing.T) {
 	if ran != 2 {
 		t.Fatalf("base lists read %d times, want 2 (the expired base, then snapshot 4)", ran)
 	}
-	want := []string{"10|a", "1|b", "2|b", "3|b", "4|b"} // sorted
+	wantRows(t, tbl, "10|a", "1|b", "2|b", "3|b", "4|b")
+}
+
+// commitAndExpire makes committer b (user "b") commit one row per id in
+// from..to, then expires down to one snapshot, which must expire exactly
+// expired: what other processes do while a commit of the test runs.
+func commitAndExpire(t *testing.T, tbl *catalog.Table, b *commit.Committer, from, to int64, expired []int64) {
+	t.Helper()
+	ctx := context.Background()
+	for i := from; i <= to; i++ {
+		if id, err := b.Commit(ctx, i, prepare(t, tbl, "b", []int64{i}, "b")); err != nil || id != i {
+			t.Errorf("b: Commit = %d, %v; want %d", id, err, i)
+		}
+	}
+	res, err := expire.Expire(ctx, tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1, OlderThan: time.Now().Add(time.Hour)})
+	if err != nil || !slices.Equal(res.Expired, expired) {
+		t.Errorf("expire during the commit: %+v, %v; want %v expired", res, err, expired)
+	}
+}
+
+// wantRows checks the table's rows, sorted.
+func wantRows(t *testing.T, tbl *catalog.Table, want ...string) {
+	t.Helper()
 	got := tabletest.ReadRows(t, tbl.FileIO.URL())
 	slices.Sort(got)
 	if !slices.Equal(got, want) {

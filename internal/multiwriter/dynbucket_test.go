@@ -13,7 +13,6 @@ import (
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
-	"github.com/paimon-go/paimon/testenv"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -31,13 +30,6 @@ func TestDynamicBucketWriters(t *testing.T) {
 	procs, commits := 4, 10
 	if *long {
 		commits = 50
-	}
-	stores := []struct {
-		name string
-		url  func(t testing.TB) string
-	}{
-		{"local", func(testing.TB) string { return "" }},
-		{"minio", testenv.MinIO},
 	}
 	for _, st := range stores {
 		for _, e := range procEngines {

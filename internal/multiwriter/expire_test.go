@@ -8,7 +8,6 @@ import (
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/internal/tabletest"
-	"github.com/paimon-go/paimon/testenv"
 )
 
 // uniqueEnv set to "1" makes a worker write uniqueRowsOf instead of rowsOf.
@@ -47,13 +46,6 @@ func TestWritersWithExpiration(t *testing.T) {
 	procs, commits := 4, 15
 	if *long {
 		commits = 60
-	}
-	stores := []struct {
-		name string
-		url  func(t testing.TB) string
-	}{
-		{"local", func(testing.TB) string { return "" }},
-		{"minio", testenv.MinIO},
 	}
 	for _, st := range stores {
 		for _, kill := range []bool{false, true} {

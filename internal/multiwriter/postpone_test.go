@@ -26,7 +26,6 @@ import (
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/snapshot"
-	"github.com/paimon-go/paimon/testenv"
 )
 
 // compactEnv names the stop file of a compactor: a worker process with it
@@ -279,13 +278,6 @@ func TestPostponeWritersAndCompactors(t *testing.T) {
 	procs, commits := 4, 10
 	if *long {
 		commits = 50
-	}
-	stores := []struct {
-		name string
-		url  func(t testing.TB) string
-	}{
-		{"local", func(testing.TB) string { return "" }},
-		{"minio", testenv.MinIO},
 	}
 	for _, st := range stores {
 		for _, e := range procEngines {

@@ -59,6 +59,16 @@ const (
 	startEnv = "MULTIWRITER_START"
 )
 
+// stores are the stores every multi-process test runs on: a warehouse URL
+// for a test ("" is a local temporary directory).
+var stores = []struct {
+	name string
+	url  func(t testing.TB) string
+}{
+	{"local", func(testing.TB) string { return "" }},
+	{"minio", testenv.MinIO},
+}
+
 // keys is the key space the workers write: every commit upserts three keys,
 // chosen so that every pair of workers overlaps.
 const keys = 6
@@ -423,13 +433,6 @@ func TestWritersShareBucket(t *testing.T) {
 	procs, commits := 4, 10
 	if *long {
 		commits = 50
-	}
-	stores := []struct {
-		name string
-		url  func(t testing.TB) string
-	}{
-		{"local", func(testing.TB) string { return "" }},
-		{"minio", testenv.MinIO},
 	}
 	variants := []string{"plain", "rt", "kill"}
 	for _, st := range stores {

@@ -20,7 +20,6 @@ import (
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/snapshot"
-	"github.com/paimon-go/paimon/testenv"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -155,13 +154,6 @@ func TestCrossPartitionWriters(t *testing.T) {
 	procs, commits := 4, 10
 	if *long {
 		commits = 50
-	}
-	stores := []struct {
-		name string
-		url  func(t testing.TB) string
-	}{
-		{"local", func(testing.TB) string { return "" }},
-		{"minio", testenv.MinIO},
 	}
 	engines := []string{"deduplicate", "partial-update", "first-row"}
 	t.Setenv(xpartEnv, "1")
