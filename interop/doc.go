@@ -26,8 +26,8 @@
 // list of SQL steps in one session (interop/engines/*_peer.py) against a
 // filesystem catalog. The engines read our tables (SELECT, $snapshots,
 // $files, time travel, and Flink streaming reads that see a later Go
-// commit, on an append table and, through our changelog files, on lookup
-// and full-compaction changelog-producer tables); we read the tables they create with their defaults (primary key
+// commit, on an append table and, through our changelog files, on input,
+// lookup and full-compaction changelog-producer tables); we read the tables they create with their defaults (primary key
 // without a bucket option, Flink's postpone bucket, ORC, deletion vectors,
 // the lookup changelog producer) exactly as the engine's own SELECT returns
 // them; we commit into those tables and the engine reads our rows; and the

@@ -656,6 +656,7 @@ func testEngine(t *testing.T, e enginePeer) {
 		steps2 = append(steps2, streamingSetup(t, ctx, whURL, out, tablePath)...)
 		steps2 = append(steps2, changelogStreamSetup(t, ctx, whURL, out, tablePath, "go_lookup_stream", "lookup")...)
 		steps2 = append(steps2, changelogStreamSetup(t, ctx, whURL, out, tablePath, "go_fullcompact_stream", "full-compaction")...)
+		steps2 = append(steps2, changelogStreamSetup(t, ctx, whURL, out, tablePath, "go_input_stream", "input")...)
 	}
 	start = time.Now()
 	readies := 0
@@ -666,6 +667,8 @@ func testEngine(t *testing.T, e enginePeer) {
 			return changelogStreamCommit(ctx, tablePath("go_lookup_stream"))
 		case 3:
 			return changelogStreamCommit(ctx, tablePath("go_fullcompact_stream"))
+		case 4:
+			return changelogStreamCommit(ctx, tablePath("go_input_stream"))
 		}
 		return streamingCommit(ctx, tablePath("go_stream"))
 	}
@@ -749,6 +752,22 @@ func testEngine(t *testing.T, e enginePeer) {
 				return compareFile(want, filepath.Join(out, name+".jsonl"))
 			})
 		}
+		// Our input changelog: the input rows as written, so the update is
+		// one +I of "u1" (Java's input producer writes no -U).
+		engineCell(t, "flink/streaming/go_input_stream", func() error {
+			if err := run2.stepErr("streaming/go_input_stream"); err != nil {
+				return err
+			}
+			fields, err := fieldsOf(ctx, tablePath("go_input_stream"))
+			if err != nil {
+				return err
+			}
+			want, err := tabletest.FormatJSONL(fields, append(streamRows(0, 3), []any{int32(1), "u1"})...)
+			if err != nil {
+				return err
+			}
+			return compareFile(want, filepath.Join(out, "go_input_stream.jsonl"))
+		})
 	}
 }
 
@@ -960,8 +979,12 @@ func changelogStreamSetup(t *testing.T, ctx context.Context, whURL, out string, 
 	if err := commitRows(ctx, tbl, "interop-go-changelog-stream", 1, rows, false); err != nil {
 		t.Fatal(err)
 	}
+	total := 5 // 3 rows, then -U and +U of the update
+	if producer == "input" {
+		total = 4 // the update as written: one +I
+	}
 	return []engineStep{{Name: "streaming/" + name, Scan: "interop." + name, Streaming: true,
-		ReadyAfter: 3, Total: 5, Out: filepath.Join(out, name+".jsonl"), Table: tablePath(name)}}
+		ReadyAfter: 3, Total: total, Out: filepath.Join(out, name+".jsonl"), Table: tablePath(name)}}
 }
 
 // changelogStreamCommit updates row 1 of a changelogStreamSetup table to
