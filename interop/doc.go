@@ -19,6 +19,14 @@
 // those rows, or fail where Java's read fails. PAIMON_INTEROP_SCENARIOS=a,b
 // runs only the named scenarios.
 //
+// TestJavaIncremental and TestGoChangelogReadByJava (incremental_test.go):
+// Java writes primary-key tables with each changelog producer, a
+// deletion-vector and an append table, and reads them with
+// incremental-between ranges in every scan mode (plainly and as audit_log);
+// our reads must equal Java's. Then we write the same input with
+// changelog-producer input and lookup, and Java's reads of our tables must
+// equal its reads of its own, range by range.
+//
 // TestEngines (engines_test.go) drives Flink 2.0 (PyFlink 2.0.2 with
 // paimon-flink-2.0 1.4.2) and Spark 3.5 (PySpark 3.5.9 with paimon-spark-3.5
 // 0.9.0, the newest paimon-spark-3.5 the Maven Central mirror here serves, so

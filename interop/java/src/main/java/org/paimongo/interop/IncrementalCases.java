@@ -80,30 +80,54 @@ final class IncrementalCases {
                     Scenarios.commit(t, kv(RowKind.INSERT, 4, "d"), kv(RowKind.INSERT, 1, "a"));
                 }
                 FileStoreTable table = (FileStoreTable) catalog.getTable(id);
-                long latest = table.snapshotManager().latestSnapshotId();
                 java.nio.file.Path exp = Files.createDirectories(out.resolve("expected").resolve(e.getKey()));
-                List<String> cases = new ArrayList<>();
-                String[] ranges = {"0," + latest, "1," + latest, "1,2", (latest - 1) + "," + latest, "2,2"};
-                for (String range : ranges) {
-                    for (String mode : new String[] {"auto", "delta", "changelog", "diff"}) {
-                        String name = range.replace(',', '-') + "_" + mode;
-                        Map<String, String> dyn = new HashMap<>();
-                        dyn.put("incremental-between", range);
-                        dyn.put("incremental-between-scan-mode", mode);
-                        FileStoreTable copy = table.copy(dyn);
-                        readTo(copy, copy.rowType(), exp, name);
-                        AuditLogTable audit = new AuditLogTable(copy);
-                        readTo(audit, audit.rowType(), exp, name + ".audit");
-                        cases.add("{\"between\":" + Jsonl.quote(range) + ",\"mode\":" + Jsonl.quote(mode)
-                                + ",\"name\":" + Jsonl.quote(name) + "}");
-                    }
-                }
+                List<String> cases = readCases(table, exp);
                 listing.add("{\"name\":" + Jsonl.quote(e.getKey()) + ",\"path\":"
                         + Jsonl.quote("warehouse/interop.db/" + e.getKey()) + ",\"cases\":["
                         + String.join(",", cases) + "]}");
             }
         }
         Files.writeString(out.resolve("incremental.json"), "{\"tables\":[\n" + String.join(",\n", listing) + "\n]}\n");
+    }
+
+    /**
+     * The {@code incremental-read TABLE_PATH OUTDIR} command: the reads of {@link #run} on a table
+     * someone else wrote (ours), into OUTDIR/CASE(.audit).jsonl or .error, listed in
+     * OUTDIR/cases.json.
+     */
+    static void read(String tablePath, String outDir) throws Exception {
+        java.nio.file.Path out = Files.createDirectories(Paths.get(outDir).toAbsolutePath());
+        FileStoreTable table =
+                org.apache.paimon.table.FileStoreTableFactory.create(
+                        org.apache.paimon.fs.local.LocalFileIO.create(), new org.apache.paimon.fs.Path(tablePath));
+        List<String> cases = readCases(table, out);
+        Files.writeString(out.resolve("cases.json"), "[" + String.join(",\n", cases) + "]\n");
+    }
+
+    /**
+     * Reads table with incremental-between over 5 ranges (from before the first snapshot, the whole
+     * history, 1-2, the last snapshot, 2-2) in every scan mode, plainly and through AuditLogTable,
+     * into exp; returns the cases as JSON objects.
+     */
+    private static List<String> readCases(FileStoreTable table, java.nio.file.Path exp) throws Exception {
+        long latest = table.snapshotManager().latestSnapshotId();
+        List<String> cases = new ArrayList<>();
+        String[] ranges = {"0," + latest, "1," + latest, "1,2", (latest - 1) + "," + latest, "2,2"};
+        for (String range : ranges) {
+            for (String mode : new String[] {"auto", "delta", "changelog", "diff"}) {
+                String name = range.replace(',', '-') + "_" + mode;
+                Map<String, String> dyn = new HashMap<>();
+                dyn.put("incremental-between", range);
+                dyn.put("incremental-between-scan-mode", mode);
+                FileStoreTable copy = table.copy(dyn);
+                readTo(copy, copy.rowType(), exp, name);
+                AuditLogTable audit = new AuditLogTable(copy);
+                readTo(audit, audit.rowType(), exp, name + ".audit");
+                cases.add("{\"between\":" + Jsonl.quote(range) + ",\"mode\":" + Jsonl.quote(mode)
+                        + ",\"name\":" + Jsonl.quote(name) + "}");
+            }
+        }
+        return cases;
     }
 
     private static void readTo(Table table, RowType type, java.nio.file.Path dir, String base) throws Exception {

@@ -69,6 +69,8 @@ public final class Main {
             apply(args[1], args[2]);
         } else if (args.length == 2 && args[0].equals("incremental")) {
             IncrementalCases.run(args[1]);
+        } else if (args.length == 3 && args[0].equals("incremental-read")) {
+            IncrementalCases.read(args[1], args[2]);
         } else if (args.length == 2 && args[0].equals("compact")) {
             DynBucket.compactAll(args[1]);
         } else {
