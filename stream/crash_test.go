@@ -21,6 +21,7 @@ import (
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/stream"
+	"github.com/paimon-go/paimon/testenv"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 	case "follower":
 		os.Exit(report(crashFollower(os.Args[1], os.Args[2], atoi(os.Args[3]))))
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
@@ -172,11 +173,18 @@ func worker(t *testing.T, args ...string) *exec.Cmd {
 // once, and no snapshot the follower still needed was expired (the consumer
 // protects them). STREAM_CRASH_LONG=1 runs ≥ 50 kills over 200 commits.
 func TestFollowerCrashes(t *testing.T) {
+	t.Run("local", func(t *testing.T) { followerCrashes(t, "") })
+	t.Run("minio", func(t *testing.T) { followerCrashes(t, testenv.MinIO(t)) })
+}
+
+// followerCrashes runs TestFollowerCrashes on a table in the warehouse at
+// whURL ("" for a local temporary directory).
+func followerCrashes(t *testing.T, whURL string) {
 	commits, kills := 30, 5
 	if os.Getenv(longEnv) != "" {
 		commits, kills = 200, 60
 	}
-	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: kvFields, Options: map[string]string{
+	tbl := tabletest.NewTable(t, whURL, catalog.Schema{Fields: kvFields, Options: map[string]string{
 		"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "2", "snapshot.time-retained": "1 ms",
 	}})
 	ctx := context.Background()
