@@ -1276,6 +1276,9 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 				(*slot).key = gapKey
 			}
 			p.changelog.clean(ctx, c)
+			if err := c.checkReusable(ctx, p); err != nil {
+				return attempt{}, err
+			}
 			p.changelog.start(ctx, c)
 			c.mu.Lock()
 			c.last, c.next = nil, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/internal/snapfiles"
 
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/snapshot"
@@ -48,6 +49,50 @@ import (
 // Cost: a HEAD of the base and a GET of the hint on the usual path; a
 // listing and a read of the latest snapshot's manifests only when the base
 // was expired during the attempt or the hint is above the created id.
+
+// ErrFilesGone reports that a changelog or index file of a commit was
+// deleted while the commit's snapshot sat in an expired gap (an expiration
+// whose view of EARLIEST was older than the gap took the snapshot for one it
+// expires). Nothing was published; the writer must write the data again.
+var ErrFilesGone = errors.New("commit: files of the commit were deleted by a concurrent expiration")
+
+// checkReusable makes sure that the changelog and index files of part p,
+// which the next attempt after a take-back names again, still exist.
+// Errors wrap ErrFilesGone, naming the first missing file.
+func (c *Committer) checkReusable(ctx context.Context, p *part) error {
+	var paths []string
+	for _, e := range p.index {
+		if e.Kind == manifest.Add && (e.IndexFile.ExternalPath == nil || *e.IndexFile.ExternalPath == "") {
+			paths = append(paths, "index/"+e.IndexFile.FileName)
+		}
+	}
+	if len(p.changelog.entries) > 0 {
+		t, err := snapfiles.Open(c.fio, c.ts, "")
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		for i := range p.changelog.entries {
+			ps, ok, err := t.EntryPaths(&p.changelog.entries[i])
+			if err != nil {
+				return err
+			}
+			if ok {
+				paths = append(paths, ps[0])
+			}
+		}
+	}
+	for _, path := range paths {
+		ok, err := c.fio.Exists(ctx, path)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: %s was deleted while this commit's snapshot sat in an expired gap; nothing was published", ErrFilesGone, path)
+		}
+	}
+	return nil
+}
 
 // gapKey marks the delta of an attempt whose snapshot was taken back from a
 // gap: no entries have this key, so the next attempt writes its delta anew.

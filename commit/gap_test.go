@@ -2,7 +2,9 @@ package commit_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,4 +168,49 @@ func wantRows(t *testing.T, tbl *catalog.Table, want ...string) {
 	if !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
+}
+
+// TestGapChangelogDeleted: the changelog files of a commit whose snapshot
+// sat in an expired gap were deleted meanwhile (an expiration whose view of
+// EARLIEST was older than the gap took the snapshot for one it expires).
+// The commit must not publish a snapshot naming them again: it fails with
+// ErrFilesGone naming the file, and nothing of it is published.
+func TestGapChangelogDeleted(t *testing.T) {
+	ctx := context.Background()
+	tbl := tabletest.NewTable(t, "", pkSchema(map[string]string{"bucket": "1", "changelog-producer": "input"}))
+	a, err := commit.New(tbl.FileIO, tbl.Schema, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := commit.New(tbl.FileIO, tbl.Schema, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := b.Commit(ctx, 1, prepare(t, tbl, "b", []int64{1}, "b")); err != nil || id != 1 {
+		t.Fatalf("b: Commit = %d, %v", id, err)
+	}
+	msgs := prepare(t, tbl, "a", []int64{10}, "a")
+	if len(msgs) != 1 || len(msgs[0].Data.ChangelogFiles) != 1 {
+		t.Fatalf("messages %+v: want one with one changelog file", msgs)
+	}
+	gone := "bucket-0/" + msgs[0].Data.ChangelogFiles[0].FileName
+	ran := false
+	commit.SetBeforeCreate(a, func() {
+		if !ran {
+			ran = true
+			commitAndExpire(t, tbl, b, 2, 4, []int64{1, 2, 3})
+			if err := tbl.FileIO.Delete(ctx, gone); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	_, err = a.Commit(ctx, 1, msgs)
+	if !errors.Is(err, commit.ErrFilesGone) || !strings.Contains(err.Error(), gone) {
+		t.Fatalf("Commit = %v; want ErrFilesGone naming %s", err, gone)
+	}
+	ids, err := snapshot.NewManager(tbl.FileIO).IDs(ctx)
+	if err != nil || !slices.Equal(ids, []int64{4}) {
+		t.Errorf("snapshot files %v, %v; want 4 only", ids, err)
+	}
+	wantRows(t, tbl, "1|b", "2|b", "3|b", "4|b")
 }
