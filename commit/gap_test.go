@@ -25,14 +25,7 @@ import (
 func TestNoSnapshotInExpiredGap(t *testing.T) {
 	ctx := context.Background()
 	tbl := tabletest.NewTable(t, "", kvSchema)
-	a, err := commit.New(tbl.FileIO, tbl.Schema, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := commit.New(tbl.FileIO, tbl.Schema, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoCommitters(t, tbl)
 	if id, err := a.Commit(ctx, 1, prepare(t, tbl, "a", []int64{1}, "a")); err != nil || id != 1 {
 		t.Fatalf("a: Commit = %d, %v", id, err)
 	}
@@ -79,14 +72,7 @@ func TestNoSnapshotInExpiredGap(t *testing.T) {
 func TestNoFirstSnapshotInExpiredGap(t *testing.T) {
 	ctx := context.Background()
 	tbl := tabletest.NewTable(t, "", kvSchema)
-	a, err := commit.New(tbl.FileIO, tbl.Schema, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := commit.New(tbl.FileIO, tbl.Schema, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoCommitters(t, tbl)
 	ran := false
 	commit.SetBeforeCreate(a, func() {
 		if !ran {
@@ -178,14 +164,7 @@ func wantRows(t *testing.T, tbl *catalog.Table, want ...string) {
 func TestGapChangelogDeleted(t *testing.T) {
 	ctx := context.Background()
 	tbl := tabletest.NewTable(t, "", pkSchema(map[string]string{"bucket": "1", "changelog-producer": "input"}))
-	a, err := commit.New(tbl.FileIO, tbl.Schema, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := commit.New(tbl.FileIO, tbl.Schema, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoCommitters(t, tbl)
 	if id, err := b.Commit(ctx, 1, prepare(t, tbl, "b", []int64{1}, "b")); err != nil || id != 1 {
 		t.Fatalf("b: Commit = %d, %v", id, err)
 	}
@@ -204,7 +183,7 @@ func TestGapChangelogDeleted(t *testing.T) {
 			}
 		}
 	})
-	_, err = a.Commit(ctx, 1, msgs)
+	_, err := a.Commit(ctx, 1, msgs)
 	if !errors.Is(err, commit.ErrFilesGone) || !strings.Contains(err.Error(), gone) {
 		t.Fatalf("Commit = %v; want ErrFilesGone naming %s", err, gone)
 	}
@@ -213,4 +192,17 @@ func TestGapChangelogDeleted(t *testing.T) {
 		t.Errorf("snapshot files %v, %v; want 4 only", ids, err)
 	}
 	wantRows(t, tbl, "1|b", "2|b", "3|b", "4|b")
+}
+
+// twoCommitters returns committers of users "a" and "b" on tbl.
+func twoCommitters(t *testing.T, tbl *catalog.Table) (a, b *commit.Committer) {
+	t.Helper()
+	a, err := commit.New(tbl.FileIO, tbl.Schema, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = commit.New(tbl.FileIO, tbl.Schema, "b"); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
 }

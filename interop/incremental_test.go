@@ -167,19 +167,7 @@ func TestGoChangelogReadByJava(t *testing.T) {
 				}
 			}
 			got := filepath.Join(out, "go-read", tc.java)
-			if _, err := javaPeer().run(ctx, "incremental-read", strings.TrimPrefix(tbl.FileIO.URL(), "file://"), got); err != nil {
-				t.Fatalf("java incremental-read: %v", err)
-			}
-			var cases []struct {
-				Name string `json:"name"`
-			}
-			b, err := os.ReadFile(filepath.Join(got, "cases.json"))
-			if err == nil {
-				err = json.Unmarshal(b, &cases)
-			}
-			if err != nil || len(cases) != 20 {
-				t.Fatalf("cases.json: %d cases, %v", len(cases), err)
-			}
+			cases := javaIncrementalRead(ctx, t, strings.TrimPrefix(tbl.FileIO.URL(), "file://"), got)
 			t.Run("pypaimon", func(t *testing.T) { pypaimonIncremental(ctx, t, tbl.FileIO.URL()) })
 			want := filepath.Join(out, "expected", tc.java)
 			for _, c := range cases {
@@ -361,21 +349,7 @@ func TestMixedIncremental(t *testing.T) {
 			}
 			gocommit(3, kv(row.RowKindUpdateAfter, 5, "E"), kv(row.RowKindInsert, 6, "f"))
 			exp := filepath.Join(out, "java-read", producer)
-			if _, err := javaPeer().run(ctx, "incremental-read", path, exp); err != nil {
-				t.Fatal(err)
-			}
-			var cases []struct {
-				Between string `json:"between"`
-				Mode    string `json:"mode"`
-				Name    string `json:"name"`
-			}
-			b, err := os.ReadFile(filepath.Join(exp, "cases.json"))
-			if err == nil {
-				err = json.Unmarshal(b, &cases)
-			}
-			if err != nil || len(cases) != 20 {
-				t.Fatalf("cases.json: %d cases, %v", len(cases), err)
-			}
+			cases := javaIncrementalRead(ctx, t, path, exp)
 			for _, c := range cases {
 				from, to, _ := strings.Cut(c.Between, ",")
 				opts := []reader.Option{reader.WithIncrementalBetween(from, to), reader.WithIncrementalMode(reader.IncrementalMode(c.Mode))}
@@ -388,4 +362,30 @@ func TestMixedIncremental(t *testing.T) {
 			}
 		})
 	}
+}
+
+// incrementalCase is one read of IncrementalCases.readCases: a range, a
+// scan mode and the base name of its files.
+type incrementalCase struct {
+	Between string `json:"between"`
+	Mode    string `json:"mode"`
+	Name    string `json:"name"`
+}
+
+// javaIncrementalRead has Java read the table at path with the 20
+// incremental cases (incremental-read command) into dir and returns them.
+func javaIncrementalRead(ctx context.Context, t *testing.T, path, dir string) []incrementalCase {
+	t.Helper()
+	if _, err := javaPeer().run(ctx, "incremental-read", path, dir); err != nil {
+		t.Fatalf("java incremental-read: %v", err)
+	}
+	var cases []incrementalCase
+	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &cases)
+	}
+	if err != nil || len(cases) != 20 {
+		t.Fatalf("cases.json: %d cases, %v", len(cases), err)
+	}
+	return cases
 }
