@@ -60,6 +60,12 @@ type Options struct {
 	// BatchSize is the maximum number of rows per output batch; 0 means
 	// DefaultBatchSize.
 	BatchSize int
+	// Lookup merges each key's record on the lowest level above 0 with its
+	// level-0 records only, dropping the records of deeper levels (Java
+	// LookupMergeFunction, which wraps the merge function of tables with
+	// changelog-producer = lookup, deletion vectors or force-lookup, except
+	// first-row). Runs carry their level with AtLevel; see lookup.go.
+	Lookup bool
 	// Allocator is used only to concatenate nested-type columns (lists, maps,
 	// structs); nil means memory.DefaultAllocator. Other columns are built in
 	// Go memory.
@@ -427,6 +433,7 @@ type mergeState struct {
 	yield func(arrow.RecordBatch, error) bool
 
 	cursors  []*cursor
+	levels   []int // per run, with Options.Lookup
 	heap     []*cursor
 	enc      keyEncoder
 	freeKeys [][]uint64 // normalized key space of released batches
@@ -728,6 +735,7 @@ func (s *mergeState) collect(c *cursor, k *keyRef) error {
 func (s *mergeState) run(runs []Run) error {
 	m := s.m
 	s.epoch = 1
+	s.levels = m.runLevels(runs)
 	for i, r := range runs {
 		s.cursors = append(s.cursors, &cursor{run: r, idx: i})
 	}
@@ -940,7 +948,13 @@ func (m *Merger) lessEntry(a, b entry) bool {
 func (s *mergeState) emit() error {
 	g := s.group
 	m := s.m
-	if len(g) == 1 {
+	lookup := len(g) > 1 && s.levels != nil
+	if lookup {
+		// A lone record left by the pick is merged, not passed through:
+		// LookupMergeFunction runs the merge function on it.
+		g = pickHighLevel(g, s.levels)
+	}
+	if len(g) == 1 && !lookup {
 		e := g[0]
 		if m.opts.DropDeletes && IsRetract(e.kind()) {
 			return nil

@@ -396,6 +396,12 @@ func kvString(rec arrow.RecordBatch, i int) string {
 
 // model is an independent statement of the engines for kvSchema rows.
 func model(options map[string]string, all []kvRow) []string {
+	return modelMerging(options, all, nil)
+}
+
+// modelMerging is model where the keys in mergeOne are merged even when
+// they have a single record (a lookup merge's lone pick).
+func modelMerging(options map[string]string, all []kvRow, mergeOne map[int64]bool) []string {
 	byKey := map[int64][]kvRow{}
 	for _, r := range all {
 		byKey[r.key] = append(byKey[r.key], r)
@@ -419,7 +425,7 @@ func model(options map[string]string, all []kvRow) []string {
 	for _, k := range keys {
 		g := byKey[k]
 		sort.SliceStable(g, func(i, j int) bool { return g[i].seq < g[j].seq })
-		if len(g) == 1 {
+		if len(g) == 1 && !mergeOne[k] {
 			r := g[0]
 			out = append(out, str(k, r.seq, r.kind, r.v, &r.s))
 			continue
