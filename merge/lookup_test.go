@@ -149,4 +149,3 @@ func lowestLevel(levels []int, rows [][]kvRow, key int64) int {
 	}
 	return low
 }
-
