@@ -359,7 +359,7 @@ func (j *bucketJob) rewriteChangelog(ctx context.Context, step Step, outputLevel
 		}()
 	}
 	for _, section := range step.Sections {
-		if err := j.changelogSection(ctx, section, lk, e, w, step.DropDeletes); err != nil {
+		if err := j.changelogSection(ctx, section, outputLevel, lk, e, w, step.DropDeletes); err != nil {
 			return nil, err
 		}
 	}
@@ -370,12 +370,20 @@ func (j *bucketJob) rewriteChangelog(ctx context.Context, step Step, outputLevel
 }
 
 // changelogSection merges one section, emits the changelog of its changed
-// keys and writes the merged records to w (when not nil).
-func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, lk *lookups, e *changelogEmitter, w *datafile.RollingWriter, dropDeletes bool) error {
+// keys and writes the merged records to w (when not nil). A lookup of a
+// merge engine other than deduplicate (or with sequence.field) merges each
+// level-0 key's version above the output level into the result
+// (LookupChangelogMergeFunctionWrapper: lookup, insertInto); first-row
+// writes only keys no level above holds and emits +I for keys no level
+// above 0 holds (FirstRowMergeFunctionWrapper).
+func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, outputLevel int, lk *lookups, e *changelogEmitter, w *datafile.RollingWriter, dropDeletes bool) error {
 	t := j.t
-	runs := make([]merge.Run, 0, len(section))
+	runs := make([]merge.Run, 0, len(section)+1)
 	for _, r := range section {
 		runs = append(runs, j.runOf(ctx, r))
+	}
+	if t.lookupMerge && t.changelog.mode == changelogLookup {
+		runs = append(runs, merge.AtLevel(j.lookedUp(ctx, level0Files(section), lk.kvLookup()), outputLevel+1))
 	}
 	before := NewDVLookup(j.keys, t.keyTypes, j.beforeRuns(section, lk), j.lookupKV, nil)
 	defer before.Close()
@@ -394,6 +402,7 @@ func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, l
 	if err := advance(); err != nil {
 		return err
 	}
+	var keep []bool // first-row: rows written
 	for b, merr := range t.mergers[0].Merge(ctx, runs) {
 		if merr != nil {
 			return merr
@@ -404,10 +413,25 @@ func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, l
 			b.Release()
 		}
 		err := func() error {
+			keep = keep[:0]
 			for i := range int(out.NumRows()) {
 				k, err := keyView(out, i, t.keyTypes)
 				if err != nil {
 					return err
+				}
+				if t.firstRow {
+					hit, found, err := before.Find(ctx, k)
+					if err != nil {
+						return err
+					}
+					keep = append(keep, !found || hit.Level <= outputLevel)
+					if !found {
+						r := rowRef{Batch: out, Row: i}
+						if err := e.add(ctx, r, byte(r.Batch.Column(e.nk+1).(*array.Int8).Value(i))); err != nil {
+							return err
+						}
+					}
+					continue
 				}
 				for more && j.keys.Compare(changed, k) < 0 {
 					if err := advance(); err != nil {
@@ -432,11 +456,14 @@ func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, l
 			if w == nil {
 				return nil
 			}
-			if !dropDeletes {
+			if !dropDeletes && !t.firstRow {
 				return w.Write(ctx, out)
 			}
 			return writeFiltered(ctx, w, out, func(i int) (bool, error) {
-				return e.isAdd(rowRef{Batch: out, Row: i}), nil
+				if t.firstRow && !keep[i] {
+					return false, nil
+				}
+				return !dropDeletes || e.isAdd(rowRef{Batch: out, Row: i}), nil
 			})
 		}()
 		out.Release()
@@ -449,10 +476,10 @@ func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, l
 
 // checkChangelog refuses the changelog productions the package does not
 // implement yet: with deletion vectors (the lookup would have to read the
-// levels as they were before the compaction's own marks), first-row
-// (FirstRowMergeFunctionWrapper), and lookup with a merge engine other than
-// deduplicate (LookupMergeFunction merges only the lowest level's record
-// with the level-0 records, which the merger does not do).
+// levels as they were before the compaction's own marks), and first-row
+// with full-compaction, which Java refuses too (SchemaValidation: "Only
+// support 'none' and 'lookup' changelog-producer on FIRST_ROW merge
+// engine").
 func checkChangelog(cp schema.ChangelogProducer, engine schema.MergeEngine, dv bool) error {
 	if cp != schema.ChangelogLookup && cp != schema.ChangelogFullCompaction {
 		return nil
@@ -460,10 +487,8 @@ func checkChangelog(cp schema.ChangelogProducer, engine schema.MergeEngine, dv b
 	switch {
 	case dv:
 		return fmt.Errorf("%w: changelog-producer = %s with deletion-vectors.enabled = true", ErrUnsupported, cp)
-	case engine == schema.MergeFirstRow:
-		return fmt.Errorf("%w: changelog-producer = %s with merge-engine = first-row", ErrUnsupported, cp)
-	case cp == schema.ChangelogLookup && engine != schema.MergeDeduplicate:
-		return fmt.Errorf("%w: changelog-producer = lookup with merge-engine = %s", ErrUnsupported, engine)
+	case engine == schema.MergeFirstRow && cp != schema.ChangelogLookup:
+		return fmt.Errorf("%w: changelog-producer = %s with merge-engine = first-row (Java allows only none and lookup)", ErrUnsupported, cp)
 	}
 	return nil
 }

@@ -190,6 +190,62 @@ func TestLookupChangelogMinor(t *testing.T) {
 		"-U 1 c 11 seq=5001", "+U 1 e 12 seq=5005")
 }
 
+// TestLookupChangelogAggregation: changelog-producer = lookup with
+// aggregation (sum of n). A minor compaction merges each level-0 key with
+// its version looked up above the output level, so the level-4 record
+// holds the key's whole history (LookupChangelogMergeFunctionWrapper); the
+// read and the next compaction take that record and drop the level-5 one
+// (LookupMergeFunction), which a plain merge would add a second time.
+func TestLookupChangelogAggregation(t *testing.T) {
+	tbl := newPKTable(t, map[string]string{"changelog-producer": "lookup", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum"})
+	commitRows(t, tbl, nil, baseRows(5000)...)
+	if got := compactChangelog(t, tbl, true); len(got) != 5000 || got[1] != "+I 1 a1 1 seq=1" {
+		t.Fatalf("first: %d changelog rows, second %q", len(got), got[1])
+	}
+	commitRows(t, tbl, nil, upd(1, "b", int64(10)))
+	commitRows(t, tbl, nil, upd(1, "c", int64(11)))
+	commitRows(t, tbl, nil, ins(6, "f", int64(6)))
+	commitRows(t, tbl, nil, upd(3, nil, int64(3)))
+	commitRows(t, tbl, nil, ins(7000, "n", int64(7)))
+	checkChangelog(t, "minor", compactChangelog(t, tbl, false),
+		"-U 1 a1 1 seq=1", "+U 1 c 22 seq=5001", "-U 3 a3 3 seq=3", "+U 3 a3 6 seq=5003", "-U 6 a6 6 seq=6", "+U 6 f 12 seq=5002", "+I 7000 n 7 seq=5004")
+	if got := describe(liveFiles(t, tbl)); !slices.Equal(got, []string{"L4 rows=4 deletes=0 source=1", "L5 rows=5000 deletes=0 source=0"}) {
+		t.Fatalf("files after the minor compaction %v", got)
+	}
+	want := baseExpect(5000, map[int32][]any{1: {1, "c", 22}, 3: {3, "a3", 6}, 6: {6, "f", 12}, 7000: {7000, "n", 7}})
+	checkRows(t, tbl, want)
+	commitRows(t, tbl, nil, upd(1, "e", int64(12)))
+	checkChangelog(t, "full", compactChangelog(t, tbl, true),
+		"-U 1 c 22 seq=5001", "+U 1 e 34 seq=5005")
+	want = baseExpect(5000, map[int32][]any{1: {1, "e", 34}, 3: {3, "a3", 6}, 6: {6, "f", 12}, 7000: {7000, "n", 7}})
+	checkRows(t, tbl, want)
+	if got := describe(liveFiles(t, tbl)); !slices.Equal(got, []string{"L5 rows=5001 deletes=0 source=1"}) {
+		t.Fatalf("files after the full compaction %v", got)
+	}
+}
+
+// TestLookupChangelogFirstRow: changelog-producer = lookup with first-row.
+// A level-0 key already held above level 0 keeps its first row there and
+// produces no changelog; a new key is written and inserted (+I), once
+// (FirstRowMergeFunctionWrapper).
+func TestLookupChangelogFirstRow(t *testing.T) {
+	tbl := newPKTable(t, map[string]string{"changelog-producer": "lookup", "merge-engine": "first-row"})
+	commitRows(t, tbl, nil, baseRows(5000)...)
+	if got := compactChangelog(t, tbl, true); len(got) != 5000 || got[2] != "+I 2 a2 2 seq=2" {
+		t.Fatalf("first: %d changelog rows, third %q", len(got), got[2])
+	}
+	commitRows(t, tbl, nil, ins(1, "b", int64(10)))
+	commitRows(t, tbl, nil, ins(6000, "x", int64(1)), ins(2, "z", int64(2)))
+	commitRows(t, tbl, nil, ins(6000, "y", int64(2)))
+	checkChangelog(t, "minor", compactChangelog(t, tbl, false), "+I 6000 x 1 seq=5001")
+	if got := describe(liveFiles(t, tbl)); !slices.Equal(got, []string{"L4 rows=1 deletes=0 source=1", "L5 rows=5000 deletes=0 source=0"}) {
+		t.Fatalf("files after the minor compaction %v", got)
+	}
+	commitRows(t, tbl, nil, ins(6000, "w", int64(3)), ins(6001, "v", int64(4)))
+	checkChangelog(t, "full", compactChangelog(t, tbl, true), "+I 6001 v 4 seq=5003")
+	checkRows(t, tbl, baseExpect(5000, map[int32][]any{6000: {6000, "x", 1}, 6001: {6001, "v", 4}}))
+}
+
 // TestChangelogCompactionFailure: a full-compaction changelog compaction
 // that meets a truncated file late (the last file of the top level's run,
 // opened after thousands of changelog rows were written) fails naming it,

@@ -653,10 +653,12 @@ func TestUnsupported(t *testing.T) {
 	if !errors.Is(err, compaction.ErrUnsupported) {
 		t.Fatalf("first-row with deletion vectors: %v", err)
 	}
-	tbl2 := tabletest.NewTable(t, "", catalog.Schema{Fields: kvFields, PrimaryKeys: []string{"k"},
-		Options: map[string]string{"bucket": "1", "changelog-producer": "lookup", "merge-engine": "partial-update"}})
-	if _, err := compaction.Compact(context.Background(), tbl2.FileIO, tbl2.Schema, user, compaction.Options{}); !errors.Is(err, compaction.ErrUnsupported) {
-		t.Fatalf("changelog-producer lookup with partial-update: %v", err)
+	// Java: "Only support 'none' and 'lookup' changelog-producer on
+	// FIRST_ROW merge engine".
+	ts.Options["deletion-vectors.enabled"] = "false"
+	ts.Options["changelog-producer"] = "full-compaction"
+	if _, err := compaction.Compact(context.Background(), tbl.FileIO, &ts, user, compaction.Options{}); !errors.Is(err, compaction.ErrUnsupported) {
+		t.Fatalf("changelog-producer full-compaction with first-row: %v", err)
 	}
 }
 

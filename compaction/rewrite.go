@@ -42,7 +42,8 @@ type table struct {
 	mergers     [2]*merge.Merger // [dropDeletes]
 	dv          bool             // deletion-vectors.enabled
 	bitmap64    bool             // deletion-vectors.bitmap64
-	lookupMerge bool             // dv with another merge engine than deduplicate, or sequence.field
+	lookupMerge bool             // dv or lookup changelog, with another merge engine than deduplicate or sequence.field
+	firstRow    bool             // merge-engine = first-row
 	batchSize   int
 	changelog   changelogConfig // changelog-producer = lookup or full-compaction
 
@@ -88,7 +89,16 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 	if t.changelog, err = newChangelogConfig(ts, t.nk); err != nil {
 		return nil, err
 	}
-	t.lookupMerge = t.dv && (t.mergeCfg.Engine() != merge.Deduplicate || len(t.mergeCfg.SequenceFields()) > 0)
+	// A lookup (deletion vectors, changelog-producer = lookup) merges the
+	// version found above the output level into the result unless the
+	// latest record wins anyway (LookupChangelogMergeFunctionWrapper).
+	t.lookupMerge = (t.dv || t.changelog.mode == changelogLookup) &&
+		(t.mergeCfg.Engine() != merge.Deduplicate || len(t.mergeCfg.SequenceFields()) > 0)
+	t.firstRow = t.mergeCfg.Engine() == merge.FirstRow
+	lookup, err := ts.Options.LookupMerge()
+	if err != nil {
+		return nil, err
+	}
 	keyCols := make([]int, t.nk)
 	for i := range keyCols {
 		keyCols[i] = i
@@ -96,7 +106,7 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 	for i, drop := range []bool{false, true} {
 		t.mergers[i], err = merge.NewMerger(t.mergeCfg, t.kvSchema, merge.Options{
 			KeyColumns: keyCols, DropDeletes: drop, Layout: merge.LayoutKeyValue,
-			BatchSize: t.batchSize, Allocator: mem,
+			BatchSize: t.batchSize, Allocator: mem, Lookup: lookup,
 		})
 		if err != nil {
 			return nil, err
@@ -239,7 +249,11 @@ func (j *bucketJob) lookupKV(ctx context.Context, f *manifest.DataFileMeta) iter
 // the bucket's DeletionVector.Factory).
 func (j *bucketJob) runOf(ctx context.Context, r SortedRun) merge.Run {
 	files := r.Files
-	return merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
+	level := 0
+	if len(files) > 0 {
+		level = int(files[0].Level)
+	}
+	return merge.AtLevel(merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
 		for i := range files {
 			for rec, err := range j.readKV(ctx, &files[i], j.inputDV(&files[i])) {
 				if !yield(rec, err) || err != nil {
@@ -247,7 +261,7 @@ func (j *bucketJob) runOf(ctx context.Context, r SortedRun) merge.Run {
 				}
 			}
 		}
-	})
+	}), level)
 }
 
 // lookups are the lookups of one primary-key task on the levels above its
@@ -319,7 +333,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, lk 
 		if step.MarkDeleted {
 			l0 := level0Files(section)
 			if mergeIn {
-				runs = append(runs, j.lookedUp(ctx, l0, lk.kvLookup()))
+				runs = append(runs, merge.AtLevel(j.lookedUp(ctx, l0, lk.kvLookup()), outputLevel+1))
 			} else if err := j.markLevel0(ctx, l0, lk.keyLookup()); err != nil {
 				return nil, err
 			}
@@ -420,8 +434,9 @@ func keyView(rec arrow.RecordBatch, i int, keyTypes []types.DataType) ([]any, er
 
 // lookedUp is the sorted run of the versions found above the output level
 // for the keys of the level-0 files l0 (read with their deletion vectors),
-// each marked deleted as it is found (LookupChangelogMergeFunctionWrapper
-// .getResult: lookup, notifyNewDeletion, insertInto). Merged with the
+// each marked deleted as it is found when the table has deletion vectors
+// (LookupChangelogMergeFunctionWrapper.getResult: lookup, notifyNewDeletion,
+// insertInto). Merged with the
 // section's runs, a found version takes its place among the key's records
 // by sequence.field and sequence number, as insertInto puts it.
 func (j *bucketJob) lookedUp(ctx context.Context, l0 []manifest.DataFileMeta, lk *DVLookup) merge.Run {
@@ -456,7 +471,10 @@ func (j *bucketJob) lookedUp(ctx context.Context, l0 []manifest.DataFileMeta, lk
 			if !ok {
 				continue
 			}
-			if err := j.dvs.NotifyNewDeletion(hit.File, hit.Position); err != nil {
+			if j.dvs == nil {
+				// no deletion vectors: the version stays, shadowed by the
+				// lower level the merge writes (merge.Options.Lookup)
+			} else if err := j.dvs.NotifyNewDeletion(hit.File, hit.Position); err != nil {
 				yield(nil, fmt.Errorf("compaction: mark %s row %d deleted: %w", hit.File, hit.Position, err))
 				return
 			}

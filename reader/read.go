@@ -375,6 +375,11 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 			yield(nil, err)
 			return
 		}
+		lookup, err := sr.ts.Options.LookupMerge()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		runsFiles, err := sr.sortedRuns()
 		if err != nil {
 			yield(nil, err)
@@ -382,7 +387,7 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 		}
 		runs := make([]merge.Run, 0, len(runsFiles)+len(mem))
 		for _, files := range runsFiles {
-			runs = append(runs, merge.RunFromSeq(func(y func(arrow.RecordBatch, error) bool) {
+			runs = append(runs, merge.AtLevel(merge.RunFromSeq(func(y func(arrow.RecordBatch, error) bool) {
 				for _, f := range files {
 					for rec, err := range sr.readFile(ctx, f, !thin) {
 						if !y(rec, err) || err != nil {
@@ -390,13 +395,13 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 						}
 					}
 				}
-			}))
+			}), int(files[0].Level)))
 		}
 		inFields := sr.kvFields(!thin)
 		if len(mem) > 0 {
 			inSchema := types.SchemaToArrow(inFields)
 			for i, m := range mem {
-				runs = append(runs, merge.RunFromSeq(sr.adaptMem(ctx, m, i, inFields, inSchema)))
+				runs = append(runs, merge.AtLevel(merge.RunFromSeq(sr.adaptMem(ctx, m, i, inFields, inSchema)), -1))
 			}
 		}
 		var keyCols []int
@@ -411,7 +416,7 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 			}
 		}
 		// WithRowKind keeps deletes, as Java's audit_log read (forceKeepDelete).
-		opts := merge.Options{KeyColumns: keyCols, DropDeletes: !sr.plan.cfg.rowKind, BatchSize: sr.plan.cfg.batchSize}
+		opts := merge.Options{KeyColumns: keyCols, DropDeletes: !sr.plan.cfg.rowKind, BatchSize: sr.plan.cfg.batchSize, Lookup: lookup}
 		if sr.kindCol {
 			opts.Layout = merge.LayoutKindValues
 		}

@@ -403,6 +403,35 @@ func (o Options) DeletionVectorsEnabled() (bool, error) {
 	return o.Bool(KeyDeletionVectorsEnabled, false)
 }
 
+// KeyForceLookup is "force-lookup" (CoreOptions.FORCE_LOOKUP).
+const KeyForceLookup = "force-lookup"
+
+// LookupMerge reports whether merges of the table's records go through
+// Java's LookupMergeFunction (CoreOptions.needLookup, LookupStrategy:
+// changelog-producer = lookup, deletion vectors, first-row or force-lookup;
+// LookupMergeFunction.wrap leaves first-row unwrapped): per key, only the
+// lowest level's record above 0 is merged with the level-0 records.
+// Errors wrap ErrInvalidOption (malformed options).
+func (o Options) LookupMerge() (bool, error) {
+	engine, err := o.MergeEngine()
+	if err != nil {
+		return false, err
+	}
+	cp, err := o.ChangelogProducer()
+	if err != nil {
+		return false, err
+	}
+	dv, err := o.DeletionVectorsEnabled()
+	if err != nil {
+		return false, err
+	}
+	force, err := o.Bool(KeyForceLookup, false)
+	if err != nil {
+		return false, err
+	}
+	return engine != MergeFirstRow && (cp == ChangelogLookup || dv || force), nil
+}
+
 // DeletionVectorsBitmap64 is "deletion-vectors.bitmap64"; default false.
 func (o Options) DeletionVectorsBitmap64() (bool, error) {
 	return o.Bool(KeyDeletionVectorsBitmap64, false)
