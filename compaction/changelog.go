@@ -359,7 +359,7 @@ func (j *bucketJob) rewriteChangelog(ctx context.Context, step Step, outputLevel
 		}()
 	}
 	for _, section := range step.Sections {
-		if err := j.changelogSection(ctx, section, outputLevel, lk, e, w, step.DropDeletes); err != nil {
+		if err := j.changelogSection(ctx, section, outputLevel, lk, e, w, step); err != nil {
 			return nil, err
 		}
 	}
@@ -375,17 +375,25 @@ func (j *bucketJob) rewriteChangelog(ctx context.Context, step Step, outputLevel
 // level-0 key's version above the output level into the result
 // (LookupChangelogMergeFunctionWrapper: lookup, insertInto); first-row
 // writes only keys no level above holds and emits +I for keys no level
-// above 0 holds (FirstRowMergeFunctionWrapper).
-func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, outputLevel int, lk *lookups, e *changelogEmitter, w *datafile.RollingWriter, dropDeletes bool) error {
+// above 0 holds (FirstRowMergeFunctionWrapper). With step.MarkDeleted
+// (deletion vectors) every engine merges the version found above the
+// output level in, and that version is marked deleted once the section is
+// merged, so that the values before are those of the levels as they were.
+func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, outputLevel int, lk *lookups, e *changelogEmitter, w *datafile.RollingWriter, step Step) error {
 	t := j.t
+	dropDeletes := step.DropDeletes
 	runs := make([]merge.Run, 0, len(section)+1)
 	for _, r := range section {
-		runs = append(runs, j.runOf(ctx, r))
+		runs = append(runs, j.runsOf(ctx, r)...)
 	}
-	if t.lookupMerge && t.changelog.mode == changelogLookup {
-		runs = append(runs, merge.AtLevel(j.lookedUp(ctx, level0Files(section), lk.kvLookup()), outputLevel+1))
+	var marks []DVHit
+	switch {
+	case step.MarkDeleted:
+		runs = append(runs, merge.AtLevel(j.lookedUp(ctx, level0Files(section), lk.kvLookup(), &marks), outputLevel+1))
+	case t.lookupMerge && t.changelog.mode == changelogLookup:
+		runs = append(runs, merge.AtLevel(j.lookedUp(ctx, level0Files(section), lk.kvLookup(), nil), outputLevel+1))
 	}
-	before := NewDVLookup(j.keys, t.keyTypes, j.beforeRuns(section, lk), j.lookupKV, nil)
+	before := NewDVLookup(j.keys, t.keyTypes, j.beforeRuns(section, lk), j.lookupKV, j.dvs)
 	defer before.Close()
 	nextKey, stop := iter.Pull2(j.level0Keys(ctx, j.changedFiles(section, lk.maxLevel)))
 	defer stop()
@@ -471,21 +479,26 @@ func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, o
 			return err
 		}
 	}
+	for _, m := range marks {
+		if err := j.dvs.NotifyNewDeletion(m.File, m.Position); err != nil {
+			return fmt.Errorf("compaction: mark %s row %d deleted: %w", m.File, m.Position, err)
+		}
+	}
 	return nil
 }
 
 // checkChangelog refuses the changelog productions the package does not
-// implement yet: with deletion vectors (the lookup would have to read the
-// levels as they were before the compaction's own marks), and first-row
-// with full-compaction, which Java refuses too (SchemaValidation: "Only
-// support 'none' and 'lookup' changelog-producer on FIRST_ROW merge
-// engine").
+// implement: full-compaction with deletion vectors (Java's
+// FullChangelogMergeTreeCompactRewriter keeps no deletion vectors), and
+// first-row with full-compaction, which Java refuses too
+// (SchemaValidation: "Only support 'none' and 'lookup' changelog-producer
+// on FIRST_ROW merge engine").
 func checkChangelog(cp schema.ChangelogProducer, engine schema.MergeEngine, dv bool) error {
 	if cp != schema.ChangelogLookup && cp != schema.ChangelogFullCompaction {
 		return nil
 	}
 	switch {
-	case dv:
+	case dv && cp == schema.ChangelogFullCompaction:
 		return fmt.Errorf("%w: changelog-producer = %s with deletion-vectors.enabled = true", ErrUnsupported, cp)
 	case engine == schema.MergeFirstRow && cp != schema.ChangelogLookup:
 		return fmt.Errorf("%w: changelog-producer = %s with merge-engine = first-row (Java allows only none and lookup)", ErrUnsupported, cp)

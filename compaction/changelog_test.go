@@ -3,6 +3,7 @@ package compaction_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,6 +245,60 @@ func TestLookupChangelogFirstRow(t *testing.T) {
 	commitRows(t, tbl, nil, ins(6000, "w", int64(3)), ins(6001, "v", int64(4)))
 	checkChangelog(t, "full", compactChangelog(t, tbl, true), "+I 6001 v 4 seq=5003")
 	checkRows(t, tbl, baseExpect(5000, map[int32][]any{6000: {6000, "x", 1}, 6001: {6001, "v", 4}}))
+}
+
+// TestLookupChangelogDeletionVectors: changelog-producer = lookup on a
+// deletion-vector table. The changelog is the one without deletion vectors
+// (values before as the levels were before the compaction's own marks);
+// the versions replaced above the output level are marked deleted, so the
+// reads (which skip level 0) see each key once.
+func TestLookupChangelogDeletionVectors(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		opts       map[string]string
+		minor      []string
+		change     map[int32][]any
+		full       []string
+		fullChange map[int32][]any
+	}{
+		{"deduplicate", nil,
+			[]string{"-U 1 a1 1 seq=1", "+U 1 c 11 seq=5001", "-D 2 a2 2 seq=2", "-U 3 a3 3 seq=3", "+U 3 d 3 seq=5004", "-U 6 a6 6 seq=6", "+U 6 f 6 seq=5003"},
+			map[int32][]any{1: {1, "c", 11}, 2: nil, 3: {3, "d", 3}, 6: {6, "f", 6}},
+			[]string{"-U 1 c 11 seq=5001", "+U 1 e 12 seq=5005"},
+			map[int32][]any{1: {1, "e", 12}, 2: nil, 3: {3, "d", 3}, 6: {6, "f", 6}}},
+		{"aggregation", map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum", "aggregation.remove-record-on-delete": "true"},
+			[]string{"-U 1 a1 1 seq=1", "+U 1 c 22 seq=5001", "-D 2 a2 2 seq=2", "-U 3 a3 3 seq=3", "+U 3 d 6 seq=5004", "-U 6 a6 6 seq=6", "+U 6 f 12 seq=5003"},
+			map[int32][]any{1: {1, "c", 22}, 2: nil, 3: {3, "d", 6}, 6: {6, "f", 12}},
+			[]string{"-U 1 c 22 seq=5001", "+U 1 e 34 seq=5005"},
+			map[int32][]any{1: {1, "e", 34}, 2: nil, 3: {3, "d", 6}, 6: {6, "f", 12}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := map[string]string{"changelog-producer": "lookup", "deletion-vectors.enabled": "true"}
+			maps.Copy(opts, tc.opts)
+			tbl := newPKTable(t, opts)
+			commitRows(t, tbl, nil, baseRows(5000)...)
+			if got := compactChangelog(t, tbl, true); len(got) != 5000 {
+				t.Fatalf("first: %d changelog rows", len(got))
+			}
+			commitRows(t, tbl, nil, upd(1, "b", int64(10)))
+			commitRows(t, tbl, nil, upd(1, "c", int64(11)))
+			commitRows(t, tbl, nil, del(2))
+			commitRows(t, tbl, nil, ins(6, "f", int64(6)))
+			commitRows(t, tbl, nil, upd(3, "d", int64(3)))
+			checkChangelog(t, "minor", compactChangelog(t, tbl, false), tc.minor...)
+			// Keys 1, 2, 3 and 6 of level 5 marked deleted.
+			if got := dvFiles(t, tbl); !slices.Equal(got, []string{"L4 rows=3 dv=", "L5 rows=5000 dv=1,2,3,6"}) {
+				t.Fatalf("files after the minor compaction %v", got)
+			}
+			checkRows(t, tbl, baseExpect(5000, tc.change))
+			commitRows(t, tbl, nil, upd(1, "e", int64(12)))
+			checkChangelog(t, "full", compactChangelog(t, tbl, true), tc.full...)
+			if got := dvFiles(t, tbl); !slices.Equal(got, []string{"L5 rows=4999 dv="}) {
+				t.Fatalf("files after the full compaction %v", got)
+			}
+			checkRows(t, tbl, baseExpect(5000, tc.fullChange))
+		})
+	}
 }
 
 // TestChangelogCompactionFailure: a full-compaction changelog compaction

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"time"
 
@@ -244,24 +245,39 @@ func (j *bucketJob) lookupKV(ctx context.Context, f *manifest.DataFileMeta) iter
 	return j.readKV(ctx, f, nil)
 }
 
-// runOf reads a sorted run's files one after the other, with their
+// runsOf reads a sorted run's files one after the other, with their
 // deletion vectors applied (Java's compaction reader factory is built with
-// the bucket's DeletionVector.Factory).
-func (j *bucketJob) runOf(ctx context.Context, r SortedRun) merge.Run {
-	files := r.Files
-	level := 0
-	if len(files) > 0 {
-		level = int(files[0].Level)
+// the bucket's DeletionVector.Factory). A sorted run of a section
+// (IntervalPartition) may hold files of several levels; it is read as one
+// merge.Run per level, each marked with its level (merge.AtLevel), since
+// the lookup merge picks records by the level of their file, as Java's
+// KeyValue.level() does.
+func (j *bucketJob) runsOf(ctx context.Context, r SortedRun) []merge.Run {
+	var levels []int32
+	for _, f := range r.Files {
+		if !slices.Contains(levels, f.Level) {
+			levels = append(levels, f.Level)
+		}
 	}
-	return merge.AtLevel(merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
-		for i := range files {
-			for rec, err := range j.readKV(ctx, &files[i], j.inputDV(&files[i])) {
-				if !yield(rec, err) || err != nil {
-					return
-				}
+	out := make([]merge.Run, 0, len(levels))
+	for _, lvl := range levels {
+		var files []manifest.DataFileMeta
+		for _, f := range r.Files {
+			if f.Level == lvl {
+				files = append(files, f)
 			}
 		}
-	}), level)
+		out = append(out, merge.AtLevel(merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
+			for i := range files {
+				for rec, err := range j.readKV(ctx, &files[i], j.inputDV(&files[i])) {
+					if !yield(rec, err) || err != nil {
+						return
+					}
+				}
+			}
+		}), int(lvl)))
+	}
+	return out
 }
 
 // lookups are the lookups of one primary-key task on the levels above its
@@ -328,12 +344,12 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, lk 
 	for _, section := range step.Sections {
 		runs := make([]merge.Run, 0, len(section)+1)
 		for _, r := range section {
-			runs = append(runs, j.runOf(ctx, r))
+			runs = append(runs, j.runsOf(ctx, r)...)
 		}
 		if step.MarkDeleted {
 			l0 := level0Files(section)
 			if mergeIn {
-				runs = append(runs, merge.AtLevel(j.lookedUp(ctx, l0, lk.kvLookup()), outputLevel+1))
+				runs = append(runs, merge.AtLevel(j.lookedUp(ctx, l0, lk.kvLookup(), nil), outputLevel+1))
 			} else if err := j.markLevel0(ctx, l0, lk.keyLookup()); err != nil {
 				return nil, err
 			}
@@ -436,10 +452,11 @@ func keyView(rec arrow.RecordBatch, i int, keyTypes []types.DataType) ([]any, er
 // for the keys of the level-0 files l0 (read with their deletion vectors),
 // each marked deleted as it is found when the table has deletion vectors
 // (LookupChangelogMergeFunctionWrapper.getResult: lookup, notifyNewDeletion,
-// insertInto). Merged with the
+// insertInto) — or, with deferred not nil, appended to *deferred for the
+// caller to mark once it no longer looks the levels up as they were. Merged with the
 // section's runs, a found version takes its place among the key's records
 // by sequence.field and sequence number, as insertInto puts it.
-func (j *bucketJob) lookedUp(ctx context.Context, l0 []manifest.DataFileMeta, lk *DVLookup) merge.Run {
+func (j *bucketJob) lookedUp(ctx context.Context, l0 []manifest.DataFileMeta, lk *DVLookup, deferred *[]DVHit) merge.Run {
 	return merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
 		var pending []arrow.RecordBatch // one-row slices of found records
 		defer func() {
@@ -471,12 +488,17 @@ func (j *bucketJob) lookedUp(ctx context.Context, l0 []manifest.DataFileMeta, lk
 			if !ok {
 				continue
 			}
-			if j.dvs == nil {
+			switch {
+			case j.dvs == nil:
 				// no deletion vectors: the version stays, shadowed by the
 				// lower level the merge writes (merge.Options.Lookup)
-			} else if err := j.dvs.NotifyNewDeletion(hit.File, hit.Position); err != nil {
-				yield(nil, fmt.Errorf("compaction: mark %s row %d deleted: %w", hit.File, hit.Position, err))
-				return
+			case deferred != nil:
+				*deferred = append(*deferred, DVHit{File: hit.File, Position: hit.Position})
+			default:
+				if err := j.dvs.NotifyNewDeletion(hit.File, hit.Position); err != nil {
+					yield(nil, fmt.Errorf("compaction: mark %s row %d deleted: %w", hit.File, hit.Position, err))
+					return
+				}
 			}
 			pending = append(pending, hit.Batch.NewSlice(int64(hit.Row), int64(hit.Row)+1))
 			if len(pending) >= j.t.batchSize && !emit() {
@@ -623,9 +645,10 @@ func (j *bucketJob) compactPK(ctx context.Context, lv *Levels, u Unit, cfg TaskC
 		}
 	}
 	for _, s := range steps {
+		marked := false
 		if s.Upgrade != nil && int(s.Upgrade.Level) != u.OutputLevel && j.t.changelogStep([][]SortedRun{{{Files: []manifest.DataFileMeta{*s.Upgrade}}}}, u.OutputLevel, lk.maxLevel) {
 			// ChangelogMergeTreeRewriter.upgrade with a changelog strategy.
-			one := Step{Sections: [][]SortedRun{{{Files: []manifest.DataFileMeta{*s.Upgrade}}}}, DropDeletes: s.DropDeletes}
+			one := Step{Sections: [][]SortedRun{{{Files: []manifest.DataFileMeta{*s.Upgrade}}}}, DropDeletes: s.DropDeletes, MarkDeleted: s.MarkDeleted}
 			if j.t.upgradeRewrites(u.OutputLevel, lk.maxLevel) {
 				out, err := j.rewriteChangelog(ctx, one, u.OutputLevel, lk, true)
 				if err != nil {
@@ -638,9 +661,10 @@ func (j *bucketJob) compactPK(ctx context.Context, lv *Levels, u Unit, cfg TaskC
 			if _, err := j.rewriteChangelog(ctx, one, u.OutputLevel, lk, false); err != nil {
 				return nil, nil, err
 			}
+			marked = s.MarkDeleted
 		}
 		if s.Upgrade != nil {
-			if s.MarkDeleted {
+			if s.MarkDeleted && !marked {
 				if err := j.markLevel0(ctx, []manifest.DataFileMeta{*s.Upgrade}, lk.keyLookup()); err != nil {
 					return nil, nil, err
 				}

@@ -28,7 +28,8 @@ import java.util.Map;
 
 /**
  * The {@code incremental OUTDIR} command: Java writes primary-key tables with each changelog
- * producer (input, lookup, full-compaction), a deletion-vector table and an append table under
+ * producer (input, lookup, full-compaction; lookup also with partial-update, aggregation and
+ * first-row), a deletion-vector table and an append table under
  * OUTDIR/warehouse (database interop, tables incr_*), then reads each with incremental-between
  * options through {@code table.copy(options)}: the audit_log read (rowkind first) into
  * OUTDIR/expected/TABLE/CASE.audit.jsonl and the plain read into CASE.jsonl (or CASE.error).
@@ -50,6 +51,12 @@ final class IncrementalCases {
         tables.put("incr_none", Map.of());
         tables.put("incr_input", Map.of("changelog-producer", "input"));
         tables.put("incr_lookup", Map.of("changelog-producer", "lookup"));
+        tables.put("incr_lookup_pu", Map.of("changelog-producer", "lookup", "merge-engine", "partial-update",
+                "partial-update.remove-record-on-delete", "true"));
+        tables.put("incr_lookup_agg", Map.of("changelog-producer", "lookup", "merge-engine", "aggregation",
+                "fields.v.aggregate-function", "listagg", "aggregation.remove-record-on-delete", "true"));
+        tables.put("incr_lookup_first", Map.of("changelog-producer", "lookup", "merge-engine", "first-row",
+                "ignore-delete", "true"));
         tables.put("incr_full", Map.of("changelog-producer", "full-compaction", "full-compaction.delta-commits", "1"));
         tables.put("incr_dv", Map.of("deletion-vectors.enabled", "true"));
         tables.put("incr_append", null);
