@@ -10,6 +10,7 @@ package compaction
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -294,26 +295,44 @@ func (j *bucketJob) abortChangelog(ctx context.Context) {
 
 // beforeRuns are the sorted runs whose records are a key's value before
 // the compaction of section, in the order a lookup asks them: lookup — the
-// section's runs above level 0, lowest level first, then the levels above
-// the output (LookupMergeFunction.pickHighLevel, then LookupLevels.lookup
-// from outputLevel + 1); full-compaction — the section's run on the
-// maximum level (the top-level record of FullChangelogMergeFunctionWrapper).
-func (j *bucketJob) beforeRuns(section []SortedRun, lk *lookups) []LevelSortedRun {
-	var out []LevelSortedRun
+// section's levels above 0, lowest level first, then the levels above the
+// output (LookupMergeFunction.pickHighLevel, then LookupLevels.lookup
+// from outputLevel + 1); full-compaction — the section's maximum level
+// (the top-level record of FullChangelogMergeFunctionWrapper). A sorted
+// run of a section may hold files of several levels (IntervalPartition):
+// the files are regrouped by their own level, in key order.
+func (j *bucketJob) beforeRuns(section []SortedRun, lk *lookups) ([]LevelSortedRun, error) {
+	byLevel := map[int][]manifest.DataFileMeta{}
 	for _, r := range section {
-		if len(r.Files) == 0 {
-			continue
-		}
-		lvl := int(r.Files[0].Level)
-		if (j.t.changelog.mode == changelogLookup && lvl > 0) || (j.t.changelog.mode == changelogFull && lvl == lk.maxLevel) {
-			out = append(out, LevelSortedRun{Level: lvl, Run: r})
+		for _, f := range r.Files {
+			lvl := int(f.Level)
+			if (j.t.changelog.mode == changelogLookup && lvl > 0) || (j.t.changelog.mode == changelogFull && lvl == lk.maxLevel) {
+				byLevel[lvl] = append(byLevel[lvl], f)
+			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b LevelSortedRun) int { return a.Level - b.Level })
+	out := make([]LevelSortedRun, 0, len(byLevel)+len(lk.above))
+	for lvl, files := range byLevel {
+		var err error
+		slices.SortFunc(files, func(a, b manifest.DataFileMeta) int {
+			ka, _, e1 := j.keys.Keys(&a)
+			kb, _, e2 := j.keys.Keys(&b)
+			if e1 != nil || e2 != nil {
+				err = errors.Join(e1, e2)
+				return 0
+			}
+			return j.keys.Compare(ka, kb)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, LevelSortedRun{Level: lvl, Run: SortedRun{Files: files}})
+	}
+	slices.SortFunc(out, func(a, b LevelSortedRun) int { return a.Level - b.Level })
 	if j.t.changelog.mode == changelogLookup {
 		out = append(out, lk.above...)
 	}
-	return out
+	return out, nil
 }
 
 // changedFiles are the files of section whose keys get changelog: lookup —
@@ -393,7 +412,11 @@ func (j *bucketJob) changelogSection(ctx context.Context, section []SortedRun, o
 	case t.lookupMerge && t.changelog.mode == changelogLookup:
 		runs = append(runs, merge.AtLevel(j.lookedUp(ctx, level0Files(section), lk.kvLookup(), nil), outputLevel+1))
 	}
-	before := NewDVLookup(j.keys, t.keyTypes, j.beforeRuns(section, lk), j.lookupKV, j.dvs)
+	beforeRuns, err := j.beforeRuns(section, lk)
+	if err != nil {
+		return err
+	}
+	before := NewDVLookup(j.keys, t.keyTypes, beforeRuns, j.lookupKV, j.dvs)
 	defer before.Close()
 	nextKey, stop := iter.Pull2(j.level0Keys(ctx, j.changedFiles(section, lk.maxLevel)))
 	defer stop()

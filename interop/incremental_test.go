@@ -61,8 +61,8 @@ func TestJavaIncremental(t *testing.T) {
 	if err := json.Unmarshal(b, &l); err != nil {
 		t.Fatalf("incremental.json: %v", err)
 	}
-	if len(l.Tables) != 9 {
-		t.Fatalf("java wrote %d tables, want 9", len(l.Tables))
+	if len(l.Tables) != 11 {
+		t.Fatalf("java wrote %d tables, want 11", len(l.Tables))
 	}
 	for _, tbl := range l.Tables {
 		t.Run(tbl.Name, func(t *testing.T) {
@@ -145,6 +145,9 @@ func TestGoChangelogReadByJava(t *testing.T) {
 		{"incr_lookup_agg", map[string]string{"changelog-producer": "lookup", "merge-engine": "aggregation",
 			"fields.v.aggregate-function": "listagg", "aggregation.remove-record-on-delete": "true"}, pyRefusal},
 		{"incr_lookup_first", map[string]string{"changelog-producer": "lookup", "merge-engine": "first-row", "ignore-delete": "true"}, ""},
+		{"incr_dv_lookup", map[string]string{"deletion-vectors.enabled": "true", "changelog-producer": "lookup"}, ""},
+		{"incr_dv_lookup_agg", map[string]string{"deletion-vectors.enabled": "true", "changelog-producer": "lookup", "merge-engine": "aggregation",
+			"fields.v.aggregate-function": "listagg", "aggregation.remove-record-on-delete": "true"}, pyRefusal},
 		// No full-compaction table: our writer fully compacts every
 		// full-compaction.delta-commits commits as Flink's sink does
 		// (GlobalFullCompactionSinkWrite), Java's core batch API only when

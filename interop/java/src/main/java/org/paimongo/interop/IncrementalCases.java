@@ -59,6 +59,10 @@ final class IncrementalCases {
                 "ignore-delete", "true"));
         tables.put("incr_full", Map.of("changelog-producer", "full-compaction", "full-compaction.delta-commits", "1"));
         tables.put("incr_dv", Map.of("deletion-vectors.enabled", "true"));
+        tables.put("incr_dv_lookup", Map.of("deletion-vectors.enabled", "true", "changelog-producer", "lookup"));
+        tables.put("incr_dv_lookup_agg", Map.of("deletion-vectors.enabled", "true", "changelog-producer", "lookup",
+                "merge-engine", "aggregation", "fields.v.aggregate-function", "listagg",
+                "aggregation.remove-record-on-delete", "true"));
         tables.put("incr_append", null);
         List<String> listing = new ArrayList<>();
         try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
