@@ -27,7 +27,7 @@ var errUsage = errors.New("usage")
 
 // config is the parsed command line.
 type config struct {
-	// workloads to run, in order: some of append, pk-dedupe, pk-agg.
+	// workloads to run, in order: some of append, pk-dedupe, pk-agg, follow.
 	workloads []string
 	// rows is the number of flight rows streamed per workload (ignored by
 	// --snapshots, which streams until the snapshot count is reached).
@@ -61,6 +61,9 @@ type config struct {
 	cpuProfile string
 	// progress shows the progress bar (when stderr is a terminal).
 	progress bool
+	// followInterval is the follow workload's polling interval
+	// (continuous.discovery-interval).
+	followInterval time.Duration
 	// appOffsets supplies application offsets (each row's position in the
 	// stream) to the real-time writer instead of letting it assign them.
 	appOffsets bool
@@ -80,7 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("rtbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &config{}
-	workload := fs.String("workload", "all", "workload: append, pk-dedupe, pk-agg or all")
+	workload := fs.String("workload", "all", "workload: append, pk-dedupe, pk-agg, all (those three) or follow")
 	fs.Int64Var(&c.rows, "rows", defaultRows, "flight rows streamed per workload (at most the file's 3,000,000 unless --snapshots)")
 	fs.IntVar(&c.batchRows, "batch-rows", 0, "rows per Write call (default 10000; 100 with --snapshots)")
 	fs.DurationVar(&c.commitInterval, "commit-interval", 100*time.Millisecond, "commit every interval, from a goroutine of its own while writes go on (runs of at most 500,000 rows commit about 20 times, every few batches, unless a cadence is given)")
@@ -88,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.realtime, "realtime", realtimeAvailable, "write through the real-time layer and measure freshness with a concurrent querier")
 	c.warehouse.Register(fs)
 	fs.BoolVar(&c.appOffsets, "app-offsets", false, "with --realtime: give every row its position in the stream as its offset (the exactly-once replay pattern) instead of framework-assigned offsets")
+	fs.DurationVar(&c.followInterval, "follow-interval", 10*time.Millisecond, "--workload follow: the follower's polling interval (continuous.discovery-interval)")
 	fs.IntVar(&c.buckets, "buckets", 2, "bucket count of the primary-key tables")
 	fs.Int64Var(&c.snapshots, "snapshots", 0, "scaling run: commit every batch until snapshot N; reports commit p50 at the start and at the end")
 	fs.IntVar(&c.floorSamples, "floor-samples", 0, "requests of each kind for the store floor (default 200 local, 100 remote)")
@@ -108,7 +112,8 @@ in a fresh temporary local warehouse. --json writes one object per workload (an 
 of them for --workload all) with the keys store, workload, rows, commits,
 commit_ms{p50,p95,p99,max}, put_ms{p50,p99}, commit_to_put_p50_ratio,
 requests_per_commit, ingest_rows_per_s, freshness_ms{p50,p99}, rows_verified,
-peak_rss_bytes. The exit status is 1 when a correctness check fails, 2 for bad usage.
+peak_rss_bytes, and for --workload follow also follow{latency_ms{p50,p95,p99,max}, rows,
+deliveries, rows_per_s}. The exit status is 1 when a correctness check fails, 2 for bad usage.
 interop/peers/run.sh runs the same workloads with pypaimon and Java Paimon and prints ratios.
 
 Flags:
@@ -130,10 +135,13 @@ Flags:
 	switch w := strings.TrimSpace(*workload); w {
 	case "all":
 		c.workloads = append([]string(nil), workloadNames...)
-	case "append", "pk-dedupe", "pk-agg":
+	case "append", "pk-dedupe", "pk-agg", "follow":
 		c.workloads = []string{w}
 	default:
-		return nil, fmt.Errorf("%w: --workload %q: want append, pk-dedupe, pk-agg or all", errUsage, w)
+		return nil, fmt.Errorf("%w: --workload %q: want append, pk-dedupe, pk-agg, all or follow", errUsage, w)
+	}
+	if w := strings.TrimSpace(*workload); w == "follow" && c.snapshots > 0 {
+		return nil, fmt.Errorf("%w: --workload follow does not take --snapshots (rows are accounted for by their position in one pass of the file)", errUsage)
 	}
 	if c.batchRows == 0 {
 		c.batchRows = 10000
@@ -152,6 +160,8 @@ Flags:
 		return nil, fmt.Errorf("%w: --commit-interval must be positive", errUsage)
 	case c.snapshots < 0:
 		return nil, fmt.Errorf("%w: --snapshots must not be negative", errUsage)
+	case c.followInterval <= 0:
+		return nil, fmt.Errorf("%w: --follow-interval must be positive", errUsage)
 	case c.buckets <= 0:
 		return nil, fmt.Errorf("%w: --buckets must be positive", errUsage)
 	case c.floorSamples < 0:

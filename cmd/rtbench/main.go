@@ -12,7 +12,11 @@
 //
 // Workloads (--workload): append (flights partitioned by month), pk-dedupe
 // (primary key (origin, destination), the latest flight per route) and pk-agg
-// (sum(delay), count and max(distance) per route), or all of them.
+// (sum(delay), count and max(distance) per route), or all of them; and
+// follow (not in all): pk-dedupe with changelog-producer = input and each
+// row's stream position, followed by a stream.Follower in another goroutine
+// while it is written, reporting the latency from Write returning to the
+// follower yielding the row and checking that every row arrives once.
 //
 // Commit latency is split into the data-file phase (PrepareCommit) and the
 // metadata phase (Commit), and the metadata phase into what

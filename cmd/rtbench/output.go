@@ -28,6 +28,18 @@ type jsonRun struct {
 	FreshnessMS         p50p99     `json:"freshness_ms"`
 	RowsVerified        bool       `json:"rows_verified"`
 	PeakRSSBytes        int64      `json:"peak_rss_bytes"`
+	// Follow is set for --workload follow only.
+	Follow *followJSON `json:"follow,omitempty"`
+}
+
+// followJSON is the follow workload's follower: latency from Write
+// returning to the follower yielding the row, rows delivered, deliveries
+// (snapshots with changes), delivery rate.
+type followJSON struct {
+	LatencyMS  commitJSON `json:"latency_ms"`
+	Rows       int64      `json:"rows"`
+	Deliveries int        `json:"deliveries"`
+	RowsPerS   float64    `json:"rows_per_s"`
 }
 
 type commitJSON struct {
@@ -124,6 +136,18 @@ func (r *result) json() jsonRun {
 		FreshnessMS:         p50p99{ms(r.freshness.pct(50)), ms(r.freshness.pct(99))},
 		RowsVerified:        r.rowsVerified,
 		PeakRSSBytes:        r.peakRSS,
+		Follow:              r.followJSON(),
+	}
+}
+
+func (r *result) followJSON() *followJSON {
+	if r.workload != "follow" {
+		return nil
+	}
+	f := r.follow
+	return &followJSON{
+		LatencyMS: commitJSON{ms(f.pct(50)), ms(f.pct(95)), ms(f.pct(99)), ms(f.max())},
+		Rows:      r.followRows, Deliveries: r.followSnapshots, RowsPerS: float64(int64(r.followRate)),
 	}
 }
 
@@ -407,6 +431,20 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 				return "-"
 			}
 			return fmt.Sprintf("%d of %d", r.freshnessViolations, len(r.freshness))
+		})
+	}
+	if slices.ContainsFunc(results, func(r *result) bool { return r.workload == "follow" }) {
+		row("follower: Write → row yielded ms p50/p99/max", func(r *result) string {
+			if r.workload != "follow" {
+				return "-"
+			}
+			return pcts(r.follow, 50, 99, 100)
+		})
+		row("  rows delivered (deliveries), rows/s", func(r *result) string {
+			if r.workload != "follow" {
+				return "-"
+			}
+			return fmt.Sprintf("%s (%d), %s", thousands(r.followRows), r.followSnapshots, thousands(int64(r.followRate)))
 		})
 	}
 	row("union-read query ms p50/p99", func(r *result) string { return pcts(r.query, 50, 99) })

@@ -462,3 +462,92 @@ func TestMinIO(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowWorkload: --workload follow on the plain writer and on the
+// real-time layer: the follower delivers every row once (rows_verified),
+// the --json object carries the follow keys, the summary its rows.
+func TestFollowWorkload(t *testing.T) {
+	for _, rt := range []string{"false", "true"} {
+		t.Run("realtime="+rt, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.json")
+			code, stdout, stderr := runCLI(t, "--workload", "follow", "--rows", "20000", "--batch-rows", "2000",
+				"--commit-interval", "5ms", "--floor-samples", "3", "--realtime="+rt, "--json", out)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			obj, ok := readJSON(t, out).(map[string]any)
+			if !ok {
+				t.Fatalf("json is not one object")
+			}
+			f, ok := obj["follow"].(map[string]any)
+			if !ok {
+				t.Fatalf("json lacks follow: %v", obj)
+			}
+			delete(obj, "follow")
+			checkRun(t, obj, "follow", 20000)
+			lat := f["latency_ms"].(map[string]any)
+			if f["rows"] != float64(20000) || f["deliveries"].(float64) < 1 || f["deliveries"].(float64) > 10 ||
+				lat["p50"].(float64) <= 0 || lat["p50"].(float64) > lat["max"].(float64) {
+				t.Errorf("follow = %v", f)
+			}
+			if !strings.Contains(stdout, "follower: Write → row yielded ms p50/p99/max") || !strings.Contains(stdout, "20,000 (") {
+				t.Errorf("summary lacks the follower rows:\n%s", stdout)
+			}
+		})
+	}
+	if code, _, stderr := runCLI(t, "--workload", "follow", "--snapshots", "10"); code != 2 || !strings.Contains(stderr, "does not take --snapshots") {
+		t.Errorf("follow with --snapshots: exit %d, %s", code, stderr)
+	}
+}
+
+// TestFollowerAccounting: the follower's check names rows never
+// delivered, delivered twice and delivered with another row kind.
+func TestFollowerAccounting(t *testing.T) {
+	batch := func(kinds []string, pos []int64) arrow.RecordBatch {
+		kb := array.NewStringBuilder(memory.DefaultAllocator)
+		defer kb.Release()
+		kb.AppendValues(kinds, nil)
+		pb := array.NewInt64Builder(memory.DefaultAllocator)
+		defer pb.Release()
+		pb.AppendValues(pos, nil)
+		k, p := kb.NewArray(), pb.NewArray()
+		defer k.Release()
+		defer p.Release()
+		sc := arrow.NewSchema([]arrow.Field{{Name: "rowkind", Type: arrow.BinaryTypes.String}, {Name: positionColumn, Type: arrow.PrimitiveTypes.Int64}}, nil)
+		return array.NewRecordBatch(sc, []arrow.Array{k, p}, int64(len(pos)))
+	}
+	for _, tc := range []struct {
+		name  string
+		kinds []string
+		pos   []int64
+		want  string
+	}{
+		{"exact", []string{"+I", "+I", "+I", "+I"}, []int64{0, 1, 2, 3}, ""},
+		{"missing", []string{"+I", "+I", "+I"}, []int64{0, 1, 3}, "follower: 1 of 4 rows never delivered"},
+		{"twice", []string{"+I", "+I", "+I", "+I", "+I"}, []int64{0, 1, 2, 3, 2}, "follower: 1 rows delivered more than once"},
+		{"unknown", []string{"+I", "+I", "+I", "+I", "+I"}, []int64{0, 1, 2, 3, 9}, "follower: 1 rows delivered more than once"},
+		{"kind", []string{"+I", "+I", "-D", "+I"}, []int64{0, 1, 2, 3}, "follower: 1 rows delivered with a row kind other than +I"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fo := &follower{rows: 4, done: make(chan struct{}), at: make([]time.Duration, 4)}
+			b := batch(tc.kinds, tc.pos)
+			fo.account(b, 50*time.Millisecond)
+			b.Release()
+			close(fo.done)
+			res := &result{rows: 4}
+			fo.finish(func() {}, res, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, []int64{2, 4})
+			got := ""
+			if res.verifyErr != nil {
+				got = res.verifyErr.Error()
+			}
+			if !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+				t.Errorf("check %q, want %q", got, tc.want)
+			}
+			ms := time.Millisecond
+			if tc.name == "exact" && (!slices.Equal(res.follow, dist{30 * ms, 30 * ms, 40 * ms, 40 * ms}) || res.followRows != 4) {
+				t.Errorf("latencies %v, rows %d; want 40 ms for rows 0-1 and 30 ms for 2-3", res.follow, res.followRows)
+			}
+		})
+	}
+}

@@ -61,6 +61,13 @@ type result struct {
 	files, level0 int
 	peakRSS       int64
 	floor         *floor
+	// follow (workload follow): Write returning → the follower yielding
+	// the row; followRows rows delivered in followSnapshots deliveries at
+	// followRate rows/s (first to last delivery).
+	follow          dist
+	followRows      int64
+	followSnapshots int
+	followRate      float64
 }
 
 // env is what the runs of one rtbench invocation share.
@@ -188,11 +195,25 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 
 	reqW0, reqP0, _, shared := sk.requests()
 	bar := e.progress(st.rows, w.name)
+	var fo *follower
+	fctx, fcancel := context.WithCancel(ctx)
+	defer fcancel()
+	if w.follow {
+		r.start = time.Now()
+		fo = startFollower(fctx, tbl, st.rows, r.start, e.cfg.followInterval)
+	}
 	if err := r.stream(ctx, w, bar); err != nil {
 		_ = bar.Finish()
 		return nil, err
 	}
 	_ = bar.Finish()
+	if fo != nil {
+		cum := make([]int64, len(st.probes))
+		for i, p := range st.probes {
+			cum[i] = p.cumRows
+		}
+		fo.finish(fcancel, res, r.writtenAt, cum)
+	}
 	reqW1, reqP1, _, _ := sk.requests()
 	if shared {
 		res.requests = reqW1.Since(reqW0)
@@ -234,7 +255,9 @@ func (r *runner) stream(ctx context.Context, w *workload, bar progressBar) error
 	}
 	wg.Go(func() { r.querier(ctx, w, stop) })
 
-	r.start = time.Now()
+	if r.start.IsZero() {
+		r.start = time.Now()
+	}
 	var werr error
 	var writeLat []time.Duration
 	var probing time.Duration // time spent on probes, off the ingest clock

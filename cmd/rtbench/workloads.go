@@ -31,6 +31,9 @@ type workload struct {
 	build func(src arrow.RecordBatch) arrow.RecordBatch
 	// newModel returns the expected table state, computed in Go.
 	newModel func() model
+	// follow adds each row's stream position (positionColumn) and follows
+	// the table while it is written (follow.go).
+	follow bool
 }
 
 // model is the state a table must hold after a stream of flights, computed
@@ -104,6 +107,29 @@ func newWorkload(name string, buckets int) (*workload, error) {
 				Comment:     "rtbench pk-dedupe: latest flight per route",
 			},
 			primaryKey: true,
+			build:      buildDedupe,
+			newModel:   func() model { return &dedupeModel{routes: map[route]flightRow{}} },
+		}, nil
+	case "follow":
+		// pk-dedupe with changelog-producer = input and each row's stream
+		// position, followed by a stream.Follower while it is written.
+		return &workload{
+			name: name,
+			schema: catalog.Schema{
+				Fields: []types.DataField{
+					{Name: "origin", Type: key},
+					{Name: "destination", Type: key},
+					{Name: "date", Type: types.TimestampOf(6)},
+					{Name: "delay", Type: types.BigInt()},
+					{Name: "distance", Type: types.BigInt()},
+					{Name: positionColumn, Type: types.BigInt()},
+				},
+				PrimaryKeys: []string{"origin", "destination"},
+				Options:     map[string]string{"bucket": bucket, "merge-engine": "deduplicate", "changelog-producer": "input"},
+				Comment:     "rtbench follow: latest flight per route, changelog followed while written",
+			},
+			primaryKey: true,
+			follow:     true,
 			build:      buildDedupe,
 			newModel:   func() model { return &dedupeModel{routes: map[route]flightRow{}} },
 		}, nil
@@ -461,9 +487,17 @@ func newStream(ctx context.Context, w *workload, fl *dataset, steps int, offsets
 			built[j] = w.build(src)
 		}
 		b := built[j]
-		if offsets {
+		switch {
+		case w.follow:
+			b = withPosition(b, s.rows)
+			if offsets {
+				p := b
+				b = withOffsets(p, s.rows)
+				p.Release()
+			}
+		case offsets:
 			b = withOffsets(b, s.rows)
-		} else {
+		default:
 			b.Retain()
 		}
 		s.batches = append(s.batches, b)
