@@ -26,8 +26,10 @@ var (
 	ErrCorrupt = errors.New("expire: corrupt metadata")
 	// ErrUnsupported: a table whose changelog outlives its snapshots
 	// (changelog.num-retained.min/max or changelog.time-retained above the
-	// snapshot values, Java ExpireConfig.isChangelogDecoupled), whose
-	// changelog files this package would delete too early.
+	// snapshot values, Java ExpireConfig.isChangelogDecoupled) without a
+	// changelog-producer: its long-lived changelog would be the snapshots'
+	// level-0 data files, which Java keeps through the snapshot expiration
+	// and this package does not.
 	ErrUnsupported = errors.New("expire: unsupported table")
 )
 
@@ -77,6 +79,10 @@ type Result struct {
 	// snapshot files. Files that were already gone are not listed. For a dry
 	// run, the files that would be deleted.
 	Deleted []string
+	// KeptChangelogs are the ids of the expired snapshots whose changelog
+	// outlives them (changelog/changelog-<id> written), ascending;
+	// ExpiredChangelogs the ids of the long-lived changelogs expired.
+	KeptChangelogs, ExpiredChangelogs []int64
 	// Skipped are the files the expired snapshots name that the run left
 	// alone because their names are unsafe or name no offsets file (see
 	// Skipped), in deletion order; they do not stop the run.
@@ -87,6 +93,11 @@ type config struct {
 	retainMin, retainMax, maxDeletes int
 	olderThan                        int64 // epoch millis
 	consumers                        bool  // consumers protect their next snapshot
+	// decoupled: the changelog outlives the snapshots (changelog.go);
+	// clMin, clMax and clTime are its retention.
+	decoupled    bool
+	clMin, clMax int
+	clTime       time.Duration
 }
 
 func resolve(ts *schema.TableSchema, o Options) (config, error) {
@@ -138,7 +149,21 @@ func resolve(ts *schema.TableSchema, o Options) (config, error) {
 		return c, err
 	}
 	if clMin > snapMin || clMax > snapMax || clTime > timeRetained {
-		return c, fmt.Errorf("%w: the changelog is retained longer than snapshots (changelog.num-retained.min/max, changelog.time-retained)", ErrUnsupported)
+		cp, err := ts.Options.ChangelogProducer()
+		if err != nil {
+			return c, err
+		}
+		if cp == schema.ChangelogNone {
+			return c, fmt.Errorf("%w: the changelog is retained longer than snapshots (changelog.num-retained.min/max, changelog.time-retained) with changelog-producer = none", ErrUnsupported)
+		}
+		c.decoupled = true
+		c.clMin, c.clMax, c.clTime = clMin, clMax, clTime
+		switch {
+		case c.clMin < 1:
+			return c, fmt.Errorf("%w: changelog.num-retained.min %d, must be at least 1", ErrInvalidArgument, c.clMin)
+		case c.clMax < c.clMin:
+			return c, fmt.Errorf("%w: changelog retainMax (%d) must not be less than retainMin (%d)", ErrInvalidArgument, c.clMax, c.clMin)
+		}
 	}
 	changelogOnly, err := ts.Options.Bool("consumer.changelog-only", false)
 	if err != nil {
@@ -275,7 +300,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 		return Result{Earliest: earliest}, nil
 	}
 
-	p, expired, err := planExpire(ctx, t, ids, first, end, young, width(opts.Parallelism))
+	p, expired, kept, err := planExpire(ctx, t, ids, first, end, young, width(opts.Parallelism), cfg.decoupled)
 	if err != nil {
 		return Result{}, err
 	}
@@ -295,6 +320,14 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	d := &snapfiles.Deleter{FIO: fio, Width: width(opts.Parallelism), Hook: opts.beforeDelete}
 	err = d.Plan(ctx, p)
 	for i := 0; err == nil && i < len(expired); i++ {
+		if s := kept[expired[i]]; s != nil {
+			// The changelog outlives the snapshot: its JSON moves to
+			// changelog/ first (ExpireSnapshotsImpl.commitChangelog).
+			if err = keepChangelog(ctx, sm, s); err != nil {
+				break
+			}
+			res.KeptChangelogs = append(res.KeptChangelogs, s.ID)
+		}
 		err = d.One(ctx, sm.Path(expired[i]))
 	}
 	res.Deleted = d.Removed()
@@ -303,6 +336,9 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	}
 	if err := raiseEarliest(ctx, sm, end); err != nil {
 		return res, err
+	}
+	if cfg.decoupled {
+		return expireChangelogs(ctx, t, cfg, opts, now(), res)
 	}
 	return res, nil
 }
@@ -388,7 +424,11 @@ func snapshotIDs(ctx context.Context, sm *snapshot.Manager, earliest, latest int
 // planExpire reads everything the expiration of the snapshots in [begin, end)
 // needs and returns the files to delete and the ids of the snapshot files.
 // Of the young snapshots only the snapshot files are deleted (youngBelow).
-func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end int64, young map[int64]bool, par int) (*snapfiles.Plan, []int64, error) {
+// With decoupled (the changelog outlives the snapshots) the changelog files,
+// changelog manifest lists and manifests of the expired snapshots are kept,
+// and kept maps the id of each expired snapshot (not young) to it, for its
+// changelog/changelog-<id> file.
+func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end int64, young map[int64]bool, par int, decoupled bool) (_ *snapfiles.Plan, _ []int64, kept map[int64]*snapshot.Snapshot, _ error) {
 	sm := t.Snapshots
 	// Snapshots [begin, end], as far as they still exist.
 	var snaps []*snapshot.Snapshot
@@ -406,24 +446,24 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		snaps = append(snaps, s)
 	}
 	if len(snaps) == 0 || snaps[len(snaps)-1].ID != end {
-		return nil, nil, fmt.Errorf("%w: snapshot %d, the first one to keep, disappeared during expiration", snapshot.ErrNotFound, end)
+		return nil, nil, nil, fmt.Errorf("%w: snapshot %d, the first one to keep, disappeared during expiration", snapshot.ErrNotFound, end)
 	}
 	endSnap := snaps[len(snaps)-1]
 	expired := snaps[:len(snaps)-1]
 	tags, err := sm.Tags(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 
 	// 1. Data files removed by the snapshots in (begin, end].
 	keep, err := t.LiveDataFiles(ctx, endSnap)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	tagFiles := map[int64]map[string]bool{}
 	var data []string
@@ -434,13 +474,13 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 		}
 		removed, err := deletedInDelta(ctx, t, s, s.ID < end)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var tagKeep map[string]bool
 		if tag := previousTag(tags, s.ID); tag != nil {
 			if tagKeep = tagFiles[tag.ID]; tagKeep == nil {
 				if tagKeep, err = t.LiveDataFiles(ctx, &tag.Snapshot); err != nil {
-					return nil, nil, fmt.Errorf("expire: tag %q: %w", tag.Name, err)
+					return nil, nil, nil, fmt.Errorf("expire: tag %q: %w", tag.Name, err)
 				}
 				tagFiles[tag.ID] = tagKeep
 			}
@@ -464,12 +504,12 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 		tagged[tg.ID] = true
 	}
 	for _, s := range expired {
-		if s.ChangelogManifestList == nil || *s.ChangelogManifestList == "" || tagged[s.ID] {
+		if decoupled || s.ChangelogManifestList == nil || *s.ChangelogManifestList == "" || tagged[s.ID] {
 			continue
 		}
 		es, err := t.Entries(ctx, *s.ChangelogManifestList, true)
 		if err != nil {
-			return nil, nil, fmt.Errorf("expire: changelog of snapshot %d: %w", s.ID, err)
+			return nil, nil, nil, fmt.Errorf("expire: changelog of snapshot %d: %w", s.ID, err)
 		}
 		for i := range es {
 			if es[i].Kind != manifest.Add {
@@ -477,7 +517,7 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 			}
 			ps, ok, err := t.EntryPaths(&es[i])
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			for j := 0; ok && j < len(ps); j++ {
 				if !seen[ps[j]] {
@@ -498,7 +538,7 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 	for _, s := range protect {
 		m, err := t.MetaOf(ctx, s, false)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, p := range m.All() {
 			skip[p] = true
@@ -510,7 +550,7 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 		metas[i] = m
 		return err
 	}); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p := &snapfiles.Plan{Data: data}
 	add := func(dst *[]string, paths ...string) {
@@ -518,6 +558,17 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 			if x != "" && !skip[x] {
 				skip[x] = true
 				*dst = append(*dst, x)
+			}
+		}
+	}
+	if decoupled {
+		// FileDeletionBase.cleanUnusedManifests without deleteChangelog.
+		kept = map[int64]*snapshot.Snapshot{}
+		for i, s := range expired {
+			kept[s.ID] = s
+			metas[i].ChangelogManifests = nil
+			if s.ChangelogManifestList != nil {
+				metas[i].Lists = slices.DeleteFunc(metas[i].Lists, func(l string) bool { return l == manifest.Path(*s.ChangelogManifestList) })
 			}
 		}
 	}
@@ -539,7 +590,7 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 	if len(cands) > 0 {
 		used, err := offsetsInUse(ctx, t, func(id int64) bool { return id >= end }, tags)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for op := range used {
 			delete(cands, op)
@@ -554,7 +605,7 @@ func planExpire(ctx context.Context, t *snapfiles.Table, ids []int64, begin, end
 		ids2 = append(ids2, s.ID)
 	}
 	slices.Sort(ids2)
-	return p, ids2, nil
+	return p, ids2, kept, nil
 }
 
 // deletedInDelta returns the data files the delta manifests of s remove, each

@@ -216,7 +216,7 @@ func TestExpireRejectsBadRetention(t *testing.T) {
 	for opt, want := range map[string]error{
 		"snapshot.time-retained=soon":     schema.ErrInvalidOption,
 		"changelog.num-retained.max=x":    schema.ErrInvalidOption,
-		"changelog.num-retained.min=11":   expire.ErrUnsupported,
+		"changelog.num-retained.min=11":   expire.ErrUnsupported, // changelog-producer = none
 		"changelog.time-retained=2 h":     expire.ErrUnsupported,
 		"consumer.changelog-only=perhaps": schema.ErrInvalidOption,
 	} {

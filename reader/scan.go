@@ -291,7 +291,7 @@ func (s *Scan) timeTravel() bool {
 
 func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snapshot.Snapshot, error) {
 	if s.cfg.changes != nil {
-		return snapshotByID(ctx, snaps, s.cfg.changes.snapshotID)
+		return changesSnapshot(ctx, snaps, s.cfg.changes.snapshotID)
 	}
 	switch {
 	case s.cfg.tag != "":
@@ -334,6 +334,23 @@ func (s *Scan) pickSnapshot(ctx context.Context, snaps *snapshot.Manager) (*snap
 
 // snapshotByID reads snapshot id; a missing one fails with ErrNoSnapshot,
 // and also ErrSnapshotExpired when id is below the earliest snapshot.
+// changesSnapshot is snapshotByID for a read of a snapshot's changes: a
+// snapshot expired while its changelog outlives it is read from
+// changelog/changelog-<id> (Java NextSnapshotFetcher and
+// SnapshotReader with a decoupled changelog lifecycle).
+func changesSnapshot(ctx context.Context, snaps *snapshot.Manager, id int64) (*snapshot.Snapshot, error) {
+	sn, err := snapshotByID(ctx, snaps, id)
+	if err == nil || !errors.Is(err, snapshot.ErrNotFound) {
+		return sn, err
+	}
+	if cl, cerr := snaps.Changelogs().Get(ctx, id); cerr == nil {
+		return cl, nil
+	} else if !errors.Is(cerr, snapshot.ErrNotFound) {
+		return nil, cerr
+	}
+	return nil, err
+}
+
 func snapshotByID(ctx context.Context, snaps *snapshot.Manager, id int64) (*snapshot.Snapshot, error) {
 	sn, err := snaps.Get(ctx, id)
 	if err != nil {

@@ -37,11 +37,17 @@ type FS interface {
 const (
 	SnapshotDir    = "snapshot"
 	SnapshotPrefix = "snapshot-"
-	TagDir         = "tag"
-	TagPrefix      = "tag-"
-	HintEarliest   = "EARLIEST"
-	HintLatest     = "LATEST"
-	MainBranch     = "main"
+	// ChangelogDir and ChangelogPrefix hold the long-lived changelogs of a
+	// table whose changelog outlives its snapshots (Java ChangelogManager:
+	// changelog/changelog-<id>, snapshot JSON, with EARLIEST and LATEST
+	// hints beside them).
+	ChangelogDir    = "changelog"
+	ChangelogPrefix = "changelog-"
+	TagDir          = "tag"
+	TagPrefix       = "tag-"
+	HintEarliest    = "EARLIEST"
+	HintLatest      = "LATEST"
+	MainBranch      = "main"
 	// earliestRetry is how many ids past the EARLIEST hint Java tries when the earliest snapshot
 	// disappears concurrently (SnapshotManager.EARLIEST_SNAPSHOT_DEFAULT_RETRY_NUM).
 	earliestRetry = 300
@@ -51,8 +57,9 @@ const (
 // Manager reads and commits the snapshots and tags of one branch of a table (Java
 // SnapshotManager and TagManager).
 type Manager struct {
-	fs   FS
-	root string // "" for the main branch, "branch/branch-<name>/" otherwise
+	fs        FS
+	root      string // "" for the main branch, "branch/branch-<name>/" otherwise
+	changelog bool   // the long-lived changelogs (Changelogs)
 }
 
 // NewManager returns the Manager of the main branch of the table whose root fs is.
@@ -67,12 +74,35 @@ func (m *Manager) Branch(name string) *Manager {
 	return &Manager{fs: m.fs, root: "branch/branch-" + name + "/"}
 }
 
-// Path returns the path of snapshot id relative to the table root.
-func (m *Manager) Path(id int64) string {
-	return m.root + SnapshotDir + "/" + SnapshotPrefix + strconv.FormatInt(id, 10)
+// Changelogs returns the Manager of the branch's long-lived changelogs
+// (Java ChangelogManager): the same operations over changelog/changelog-<id>
+// files, which hold the JSON of expired snapshots whose changelog is kept
+// (Java Changelog), and the EARLIEST and LATEST hints of changelog/.
+func (m *Manager) Changelogs() *Manager {
+	return &Manager{fs: m.fs, root: m.root, changelog: true}
 }
 
-func (m *Manager) hintPath(name string) string { return m.root + SnapshotDir + "/" + name }
+// dir is the directory of the Manager's files.
+func (m *Manager) dir() string {
+	if m.changelog {
+		return m.root + ChangelogDir
+	}
+	return m.root + SnapshotDir
+}
+
+func (m *Manager) prefix() string {
+	if m.changelog {
+		return ChangelogPrefix
+	}
+	return SnapshotPrefix
+}
+
+// Path returns the path of snapshot id relative to the table root.
+func (m *Manager) Path(id int64) string {
+	return m.dir() + "/" + m.prefix() + strconv.FormatInt(id, 10)
+}
+
+func (m *Manager) hintPath(name string) string { return m.dir() + "/" + name }
 
 // Get reads snapshot id. Errors wrap ErrNotFound (and fileio.ErrNotExist) if it does not exist,
 // ErrCorrupt if it cannot be parsed or holds another id (a file copied to the wrong name),
@@ -133,7 +163,7 @@ func (m *Manager) readHint(ctx context.Context, name string) (int64, bool) {
 // IDs lists the ids of all snapshot files, ascending. Names that are not snapshot-<digits>
 // (temporary files, hints) are ignored.
 func (m *Manager) IDs(ctx context.Context) ([]int64, error) {
-	return m.listVersioned(ctx, m.root+SnapshotDir, SnapshotPrefix)
+	return m.listVersioned(ctx, m.dir(), m.prefix())
 }
 
 func (m *Manager) listVersioned(ctx context.Context, dir, prefix string) ([]int64, error) {
@@ -200,7 +230,7 @@ func (m *Manager) listedLatest(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	if len(ids) == 0 {
-		return 0, fmt.Errorf("%w: no snapshot in %s", ErrNotFound, m.root+SnapshotDir)
+		return 0, fmt.Errorf("%w: no snapshot in %s", ErrNotFound, m.dir())
 	}
 	return ids[len(ids)-1], nil
 }
@@ -223,7 +253,7 @@ func (m *Manager) EarliestID(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	if len(ids) == 0 {
-		return 0, fmt.Errorf("%w: no snapshot in %s", ErrNotFound, m.root+SnapshotDir)
+		return 0, fmt.Errorf("%w: no snapshot in %s", ErrNotFound, m.dir())
 	}
 	return ids[0], nil
 }

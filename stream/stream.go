@@ -335,6 +335,15 @@ func (f *Follower) Next(ctx context.Context) (*Snapshot, error) {
 	}
 	for {
 		s, err := f.snaps.Get(ctx, f.next)
+		if errors.Is(err, snapshot.ErrNotFound) && f.changelog {
+			// Expired, but its changelog outlives it (Java
+			// NextSnapshotFetcher with a decoupled changelog lifecycle).
+			if cl, cerr := f.snaps.Changelogs().Get(ctx, f.next); cerr == nil {
+				s, err = cl, nil
+			} else if !errors.Is(cerr, snapshot.ErrNotFound) {
+				return nil, cerr
+			}
+		}
 		if errors.Is(err, snapshot.ErrNotFound) {
 			if e := f.expired(ctx, f.next, err); errors.Is(e, ErrSnapshotExpired) {
 				return nil, e

@@ -71,6 +71,10 @@ public final class Main {
             IncrementalCases.run(args[1]);
         } else if (args.length == 3 && args[0].equals("incremental-read")) {
             IncrementalCases.read(args[1], args[2]);
+        } else if (args.length == 2 && args[0].equals("changelog-expire")) {
+            ChangelogLifecycle.expire(args[1]);
+        } else if (args.length == 4 && args[0].equals("changelog-follow")) {
+            ChangelogLifecycle.follow(args[1], Long.parseLong(args[2]), args[3]);
         } else if (args.length == 2 && args[0].equals("compact")) {
             DynBucket.compactAll(args[1]);
         } else {
