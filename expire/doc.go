@@ -44,6 +44,14 @@
 //     "Lifecycle of offsets files").
 //  6. The snapshot files, oldest first, and the EARLIEST hint.
 //
+// When the changelog outlives the snapshots (changelog.num-retained.* or
+// changelog.time-retained above the snapshot values, with a
+// changelog-producer), step 1 keeps the changelog files and steps 3-4 the
+// changelog manifests and lists of the expired snapshots; each snapshot's
+// JSON is written as changelog/changelog-<id> before its file is deleted,
+// and a changelog expiration follows (changelog.go, Java
+// ExpireChangelogImpl).
+//
 // Every file is read before the first one is deleted: metadata that cannot be
 // read (a corrupt manifest of a kept snapshot or tag) aborts the run without
 // deleting anything. Missing metadata of an expired snapshot is tolerated: it

@@ -24,12 +24,18 @@
 // deletion-vector and an append table, and reads them with
 // incremental-between ranges in every scan mode (plainly and as audit_log);
 // our reads must equal Java's. Then we write the same input with
-// changelog-producer input and lookup, and Java's reads of our tables must
-// equal its reads of its own, range by range (pypaimon's
-// incremental-between-timestamp reads of them equal ours too), and our
+// changelog-producer input and lookup (lookup also with partial-update,
+// aggregation, first-row, and on deletion-vector tables), and Java's reads
+// of our tables must equal its reads of its own, range by range (pypaimon's
+// incremental-between-timestamp reads of them equal ours too, or pypaimon
+// refuses remove-record-on-delete as it says it does), and our
 // stream.Follower over Java's tables delivers Java's whole-history read.
 // TestMixedIncremental: tables written alternately by us and by Java, read
-// incrementally by both.
+// incrementally by both. TestChangelogLifecycleJava
+// (changelog_lifecycle_test.go): a table whose changelog outlives its
+// snapshots, expired by Java and (a copy) by us: the same files are left,
+// changelog/changelog-<id> byte-equal, and each follows the other's table
+// through the long-lived changelogs.
 //
 // TestEngines (engines_test.go) drives Flink 2.0 (PyFlink 2.0.2 with
 // paimon-flink-2.0 1.4.2) and Spark 3.5 (PySpark 3.5.9 with paimon-spark-3.5

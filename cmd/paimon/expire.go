@@ -151,6 +151,16 @@ func newExpireCmd() *cobra.Command {
 			default:
 				fmt.Fprintf(out, "expired %d snapshots (%d to %d); earliest snapshot is %d\n", n, res.Expired[0], res.Expired[n-1], res.Earliest)
 			}
+			if n := len(res.KeptChangelogs); n > 0 && !dryRun {
+				fmt.Fprintf(out, "kept the changelog of %d expired snapshots in changelog/ (%d to %d)\n", n, res.KeptChangelogs[0], res.KeptChangelogs[n-1])
+			}
+			if n := len(res.ExpiredChangelogs); n > 0 {
+				v := "expired"
+				if dryRun {
+					v = "would expire"
+				}
+				fmt.Fprintf(out, "%s %d long-lived changelogs (%d to %d)\n", v, n, res.ExpiredChangelogs[0], res.ExpiredChangelogs[n-1])
+			}
 			return nil
 		}),
 	}
