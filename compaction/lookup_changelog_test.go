@@ -3,6 +3,7 @@ package compaction_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -17,16 +18,17 @@ import (
 	"github.com/paimon-go/paimon/writer"
 )
 
-// TestLookupChangelogMixedLevelRuns: the writer's lookup compaction of a
-// deletion-vector table at its third commit rewrites a section whose sorted
-// run packs the new level-0 file (key 4) with level-4 files: the value
-// before must be looked up by file level (the old regrouping took the run's
-// first file's level for all, found key 4 in its own level-0 file and
-// emitted -U/+U instead of +I; Java's read of our table showed it).
-func TestLookupChangelogMixedLevelRuns(t *testing.T) {
+// mixedLevelSteps writes the interop incremental input (interop
+// incremental_test.go) into a new changelog-producer = lookup table with
+// opts: three commits (the writer's lookup compaction at each), a full
+// compaction, a fourth commit; after step i it calls check(i, table).
+func mixedLevelSteps(t *testing.T, opts map[string]string, check func(i int, tbl *catalog.Table)) *catalog.Table {
+	t.Helper()
 	ctx := context.Background()
 	fields := []types.DataField{{ID: 0, Name: "k", Type: types.Int().NotNull()}, {ID: 1, Name: "v", Type: types.String()}}
-	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: fields, PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "1", "changelog-producer": "lookup", "deletion-vectors.enabled": "true"}})
+	o := map[string]string{"bucket": "1", "changelog-producer": "lookup"}
+	maps.Copy(o, opts)
+	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: fields, PrimaryKeys: []string{"k"}, Options: o})
 	sc := types.SchemaToArrow(fields)
 	sc = arrow.NewSchema(append(sc.Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.PrimitiveTypes.Int8}), nil)
 	commits := [][][]any{
@@ -35,9 +37,6 @@ func TestLookupChangelogMixedLevelRuns(t *testing.T) {
 		{{int32(4), "d", int8(0)}, {int32(3), "C", int8(2)}},
 		nil,
 		{{int32(4), "d", int8(3)}, {int32(5), "e", int8(0)}},
-	}
-	files := []string{
-		"[L5 rows=2 dv=]", "[L4 rows=2 dv= L5 rows=2 dv=0,1]", "[L5 rows=3 dv=]", "[L5 rows=3 dv=]", "[L4 rows=1 dv= L5 rows=3 dv=2]",
 	}
 	for i, rows := range commits {
 		if rows == nil {
@@ -53,13 +52,49 @@ func TestLookupChangelogMixedLevelRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		check(i, tbl)
+	}
+	return tbl
+}
+
+// TestLookupMergeMixedLevelRuns: a full compaction of a lookup table whose
+// sections pack files of levels 3, 4 and 5 into one sorted run
+// (IntervalPartition ignores levels): the lookup merge must pick records
+// by their file's level (the old run-level tagging kept key 3's older
+// level-4 value "c" over level 3's "C").
+func TestLookupMergeMixedLevelRuns(t *testing.T) {
+	want := []string{
+		"[L5 rows=2 deletes=0 source=0][1|a 2|b]",
+		"[L4 rows=3 deletes=1 source=0 L5 rows=2 deletes=0 source=0][2|B 3|c]",
+		"[L3 rows=2 deletes=0 source=0 L4 rows=3 deletes=1 source=0 L5 rows=2 deletes=0 source=0][2|B 3|C 4|d]",
+		"[L5 rows=3 deletes=0 source=1][2|B 3|C 4|d]",
+		"[L4 rows=2 deletes=1 source=0 L5 rows=3 deletes=0 source=1][2|B 3|C 5|e]",
+	}
+	mixedLevelSteps(t, nil, func(i int, tbl *catalog.Table) {
+		if got := fmt.Sprint(describe(liveFiles(t, tbl))) + fmt.Sprint(tabletest.ReadRows(t, tbl.FileIO.URL())); got != want[i] {
+			t.Fatalf("after step %d: got %s, want %s", i+1, got, want[i])
+		}
+	})
+}
+
+// TestLookupChangelogMixedLevelRuns: the writer's lookup compaction of a
+// deletion-vector table at its third commit rewrites a section whose sorted
+// run packs the new level-0 file (key 4) with level-4 files: the value
+// before must be looked up by file level (the old regrouping took the run's
+// first file's level for all, found key 4 in its own level-0 file and
+// emitted -U/+U instead of +I; Java's read of our table showed it).
+func TestLookupChangelogMixedLevelRuns(t *testing.T) {
+	files := []string{
+		"[L5 rows=2 dv=]", "[L4 rows=2 dv= L5 rows=2 dv=0,1]", "[L5 rows=3 dv=]", "[L5 rows=3 dv=]", "[L4 rows=1 dv= L5 rows=3 dv=2]",
+	}
+	tbl := mixedLevelSteps(t, map[string]string{"deletion-vectors.enabled": "true"}, func(i int, tbl *catalog.Table) {
 		if got := fmt.Sprint(dvFiles(t, tbl)); got != files[i] {
 			t.Fatalf("files after step %d: %s, want %s", i+1, got, files[i])
 		}
-	}
+	})
 	var got []string
 	for s := 1; s < 8; s++ {
-		b, err := tabletest.Cat(ctx, tbl.FileIO.URL(), reader.WithIncrementalBetween(fmt.Sprint(s), fmt.Sprint(s+1)), reader.WithRowKind())
+		b, err := tabletest.Cat(context.Background(), tbl.FileIO.URL(), reader.WithIncrementalBetween(fmt.Sprint(s), fmt.Sprint(s+1)), reader.WithRowKind())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/catalog"
 	streaming "github.com/paimon-go/paimon/stream"
@@ -27,13 +26,7 @@ const followWait = 60 * time.Second
 // first, first+1, ...
 func withPosition(rec arrow.RecordBatch, first int64) arrow.RecordBatch {
 	n := rec.NumRows()
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	defer b.Release()
-	b.Reserve(int(n))
-	for k := range n {
-		b.UnsafeAppend(first + k)
-	}
-	pos := b.NewArray()
+	pos := sequence(first, n)
 	defer pos.Release()
 	sc := arrow.NewSchema(append(rec.Schema().Fields(), arrow.Field{Name: positionColumn, Type: arrow.PrimitiveTypes.Int64}), nil)
 	return array.NewRecordBatch(sc, append(rec.Columns(), pos), n)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -113,26 +115,16 @@ func newWorkload(name string, buckets int) (*workload, error) {
 	case "follow":
 		// pk-dedupe with changelog-producer = input and each row's stream
 		// position, followed by a stream.Follower while it is written.
-		return &workload{
-			name: name,
-			schema: catalog.Schema{
-				Fields: []types.DataField{
-					{Name: "origin", Type: key},
-					{Name: "destination", Type: key},
-					{Name: "date", Type: types.TimestampOf(6)},
-					{Name: "delay", Type: types.BigInt()},
-					{Name: "distance", Type: types.BigInt()},
-					{Name: positionColumn, Type: types.BigInt()},
-				},
-				PrimaryKeys: []string{"origin", "destination"},
-				Options:     map[string]string{"bucket": bucket, "merge-engine": "deduplicate", "changelog-producer": "input"},
-				Comment:     "rtbench follow: latest flight per route, changelog followed while written",
-			},
-			primaryKey: true,
-			follow:     true,
-			build:      buildDedupe,
-			newModel:   func() model { return &dedupeModel{routes: map[route]flightRow{}} },
-		}, nil
+		w, err := newWorkload("pk-dedupe", buckets)
+		if err != nil {
+			return nil, err
+		}
+		w.name, w.follow = name, true
+		w.schema.Fields = append(slices.Clone(w.schema.Fields), types.DataField{Name: positionColumn, Type: types.BigInt()})
+		w.schema.Options = maps.Clone(w.schema.Options)
+		w.schema.Options["changelog-producer"] = "input"
+		w.schema.Comment = "rtbench follow: latest flight per route, changelog followed while written"
+		return w, nil
 	case "pk-agg":
 		// sum(delay), count and max(distance) per route.
 		return &workload{
@@ -515,15 +507,20 @@ func newStream(ctx context.Context, w *workload, fl *dataset, steps int, offsets
 // first, first+1, ...
 func withOffsets(rec arrow.RecordBatch, first int64) arrow.RecordBatch {
 	n := rec.NumRows()
+	off := sequence(first, n)
+	defer off.Release()
+	sc := arrow.NewSchema(append([]arrow.Field{{Name: realtime.OffsetColumn, Type: arrow.PrimitiveTypes.Int64}},
+		rec.Schema().Fields()...), nil)
+	return array.NewRecordBatch(sc, append([]arrow.Array{off}, rec.Columns()...), n)
+}
+
+// sequence returns the Int64 array first, first+1, ..., n values.
+func sequence(first, n int64) arrow.Array {
 	b := array.NewInt64Builder(memory.DefaultAllocator)
 	defer b.Release()
 	b.Reserve(int(n))
 	for k := range n {
 		b.UnsafeAppend(first + k)
 	}
-	off := b.NewArray()
-	defer off.Release()
-	sc := arrow.NewSchema(append([]arrow.Field{{Name: realtime.OffsetColumn, Type: arrow.PrimitiveTypes.Int64}},
-		rec.Schema().Fields()...), nil)
-	return array.NewRecordBatch(sc, append([]arrow.Array{off}, rec.Columns()...), n)
+	return b.NewArray()
 }

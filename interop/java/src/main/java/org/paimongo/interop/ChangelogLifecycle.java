@@ -93,6 +93,16 @@ final class ChangelogLifecycle {
         TableRead read = rb.newRead();
         RowType type = t.rowType();
         StringBuilder sb = new StringBuilder();
+        drain(scan, read, type, line -> sb.append(line).append('\n'));
+        Files.writeString(Paths.get(outFile), sb.toString());
+    }
+
+    /**
+     * Plans scan until two plans in a row are empty and hands each row read to out as
+     * "kind\tjson".
+     */
+    static void drain(StreamTableScan scan, TableRead read, RowType type, java.util.function.Consumer<String> out)
+            throws Exception {
         for (int empty = 0; empty < 2; ) {
             List<Split> splits = scan.plan().splits();
             if (splits.isEmpty()) {
@@ -101,12 +111,10 @@ final class ChangelogLifecycle {
             }
             for (Split s : splits) {
                 try (RecordReader<InternalRow> r = read.createReader(s)) {
-                    r.forEachRemaining(
-                            row -> sb.append(row.getRowKind().shortString()).append('\t').append(Jsonl.row(type, row)).append('\n'));
+                    r.forEachRemaining(row -> out.accept(row.getRowKind().shortString() + "\t" + Jsonl.row(type, row)));
                 }
             }
         }
-        Files.writeString(Paths.get(outFile), sb.toString());
     }
 
     private static void copy(Path src, Path dst) throws Exception {

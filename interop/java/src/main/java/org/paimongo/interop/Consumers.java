@@ -1,21 +1,17 @@
 package org.paimongo.interop;
 
-import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.options.ExpireConfig;
-import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.source.ReadBuilder;
-import org.apache.paimon.table.source.Split;
 import org.apache.paimon.table.source.StreamTableScan;
 import org.apache.paimon.table.source.TableRead;
 import org.apache.paimon.types.RowType;
 
 import java.time.Duration;
 import java.util.Collections;
-import java.util.List;
 
 /**
  * Consumer cells of the interop harness (paimon-go issue 14).
@@ -63,23 +59,7 @@ public final class Consumers {
         StreamTableScan scan = rb.newStreamScan();
         TableRead read = rb.newRead();
         RowType type = t.rowType();
-        for (int empty = 0; empty < 2; ) {
-            List<Split> splits = scan.plan().splits();
-            if (splits.isEmpty()) {
-                empty++;
-                continue;
-            }
-            for (Split s : splits) {
-                try (RecordReader<InternalRow> r = read.createReader(s)) {
-                    r.forEachRemaining(
-                            row ->
-                                    System.out.println(
-                                            row.getRowKind().shortString()
-                                                    + "\t"
-                                                    + Jsonl.row(type, row)));
-                }
-            }
-        }
+        ChangelogLifecycle.drain(scan, read, type, System.out::println);
         scan.notifyCheckpointComplete(scan.checkpoint());
     }
 }
