@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
@@ -134,6 +135,18 @@ func (t *Table) NewScan(opts ...reader.Option) *reader.Scan {
 		pre = append(pre, reader.WithBranch(t.branch))
 	}
 	return reader.NewScan(t.fio, append(pre, opts...)...)
+}
+
+// Lookup returns the current rows of the primary keys in keys (a batch of
+// the primary key columns, one key per row; reader.KeyFilter), read from the
+// branch's latest snapshot, or the one opts choose: one row per key found,
+// none for a missing key, with the columns of opts (reader.WithColumns;
+// every column by default). Only partitions and files whose statistics may
+// hold a key are read (Java TableQuery.lookup reads the key's bucket).
+// The caller releases the batch. Errors: reader.ErrInvalidScan for keys
+// that do not fit the table, and those of planning and reading.
+func (t *Table) Lookup(ctx context.Context, keys arrow.RecordBatch, opts ...reader.Option) (arrow.RecordBatch, error) {
+	return t.NewScan(opts...).Lookup(ctx, keys)
 }
 
 // Cache returns the table's cache of decoded manifest files, shared by the

@@ -48,6 +48,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow"
 	"slices"
 	"strings"
 	"sync"
@@ -91,6 +92,7 @@ type config struct {
 	noFallback  bool
 	bucket      *int32
 	where       string
+	keys        arrow.RecordBatch // WithKeys
 	cache       *Cache
 	changes     *changeSpec // WithChanges
 	incremental *incrementalSpec
@@ -139,6 +141,13 @@ func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
 // WithParallelism sets how many manifests are read at once while planning
 // (default 8).
 func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// WithKeys restricts the scan to the rows of the primary keys in keys
+// (KeyFilter: a batch of the primary key columns, one key per row), ANDed
+// with the other filters: a point lookup (Java TableQuery.lookup). The
+// batch is read during Plan; the caller keeps ownership. Plan errors wrap
+// ErrInvalidScan for keys that do not fit the table (see KeyFilter).
+func WithKeys(keys arrow.RecordBatch) Option { return func(c *config) { c.keys = keys } }
 
 // WithWhere filters like WithFilter with an expression in predicate.Parse
 // syntax ("f1 = 10 AND f3 > 15"), resolved against the schema of the
@@ -387,6 +396,16 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	}
 	if s.cfg.where != "" {
 		p, err := predicate.Parse(s.cfg.where, ts.Fields)
+		if err != nil {
+			return nil, err
+		}
+		if filter != nil {
+			p = predicate.And(filter, p)
+		}
+		filter = p
+	}
+	if s.cfg.keys != nil {
+		p, err := KeyFilter(ts, s.cfg.keys)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
 )
 
 // Scan plans a real-time read of the context's table: the committed files
@@ -598,4 +599,20 @@ func (p *Plan) countRead(ctx context.Context, sp *Split) (int64, error) {
 		rec.Release()
 	}
 	return n, nil
+}
+
+// Lookup returns the current rows of the primary keys in keys, from the
+// committed files and the rows in memory merged by the table's merge engine
+// (reader.WithKeys, reader.KeyFilter): one row per key found, none for a
+// missing key, with the output columns of opts (reader.WithColumns; every
+// column by default). A row is visible to Lookup once its Write returned.
+// The caller releases the batch. Errors: reader.ErrInvalidScan for keys
+// that do not fit the table, and those of Plan and reading.
+func (c *Context) Lookup(ctx context.Context, keys arrow.RecordBatch, opts ...reader.Option) (arrow.RecordBatch, error) {
+	p, err := c.NewScan(append(slices.Clone(opts), reader.WithKeys(keys))...).Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Release()
+	return reader.Concat(p.Records(ctx), types.SchemaToArrow(p.Disk.Fields), nil)
 }

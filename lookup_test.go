@@ -1,0 +1,177 @@
+package paimon_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/types"
+)
+
+// TestTableLookup: Table.Lookup gives each key's merged row for every merge
+// engine, with deletion vectors and lookup changelog too, across commits
+// and the writer's compactions; a missing or deleted key gives none.
+// Table (k INT, n BIGINT), bucket 2; commits: (1,10) (2,20) (3,30); then
+// (1,5) (3,-D) (4,40); then (1,1).
+func TestTableLookup(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts map[string]string
+		want []string
+	}{
+		{"deduplicate", nil, []string{"1 1", "2 20", "4 40"}},
+		{"deletion vectors", map[string]string{"deletion-vectors.enabled": "true"}, []string{"1 1", "2 20", "4 40"}},
+		{"lookup changelog", map[string]string{"changelog-producer": "lookup"}, []string{"1 1", "2 20", "4 40"}},
+		{"aggregation", map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum", "aggregation.remove-record-on-delete": "true"},
+			[]string{"1 16", "2 20", "4 40"}},
+		{"aggregation lookup", map[string]string{"merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
+			"aggregation.remove-record-on-delete": "true", "changelog-producer": "lookup"}, []string{"1 16", "2 20", "4 40"}},
+		{"first-row", map[string]string{"merge-engine": "first-row", "ignore-delete": "true"}, []string{"1 10", "2 20", "3 30", "4 40"}},
+		{"partial-update", map[string]string{"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"},
+			[]string{"1 1", "2 20", "4 40"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			table := lookupTable(t, tc.opts)
+			commitKN(t, table, []int32{1, 2, 3}, []int64{10, 20, 30}, []int8{0, 0, 0})
+			commitKN(t, table, []int32{1, 3, 4}, []int64{5, 30, 40}, []int8{2, 3, 0})
+			commitKN(t, table, []int32{1}, []int64{1}, []int8{2})
+			got := lookupKN(t, table, 1, 2, 3, 4, 5)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("lookup: %v, want %v", got, tc.want)
+			}
+			if got := lookupKN(t, table, 5); len(got) != 0 {
+				t.Errorf("miss: %v", got)
+			}
+		})
+	}
+	table := lookupTable(t, nil)
+	commitKN(t, table, []int32{1}, []int64{10}, []int8{0})
+	commitKN(t, table, []int32{1}, []int64{11}, []int8{2})
+	// Time travel: the first snapshot's row.
+	kb := intKeys([]int32{1})
+	defer kb.Release()
+	rec, err := table.Lookup(ctx, kb, reader.WithSnapshot(1), reader.WithColumns("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.NumRows() != 1 || rec.NumCols() != 1 || rec.Column(0).(*array.Int64).Value(0) != 10 {
+		t.Errorf("snapshot 1: %v", rec)
+	}
+	rec.Release()
+	// An append table has no key.
+	app := lookupTableSchema(t, catalog.Schema{Fields: []types.DataField{types.Field(0, "k", types.Int()), types.Field(1, "n", types.BigInt())}})
+	if _, err := app.Lookup(ctx, kb); !errors.Is(err, reader.ErrInvalidScan) {
+		t.Errorf("append table: %v, want ErrInvalidScan", err)
+	}
+}
+
+func lookupTable(t *testing.T, opts map[string]string) *paimon.Table {
+	o := map[string]string{"bucket": "2"}
+	for k, v := range opts {
+		o[k] = v
+	}
+	k := types.Int()
+	k.Nullable = false
+	return lookupTableSchema(t, catalog.Schema{
+		Fields:      []types.DataField{types.Field(0, "k", k), types.Field(1, "n", types.BigInt())},
+		PrimaryKeys: []string{"k"}, Options: o,
+	})
+}
+
+func lookupTableSchema(t *testing.T, s catalog.Schema) *paimon.Table {
+	t.Helper()
+	ctx := context.Background()
+	warehouse := t.TempDir()
+	cat, err := catalog.Open(ctx, warehouse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	if err := cat.CreateDatabase(ctx, "db", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CreateTable(ctx, catalog.NewIdentifier("db", "t"), s, false); err != nil {
+		t.Fatal(err)
+	}
+	table, err := paimon.OpenTable(ctx, filepath.Join(warehouse, "db.db", "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { table.Close() })
+	return table
+}
+
+func intKeys(ks []int32) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int32}}, nil))
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).AppendValues(ks, nil)
+	return b.NewRecordBatch()
+}
+
+// commitSeq numbers the commits of commitKN (each commit identifier once).
+var commitSeq int64
+
+// commitKN writes and commits rows (k, n) with row kinds.
+func commitKN(t *testing.T, table *paimon.Table, ks []int32, ns []int64, kinds []int8) {
+	commitSeq++
+	t.Helper()
+	ctx := context.Background()
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int32}, {Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "_ROW_KIND", Type: arrow.PrimitiveTypes.Int8}}, nil))
+	defer b.Release()
+	b.Field(0).(*array.Int32Builder).AppendValues(ks, nil)
+	b.Field(1).(*array.Int64Builder).AppendValues(ns, nil)
+	b.Field(2).(*array.Int8Builder).AppendValues(kinds, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	w, err := table.NewWrite("u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Write(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := w.PrepareCommit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := table.NewCommit("u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Commit(ctx, commitSeq, msgs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lookupKN looks keys up and returns "k n" rows, sorted.
+func lookupKN(t *testing.T, table *paimon.Table, ks ...int32) []string {
+	t.Helper()
+	kb := intKeys(ks)
+	defer kb.Release()
+	rec, err := table.Lookup(context.Background(), kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	var out []string
+	for i := range int(rec.NumRows()) {
+		out = append(out, fmt.Sprintf("%d %s", rec.Column(0).(*array.Int32).Value(i), rec.Column(1).ValueStr(i)))
+	}
+	slices.Sort(out)
+	return out
+}

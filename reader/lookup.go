@@ -1,0 +1,164 @@
+package reader
+
+// Point lookups of primary keys (Java TableQuery / LocalTableQuery.lookup):
+// a scan filtered to the given keys. The filter prunes partitions and, by
+// the key statistics of manifest entries, files; the merge of each bucket
+// gives the keys' current rows, which the filter then keeps.
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/predicate"
+	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/types"
+)
+
+// KeyFilter returns the filter that selects the rows of the primary keys in
+// keys: a batch whose columns are the table's primary key columns (by name,
+// in any order, of the table's types; nothing else), one key per row. The
+// result is In over the key for a one-column primary key, else an Or of
+// Ands of Equal.
+//
+// Errors wrap ErrInvalidScan: a table without a primary key, a column that
+// is not a primary key column or a missing one, a type that differs, a NULL
+// key value, or no key at all.
+func KeyFilter(ts *schema.TableSchema, keys arrow.RecordBatch) (predicate.Predicate, error) {
+	if len(ts.PrimaryKeys) == 0 {
+		return nil, fmt.Errorf("%w: lookup: the table has no primary key", ErrInvalidScan)
+	}
+	if keys == nil || keys.NumRows() == 0 {
+		return nil, fmt.Errorf("%w: lookup: no key", ErrInvalidScan)
+	}
+	if int(keys.NumCols()) != len(ts.PrimaryKeys) {
+		return nil, fmt.Errorf("%w: lookup: keys have %d columns, the primary key (%v) has %d", ErrInvalidScan, keys.NumCols(), ts.PrimaryKeys, len(ts.PrimaryKeys))
+	}
+	refs := make([]predicate.Ref, len(ts.PrimaryKeys))
+	cols := make([]arrow.Array, len(ts.PrimaryKeys))
+	for i, name := range ts.PrimaryKeys {
+		ref, ok := predicate.RefOf(ts.Fields, name)
+		if !ok {
+			return nil, fmt.Errorf("%w: lookup: primary key column %q is not a field", ErrInvalidScan, name)
+		}
+		idx := keys.Schema().FieldIndices(name)
+		if len(idx) != 1 {
+			return nil, fmt.Errorf("%w: lookup: keys lack primary key column %q", ErrInvalidScan, name)
+		}
+		col := keys.Column(idx[0])
+		if want := types.ToArrow(ref.Type); !arrow.TypeEqual(want, col.DataType()) {
+			return nil, fmt.Errorf("%w: lookup: key column %q is %s, the table's is %s", ErrInvalidScan, name, col.DataType(), want)
+		}
+		refs[i], cols[i] = ref, col
+	}
+	n := int(keys.NumRows())
+	values := make([][]any, n)
+	for r := range n {
+		values[r] = make([]any, len(refs))
+		for i, ref := range refs {
+			if cols[i].IsNull(r) {
+				return nil, fmt.Errorf("%w: lookup: key %d has a NULL %q", ErrInvalidScan, r, ref.Name)
+			}
+			v, err := types.ArrowValue(ref.Type, cols[i], r)
+			if err != nil {
+				return nil, fmt.Errorf("%w: lookup: key %d, column %q: %w", ErrInvalidScan, r, ref.Name, err)
+			}
+			values[r][i] = v
+		}
+	}
+	if len(refs) == 1 {
+		lits := make([]any, n)
+		for r := range n {
+			lits[r] = values[r][0]
+		}
+		if n == 1 {
+			return predicate.Equal(refs[0], lits[0]), nil
+		}
+		return predicate.In(refs[0], lits...), nil
+	}
+	ors := make([]predicate.Predicate, n)
+	for r := range n {
+		ands := make([]predicate.Predicate, len(refs))
+		for i, ref := range refs {
+			ands[i] = predicate.Equal(ref, values[r][i])
+		}
+		ors[r] = predicate.And(ands...)
+	}
+	if n == 1 {
+		return ors[0], nil
+	}
+	return predicate.Or(ors...), nil
+}
+
+// Concat reads records to the end and returns them as one batch of schema
+// sc (an empty batch when there is none). mem nil means the default
+// allocator. Errors are those of records and of concatenating.
+func Concat(records iter.Seq2[arrow.RecordBatch, error], sc *arrow.Schema, mem memory.Allocator) (arrow.RecordBatch, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for rec, err := range records {
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) == 1 {
+		recs[0].Retain()
+		return recs[0], nil
+	}
+	cols := make([]arrow.Array, sc.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	var rows int64
+	for _, r := range recs {
+		rows += r.NumRows()
+	}
+	for c := range cols {
+		parts := make([]arrow.Array, len(recs))
+		for i, r := range recs {
+			parts[i] = r.Column(c)
+		}
+		if len(parts) == 0 {
+			cols[c] = array.MakeArrayOfNull(mem, sc.Field(c).Type, 0)
+			continue
+		}
+		a, err := array.Concatenate(parts, mem)
+		if err != nil {
+			return nil, fmt.Errorf("reader: concatenate: %w", err)
+		}
+		cols[c] = a
+	}
+	return array.NewRecordBatch(sc, cols, rows), nil
+}
+
+// Lookup returns the current rows of the primary keys in keys (WithKeys,
+// KeyFilter), with the output columns of the scan's options (WithColumns;
+// every column by default): one row per key found, none for a missing key,
+// by partition and bucket, in key order within each. It honours the scan's
+// other options (snapshot, tag, timestamp, filters). The caller releases
+// the batch. Errors: those of KeyFilter (ErrInvalidScan), Plan and reading.
+func (s *Scan) Lookup(ctx context.Context, keys arrow.RecordBatch) (arrow.RecordBatch, error) {
+	c := *s
+	c.cfg.keys = keys
+	p, err := c.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return Concat(p.Records(ctx), types.SchemaToArrow(p.Fields), nil)
+}
