@@ -12,6 +12,7 @@ import (
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/orphan"
@@ -186,6 +187,15 @@ func TestExpireDecoupledChangelog(t *testing.T) {
 	f5 := stream.New(fio, tbl.Schema, src, stream.Options{Mode: stream.ModeFromSnapshot, SnapshotID: 5, Interval: time.Millisecond})
 	if _, err := f5.Next(ctx); !errors.Is(err, stream.ErrSnapshotExpired) {
 		t.Errorf("follower from 5: %v, want ErrSnapshotExpired", err)
+	}
+	// A damaged file of a long-lived changelog is a corrupt file, named,
+	// not an expired snapshot.
+	if err := fio.WriteFile(ctx, clData[5][0], nil); err != nil {
+		t.Fatal(err)
+	}
+	f6 := stream.New(fio, tbl.Schema, src, stream.Options{Mode: stream.ModeFromSnapshot, SnapshotID: 6, Interval: time.Millisecond})
+	if _, err := f6.Next(ctx); !errors.Is(err, format.ErrCorrupt) || errors.Is(err, stream.ErrSnapshotExpired) || !strings.Contains(err.Error(), clData[5][0]) {
+		t.Errorf("damaged changelog file: %v, want format.ErrCorrupt naming %s", err, clData[5][0])
 	}
 	// A second run has nothing more to expire.
 	res, err = expire.Expire(ctx, fio, tbl.Schema, expire.Options{})

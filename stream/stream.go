@@ -335,11 +335,12 @@ func (f *Follower) Next(ctx context.Context) (*Snapshot, error) {
 	}
 	for {
 		s, err := f.snaps.Get(ctx, f.next)
+		longLived := false
 		if errors.Is(err, snapshot.ErrNotFound) && f.changelog {
 			// Expired, but its changelog outlives it (Java
 			// NextSnapshotFetcher with a decoupled changelog lifecycle).
 			if cl, cerr := f.snaps.Changelogs().Get(ctx, f.next); cerr == nil {
-				s, err = cl, nil
+				s, err, longLived = cl, nil, true
 			} else if !errors.Is(cerr, snapshot.ErrNotFound) {
 				return nil, cerr
 			}
@@ -362,6 +363,11 @@ func (f *Follower) Next(ctx context.Context) (*Snapshot, error) {
 		}
 		batches, err := collect(f.src.Changes(ctx, s.ID, f.changelog))
 		if err != nil {
+			if longLived {
+				// Below the earliest snapshot by design: a read error of
+				// a long-lived changelog is not an expiration.
+				return nil, fmt.Errorf("stream: changelog %d: %w", s.ID, err)
+			}
 			return nil, f.expired(ctx, s.ID, err)
 		}
 		f.next = s.ID + 1
