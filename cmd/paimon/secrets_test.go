@@ -56,6 +56,7 @@ func secretCommands(url, file string) map[string][][]string {
 		"compact":       {{"compact", url}, {"compact", "--manifests", url}},
 		"alter":         {{"alter", url, "--set", "a=1"}},
 		"tail":          {{"tail", "--from", "earliest", url}, {"tail", "--consumer", "c1", url}},
+		"lookup":        {{"lookup", "--key", "k=1", url}},
 	}
 }
 
