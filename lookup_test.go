@@ -14,6 +14,7 @@ import (
 
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/internal/fixture"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/types"
 )
@@ -171,6 +172,73 @@ func lookupKN(t *testing.T, table *paimon.Table, ks ...int32) []string {
 	var out []string
 	for i := range int(rec.NumRows()) {
 		out = append(out, fmt.Sprintf("%d %s", rec.Column(0).(*array.Int32).Value(i), rec.Column(1).ValueStr(i)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLookupFixtures: on every Java-written primary-key fixture table
+// (internal/fixture; TestCatFixtures checks the full read against Java's),
+// looking up every key of the latest full read gives exactly that read.
+func TestLookupFixtures(t *testing.T) {
+	ctx := context.Background()
+	tables := 0
+	for _, fx := range fixture.Tables(t) {
+		table, err := paimon.OpenTable(ctx, fx.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer table.Close()
+		ts := table.Schema()
+		if len(ts.PrimaryKeys) == 0 {
+			continue
+		}
+		t.Run(fx.Name, func(t *testing.T) {
+			p, err := table.NewScan().Plan(ctx)
+			if err != nil {
+				t.Skipf("not readable here: %v", err)
+			}
+			all, err := reader.Concat(p.Records(ctx), types.SchemaToArrow(p.Fields), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer all.Release()
+			if all.NumRows() == 0 {
+				t.Skip("no rows")
+			}
+			tables++
+			var fields []arrow.Field
+			var cols []arrow.Array
+			for _, k := range ts.PrimaryKeys {
+				i := all.Schema().FieldIndices(k)[0]
+				fields, cols = append(fields, all.Schema().Field(i)), append(cols, all.Column(i))
+			}
+			keys := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, all.NumRows())
+			defer keys.Release()
+			got, err := table.Lookup(ctx, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer got.Release()
+			if g, w := rowStrings(got), rowStrings(all); !slices.Equal(g, w) {
+				t.Errorf("lookup of every key: %d rows, full read %d\n got %v\nwant %v", len(g), len(w), g, w)
+			}
+		})
+	}
+	if tables < 3 {
+		t.Errorf("%d primary-key fixture tables looked up, want at least 3", tables)
+	}
+}
+
+// rowStrings renders every row of rec, sorted.
+func rowStrings(rec arrow.RecordBatch) []string {
+	out := make([]string, rec.NumRows())
+	for i := range out {
+		var b []byte
+		for c := range int(rec.NumCols()) {
+			b = fmt.Appendf(b, "%s|", rec.Column(c).ValueStr(i))
+		}
+		out[i] = string(b)
 	}
 	slices.Sort(out)
 	return out
