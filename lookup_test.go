@@ -243,3 +243,95 @@ func rowStrings(rec arrow.RecordBatch) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestLookupPlansKeyBuckets: a lookup plans only the buckets of its keys
+// (here one key, or two keys of a composite key: at most the buckets of
+// their value combinations), and each key's row is in the bucket planned.
+func TestLookupPlansKeyBuckets(t *testing.T) {
+	ctx := context.Background()
+	nn := func(tp types.DataType) types.DataType { tp.Nullable = false; return tp }
+	table := lookupTableSchema(t, catalog.Schema{
+		Fields:      []types.DataField{types.Field(0, "a", nn(types.Int())), types.Field(1, "b", nn(types.Int())), types.Field(2, "n", types.BigInt())},
+		PrimaryKeys: []string{"a", "b"}, Options: map[string]string{"bucket": "8"},
+	})
+	var as, bs []int32
+	for i := range int32(40) {
+		as, bs = append(as, i), append(bs, i%3)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int32}, {Name: "b", Type: arrow.PrimitiveTypes.Int32}}, nil))
+	defer b.Release()
+	keyBatch := func(a, bv []int32) arrow.RecordBatch {
+		b.Field(0).(*array.Int32Builder).AppendValues(a, nil)
+		b.Field(1).(*array.Int32Builder).AppendValues(bv, nil)
+		return b.NewRecordBatch()
+	}
+	rows := keyBatch(as, bs)
+	nb := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := range int64(40) {
+		nb.Append(i * 10)
+	}
+	n := nb.NewArray()
+	nb.Release()
+	full := array.NewRecordBatch(arrow.NewSchema(append(rows.Schema().Fields(), arrow.Field{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), nil),
+		append(rows.Columns(), n), 40)
+	rows.Release()
+	n.Release()
+	w, err := table.NewWrite("u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, full); err != nil {
+		t.Fatal(err)
+	}
+	full.Release()
+	msgs, err := w.PrepareCommit(ctx)
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := table.NewCommit("u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Commit(ctx, 1, msgs); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	all, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Splits) < 6 {
+		t.Fatalf("40 keys in %d buckets, want most of 8", len(all.Splits))
+	}
+	for i := range int32(40) {
+		kb := keyBatch([]int32{i}, []int32{i % 3})
+		p, err := table.NewScan(reader.WithKeys(kb)).Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Splits) != 1 {
+			t.Fatalf("key %d: %d splits planned, want 1", i, len(p.Splits))
+		}
+		got, err := reader.Concat(p.Records(ctx), types.SchemaToArrow(p.Fields), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.NumRows() != 1 || got.Column(2).(*array.Int64).Value(0) != int64(i)*10 {
+			t.Errorf("key %d: %v", i, got)
+		}
+		got.Release()
+		kb.Release()
+	}
+	// Two keys: the buckets of (0|1, 0|1) at most.
+	kb := keyBatch([]int32{0, 1}, []int32{0, 1})
+	defer kb.Release()
+	p, err := table.NewScan(reader.WithKeys(kb)).Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Splits) > 4 {
+		t.Errorf("two keys: %d splits planned, want at most 4", len(p.Splits))
+	}
+}

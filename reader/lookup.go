@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,8 +23,9 @@ import (
 // KeyFilter returns the filter that selects the rows of the primary keys in
 // keys: a batch whose columns are the table's primary key columns (by name,
 // in any order, of the table's types; nothing else), one key per row. The
-// result is In over the key for a one-column primary key, else an Or of
-// Ands of Equal.
+// result is In over the key for a one-column primary key; for a composite
+// one, In over each column's values ANDed with an Or of each key's Ands of
+// Equal (the Ins let the scan keep only the buckets of the keys).
 //
 // Errors wrap ErrInvalidScan: a table without a primary key, a column that
 // is not a primary key column or a missing one, a type that differs, a NULL
@@ -91,7 +93,20 @@ func KeyFilter(ts *schema.TableSchema, keys arrow.RecordBatch) (predicate.Predic
 	if n == 1 {
 		return ors[0], nil
 	}
-	return predicate.Or(ors...), nil
+	// Each column's values as a conjunct of their own too: the pruner takes
+	// the buckets (and key ranges) of their combinations from them, which
+	// it cannot from the Or.
+	conj := make([]predicate.Predicate, 0, len(refs)+1)
+	for i, ref := range refs {
+		var lits []any
+		for r := range n {
+			if !slices.ContainsFunc(lits, func(v any) bool { return types.Compare(ref.Type, v, values[r][i]) == 0 }) {
+				lits = append(lits, values[r][i])
+			}
+		}
+		conj = append(conj, predicate.In(ref, lits...))
+	}
+	return predicate.And(append(conj, predicate.Or(ors...))...), nil
 }
 
 // Concat reads records to the end and returns them as one batch of schema
