@@ -324,8 +324,9 @@ func TestLookupPlansKeyBuckets(t *testing.T) {
 		got.Release()
 		kb.Release()
 	}
-	// Two keys: the buckets of (0|1, 0|1) at most.
-	kb := keyBatch([]int32{0, 1}, []int32{0, 1})
+	// Two keys in the middle of every bucket's key range: the buckets of
+	// (20|21, 2|0) at most.
+	kb := keyBatch([]int32{20, 21}, []int32{2, 0})
 	defer kb.Release()
 	p, err := table.NewScan(reader.WithKeys(kb)).Plan(ctx)
 	if err != nil {
