@@ -90,7 +90,7 @@ func lookupTable(t *testing.T, opts map[string]string) *paimon.Table {
 	})
 }
 
-func lookupTableSchema(t *testing.T, s catalog.Schema) *paimon.Table {
+func lookupTableSchema(t testing.TB, s catalog.Schema) *paimon.Table {
 	t.Helper()
 	ctx := context.Background()
 	warehouse := t.TempDir()
@@ -124,7 +124,7 @@ func intKeys(ks []int32) arrow.RecordBatch {
 var commitSeq int64
 
 // commitKN writes and commits rows (k, n) with row kinds.
-func commitKN(t *testing.T, table *paimon.Table, ks []int32, ns []int64, kinds []int8) {
+func commitKN(t testing.TB, table *paimon.Table, ks []int32, ns []int64, kinds []int8) {
 	commitSeq++
 	t.Helper()
 	ctx := context.Background()
