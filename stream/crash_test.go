@@ -76,6 +76,14 @@ func crashWriter(url string, n int) error {
 	defer c.Close()
 	sc := types.SchemaToArrow(t.Schema().Fields)
 	for i := range n {
+		if i == n-1 {
+			// The last commit waits for the follower to have checkpointed
+			// past snapshot 1, so that its expiration runs against the
+			// consumer's protection whatever the store's speed.
+			if err := awaitConsumer(ctx, t, 2); err != nil {
+				return err
+			}
+		}
 		var rows [][]any
 		for j := range rowsPerCommit {
 			rows = append(rows, []any{int64(i*rowsPerCommit + j), fmt.Sprintf("c%d", i)})
@@ -99,6 +107,23 @@ func crashWriter(url string, n int) error {
 		time.Sleep(time.Duration(rand.IntN(8)) * time.Millisecond)
 	}
 	return nil
+}
+
+// awaitConsumer waits, at most a minute, until consumer "sink" has a next
+// snapshot of at least next.
+func awaitConsumer(ctx context.Context, t *paimon.Table, next int64) error {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		n, ok, err := consumer.New(t.FileIO(), "").Read(ctx, "sink")
+		if err != nil {
+			return err
+		}
+		if ok && n >= next {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("consumer sink still at %d after a minute", n)
+		}
+	}
 }
 
 // crashFollower follows the table as consumer "sink" with an idempotent
@@ -202,7 +227,13 @@ func followerCrashes(t *testing.T, whURL string) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	for running := true; running || killed < kills; {
 		f := worker(t, "follower", url, out, "0")
-		time.Sleep(time.Duration(5+rng.IntN(60)) * time.Millisecond)
+		life := time.Duration(5+rng.IntN(60)) * time.Millisecond
+		if killed%5 == 4 {
+			// Now and then a longer life, so that the follower gets past
+			// its start-up on slow stores and checkpoints.
+			life = 400 * time.Millisecond
+		}
+		time.Sleep(life)
 		_ = f.Process.Kill() // SIGKILL
 		_ = f.Wait()
 		if f.ProcessState.ExitCode() == 3 {
