@@ -112,4 +112,19 @@ func TestLookupChangelogMixedLevelRuns(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("changelog per snapshot:\n got %q\nwant %q", got, want)
 	}
+	// The whole range reads the same changes in commit order, although the
+	// changelog files sit at their compactions' output levels.
+	b, err := tabletest.Cat(context.Background(), tbl.FileIO.URL(), reader.WithIncrementalBetween("1", "8"), reader.WithRowKind())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole []string
+	for _, w := range want {
+		if _, rows, _ := strings.Cut(w, ": "); rows != "" {
+			whole = append(whole, rows)
+		}
+	}
+	if got, want := strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", " "), strings.Join(whole, " "); got != want {
+		t.Fatalf("changelog of (1, 8]:\n got %s\nwant %s", got, want)
+	}
 }

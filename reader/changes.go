@@ -115,16 +115,17 @@ func (s *Scan) planChanges(ctx context.Context, t *tableState, plan *Plan, pr *p
 		sp.Changes = true
 		sp.RawConvertible = true
 	}
-	if len(plan.Schema.PrimaryKeys) == 0 {
-		manifestOrder(splits, entries)
-	}
+	// Changes are read in commit order (the order of the entries), as Java
+	// reads the files of its incremental and streaming splits: a lookup or
+	// full-compaction changelog file sits at its compaction's output level,
+	// so the level order of a merge read would put later changes first.
+	manifestOrder(splits, entries)
 	plan.Splits = splits
 	return nil
 }
 
-// manifestOrder orders the files of append splits as their entries are
-// ordered (commit order), as Java's incremental reads of append tables
-// read them.
+// manifestOrder orders the files of change splits as their entries are
+// ordered (commit order), as Java's incremental reads read them.
 func manifestOrder(splits []*Split, entries []manifest.Entry) {
 	pos := make(map[string]int, len(entries))
 	for i := range entries {

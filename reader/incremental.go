@@ -380,7 +380,17 @@ func checkRange(ctx context.Context, snaps *snapshot.Manager, start, end int64) 
 		return err
 	}
 	if start < earliest-1 {
-		return fmt.Errorf("%w: %w: snapshot range (%d, %d] is outside the available snapshots [%d, %d]", ErrNoSnapshot, ErrSnapshotExpired, start, end, earliest, latest)
+		// Long-lived changelogs (a decoupled changelog lifecycle) may
+		// still hold the changes of expired snapshots (Java
+		// AbstractDataTableScan with the ChangelogManager).
+		cl, cerr := snaps.Changelogs().EarliestID(ctx)
+		switch {
+		case cerr == nil && start >= cl-1:
+		case cerr == nil:
+			return fmt.Errorf("%w: %w: snapshot range (%d, %d] is outside the available snapshots [%d, %d] and long-lived changelogs from %d", ErrNoSnapshot, ErrSnapshotExpired, start, end, earliest, latest, cl)
+		default:
+			return fmt.Errorf("%w: %w: snapshot range (%d, %d] is outside the available snapshots [%d, %d]", ErrNoSnapshot, ErrSnapshotExpired, start, end, earliest, latest)
+		}
 	}
 	if end > latest {
 		return fmt.Errorf("%w: snapshot range (%d, %d] is outside the available snapshots [%d, %d]", ErrNoSnapshot, start, end, earliest, latest)
@@ -405,7 +415,11 @@ func (s *Scan) planIncremental(ctx context.Context, t *tableState, plan *Plan, p
 	var lists []string
 	var last *snapshot.Snapshot
 	for id := r.start + 1; id <= r.end; id++ {
-		sn, err := snapshotByID(ctx, snaps, id)
+		get := snapshotByID
+		if r.changeMode == ChangesChangelog {
+			get = changesSnapshot
+		}
+		sn, err := get(ctx, snaps, id)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/rowfmt"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/stream"
 	"github.com/paimon-go/paimon/types"
@@ -120,6 +121,13 @@ func runTail(ctx context.Context, cmd *cobra.Command, t *paimon.Table, f tailFla
 			return err
 		default:
 			o.SnapshotID = id
+			// A decoupled changelog lifecycle keeps the changes of expired
+			// snapshots in changelog/: earliest starts there.
+			if cp, _ := t.Schema().Options.ChangelogProducer(); cp != schema.ChangelogNone && len(t.Schema().PrimaryKeys) > 0 {
+				if cl, err := t.Snapshots().Changelogs().EarliestID(ctx); err == nil && cl < id {
+					o.SnapshotID = cl
+				}
+			}
 		}
 	}
 	src := &stream.ReaderSource{FIO: t.FileIO(), Table: t.Schema(), Opts: []reader.Option{reader.WithBranch(branch)}}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,5 +144,37 @@ func TestTailUsage(t *testing.T) {
 		if !errors.As(err, &u) {
 			t.Errorf("tail %v: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// TestTailLongLivedChangelog: with a decoupled changelog lifecycle, tail
+// --from earliest starts at the earliest long-lived changelog (the changes
+// of expired snapshots kept in changelog/), and cat --incremental reads a
+// range of them in commit order.
+func TestTailLongLivedChangelog(t *testing.T) {
+	tbl := filepath.Join(t.TempDir(), "t")
+	if _, err := run(t, "create", tbl, "--column", "k:BIGINT", "--column", "v:STRING", "--primary-key", "k", "--bucket", "1",
+		"--option", "changelog-producer=input", "--option", "write-only=true",
+		"--option", "snapshot.num-retained.min=1", "--option", "snapshot.num-retained.max=2", "--option", "snapshot.time-retained=1ms",
+		"--option", "changelog.num-retained.min=3", "--option", "changelog.num-retained.max=5", "--option", "changelog.time-retained=1ms"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 6; i++ {
+		importRows(t, tbl, fmt.Sprintf(`{"k":%d,"v":"v%d"}`, i%2, i))
+	}
+	time.Sleep(5 * time.Millisecond)
+	if _, err := run(t, "expire", tbl); err != nil {
+		t.Fatal(err)
+	}
+	// Snapshot 6 is left; changelogs 4 and 5.
+	cmd, out, errb := startTail(t, "--from", "earliest", "--interval", "20ms", tbl)
+	waitOutput(t, out, errb, `{"_ROW_KIND":"+I","k":0,"v":"v4"}`+"\n"+`{"_ROW_KIND":"+I","k":1,"v":"v5"}`+"\n"+`{"_ROW_KIND":"+I","k":0,"v":"v6"}`+"\n")
+	stopTail(t, cmd, errb, syscall.SIGINT)
+	got, err := run(t, "cat", "--incremental", "3,6", "--rowkind", "--format", "jsonl", tbl)
+	if want := `{"rowkind":"+I","k":0,"v":"v4"}` + "\n" + `{"rowkind":"+I","k":1,"v":"v5"}` + "\n" + `{"rowkind":"+I","k":0,"v":"v6"}` + "\n"; err != nil || got != want {
+		t.Errorf("cat --incremental 3,6: %q, %v; want %q", got, err, want)
+	}
+	if _, err := run(t, "cat", "--incremental", "2,6", tbl); err == nil || !strings.Contains(err.Error(), "long-lived changelogs from 4") {
+		t.Errorf("cat --incremental 2,6: %v, want an error naming the long-lived changelogs", err)
 	}
 }
