@@ -366,6 +366,9 @@ func snapshotByID(ctx context.Context, snaps *snapshot.Manager, id int64) (*snap
 		if hint, ok, herr := snaps.EarliestHint(ctx); errors.Is(err, snapshot.ErrNotFound) && herr == nil && ok && hint > id {
 			return nil, fmt.Errorf("%w: snapshot %d: %w (below the earliest snapshot %d): %w", ErrNoSnapshot, id, ErrSnapshotExpired, hint, err)
 		}
+		if !errors.Is(err, snapshot.ErrNotFound) {
+			return nil, fmt.Errorf("reader: snapshot %d: %w", id, err) // a damaged or unreadable file
+		}
 		return nil, fmt.Errorf("%w: snapshot %d: %w", ErrNoSnapshot, id, err)
 	}
 	return sn, nil
