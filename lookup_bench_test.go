@@ -23,7 +23,7 @@ func BenchmarkLookup(b *testing.B) {
 	ctx := context.Background()
 	k := types.Int()
 	k.Nullable = false
-	table := lookupTableSchema(b, catalog.Schema{
+	table := createTable(b, catalog.Schema{
 		Fields:      []types.DataField{types.Field(0, "k", k), types.Field(1, "n", types.BigInt())},
 		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "8", "write-only": "true"},
 	})

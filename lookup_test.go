@@ -71,7 +71,7 @@ func TestTableLookup(t *testing.T) {
 	}
 	rec.Release()
 	// An append table has no key.
-	app := lookupTableSchema(t, catalog.Schema{Fields: []types.DataField{types.Field(0, "k", types.Int()), types.Field(1, "n", types.BigInt())}})
+	app := createTable(t, catalog.Schema{Fields: []types.DataField{types.Field(0, "k", types.Int()), types.Field(1, "n", types.BigInt())}})
 	if _, err := app.Lookup(ctx, kb); !errors.Is(err, reader.ErrInvalidScan) {
 		t.Errorf("append table: %v, want ErrInvalidScan", err)
 	}
@@ -84,13 +84,15 @@ func lookupTable(t *testing.T, opts map[string]string) *paimon.Table {
 	}
 	k := types.Int()
 	k.Nullable = false
-	return lookupTableSchema(t, catalog.Schema{
+	return createTable(t, catalog.Schema{
 		Fields:      []types.DataField{types.Field(0, "k", k), types.Field(1, "n", types.BigInt())},
 		PrimaryKeys: []string{"k"}, Options: o,
 	})
 }
 
-func lookupTableSchema(t testing.TB, s catalog.Schema) *paimon.Table {
+// createTable creates table db.t with schema s in a fresh local warehouse
+// and opens it; it is closed when the test ends.
+func createTable(t testing.TB, s catalog.Schema) *paimon.Table {
 	t.Helper()
 	ctx := context.Background()
 	warehouse := t.TempDir()
@@ -120,14 +122,12 @@ func intKeys(ks []int32) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-// commitSeq numbers the commits of commitKN (each commit identifier once).
+// commitSeq numbers the commits of writeCommit (each commit identifier once).
 var commitSeq int64
 
 // commitKN writes and commits rows (k, n) with row kinds.
 func commitKN(t testing.TB, table *paimon.Table, ks []int32, ns []int64, kinds []int8) {
-	commitSeq++
 	t.Helper()
-	ctx := context.Background()
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
 		{Name: "k", Type: arrow.PrimitiveTypes.Int32}, {Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "_ROW_KIND", Type: arrow.PrimitiveTypes.Int8}}, nil))
@@ -137,6 +137,15 @@ func commitKN(t testing.TB, table *paimon.Table, ks []int32, ns []int64, kinds [
 	b.Field(2).(*array.Int8Builder).AppendValues(kinds, nil)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
+	writeCommit(t, table, rec)
+}
+
+// writeCommit writes rec with a new writer and commits it (identifier
+// commitSeq).
+func writeCommit(t testing.TB, table *paimon.Table, rec arrow.RecordBatch) {
+	t.Helper()
+	ctx := context.Background()
+	commitSeq++
 	w, err := table.NewWrite("u")
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +259,7 @@ func rowStrings(rec arrow.RecordBatch) []string {
 func TestLookupPlansKeyBuckets(t *testing.T) {
 	ctx := context.Background()
 	nn := func(tp types.DataType) types.DataType { tp.Nullable = false; return tp }
-	table := lookupTableSchema(t, catalog.Schema{
+	table := createTable(t, catalog.Schema{
 		Fields:      []types.DataField{types.Field(0, "a", nn(types.Int())), types.Field(1, "b", nn(types.Int())), types.Field(2, "n", types.BigInt())},
 		PrimaryKeys: []string{"a", "b"}, Options: map[string]string{"bucket": "8"},
 	})
@@ -277,27 +286,8 @@ func TestLookupPlansKeyBuckets(t *testing.T) {
 		append(rows.Columns(), n), 40)
 	rows.Release()
 	n.Release()
-	w, err := table.NewWrite("u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(ctx, full); err != nil {
-		t.Fatal(err)
-	}
+	writeCommit(t, table, full)
 	full.Release()
-	msgs, err := w.PrepareCommit(ctx)
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := table.NewCommit("u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Commit(ctx, 1, msgs); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
 	all, err := table.NewScan().Plan(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package paimon_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,29 +19,11 @@ import (
 // and deletes), and read the merged state back.
 func TestWriteCommitRead(t *testing.T) {
 	ctx := context.Background()
-	warehouse := t.TempDir()
-	cat, err := catalog.Open(ctx, warehouse)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
-	if err := cat.CreateDatabase(ctx, "db", false); err != nil {
-		t.Fatal(err)
-	}
-	id := catalog.NewIdentifier("db", "t")
-	err = cat.CreateTable(ctx, id, catalog.Schema{
+	table := createTable(t, catalog.Schema{
 		Fields:      []types.DataField{types.Field(0, "k", types.Int()), types.Field(1, "v", types.String())},
 		PrimaryKeys: []string{"k"},
 		Options:     map[string]string{"bucket": "2"},
-	}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	table, err := paimon.OpenTable(ctx, filepath.Join(warehouse, "db.db", "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer table.Close()
+	})
 
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "k", Type: arrow.PrimitiveTypes.Int32},
