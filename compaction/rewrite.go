@@ -45,6 +45,7 @@ type table struct {
 	bitmap64    bool             // deletion-vectors.bitmap64
 	lookupMerge bool             // dv or lookup changelog, with another merge engine than deduplicate or sequence.field
 	firstRow    bool             // merge-engine = first-row
+	lookup      bool             // the mergers pick records by level (merge.Options.Lookup)
 	batchSize   int
 	changelog   changelogConfig // changelog-producer = lookup or full-compaction
 
@@ -96,8 +97,7 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 	t.lookupMerge = (t.dv || t.changelog.mode == changelogLookup) &&
 		(t.mergeCfg.Engine() != merge.Deduplicate || len(t.mergeCfg.SequenceFields()) > 0)
 	t.firstRow = t.mergeCfg.Engine() == merge.FirstRow
-	lookup, err := ts.Options.LookupMerge()
-	if err != nil {
+	if t.lookup, err = ts.Options.LookupMerge(); err != nil {
 		return nil, err
 	}
 	keyCols := make([]int, t.nk)
@@ -107,7 +107,7 @@ func newTable(fio *fileio.FileIO, ts *schema.TableSchema, mem memory.Allocator, 
 	for i, drop := range []bool{false, true} {
 		t.mergers[i], err = merge.NewMerger(t.mergeCfg, t.kvSchema, merge.Options{
 			KeyColumns: keyCols, DropDeletes: drop, Layout: merge.LayoutKeyValue,
-			BatchSize: t.batchSize, Allocator: mem, Lookup: lookup,
+			BatchSize: t.batchSize, Allocator: mem, Lookup: t.lookup,
 		})
 		if err != nil {
 			return nil, err
@@ -251,7 +251,7 @@ func (j *bucketJob) lookupKV(ctx context.Context, f *manifest.DataFileMeta) iter
 // (IntervalPartition) may hold files of several levels; it is read as one
 // merge.Run per level, each marked with its level (merge.AtLevel), since
 // the lookup merge picks records by the level of their file, as Java's
-// KeyValue.level() does.
+// KeyValue.level() does. Without the lookup merge it is one merge.Run.
 func (j *bucketJob) runsOf(ctx context.Context, r SortedRun) []merge.Run {
 	var levels []int32
 	for _, f := range r.Files {
@@ -259,12 +259,18 @@ func (j *bucketJob) runsOf(ctx context.Context, r SortedRun) []merge.Run {
 			levels = append(levels, f.Level)
 		}
 	}
+	if !j.t.lookup && len(levels) > 1 {
+		levels = levels[:1] // level unused: one run of every file
+	}
 	out := make([]merge.Run, 0, len(levels))
 	for _, lvl := range levels {
-		var files []manifest.DataFileMeta
-		for _, f := range r.Files {
-			if f.Level == lvl {
-				files = append(files, f)
+		files := r.Files
+		if j.t.lookup {
+			files = nil
+			for _, f := range r.Files {
+				if f.Level == lvl {
+					files = append(files, f)
+				}
 			}
 		}
 		out = append(out, merge.AtLevel(merge.RunFromSeq(func(yield func(arrow.RecordBatch, error) bool) {
