@@ -98,12 +98,14 @@ func KeyFilter(ts *schema.TableSchema, keys arrow.RecordBatch) (predicate.Predic
 	// it cannot from the Or.
 	conj := make([]predicate.Predicate, 0, len(refs)+1)
 	for i, ref := range refs {
-		var lits []any
+		lits := make([]any, n)
 		for r := range n {
-			if !slices.ContainsFunc(lits, func(v any) bool { return types.Compare(ref.Type, v, values[r][i]) == 0 }) {
-				lits = append(lits, values[r][i])
-			}
+			lits[r] = values[r][i]
 		}
+		// Distinct values, sorted: O(n log n) for large key batches.
+		cmp := func(a, b any) int { return types.Compare(ref.Type, a, b) }
+		slices.SortFunc(lits, cmp)
+		lits = slices.CompactFunc(lits, func(a, b any) bool { return cmp(a, b) == 0 })
 		conj = append(conj, predicate.In(ref, lits...))
 	}
 	return predicate.And(append(conj, predicate.Or(ors...))...), nil
