@@ -148,6 +148,9 @@ func checkOptions(ts *schema.TableSchema) error {
 			return err
 		}
 	}
+	if _, err := o.RealtimeProvider(); err != nil {
+		return err
+	}
 	if _, err := o.RealtimeStoreStatsMode(); err != nil {
 		return err
 	}

@@ -96,6 +96,7 @@ const (
 	KeyRealtimeEnabled                 = "realtime.enabled"                          // paimon-cpp real-time extension
 	KeyRealtimeReadViewTTL             = "realtime.read-view-ttl"                    // paimon-cpp real-time extension
 	KeyRealtimeStoreStatsMode          = "realtime.store.stats-mode"                 // paimon-cpp real-time extension
+	KeyRealtimeProvider                = "realtime.provider"                         // PIP-46 "a table option may identify the real-time provider"; paimon-go
 )
 
 // Get returns the raw value of key and whether it is set.
@@ -805,6 +806,15 @@ func (o Options) RealtimeReadViewTTL() (time.Duration, error) {
 // default "none" (per-batch statistics of the in-memory store).
 func (o Options) RealtimeStoreStatsMode() (string, error) {
 	return o.enum(KeyRealtimeStoreStatsMode, "none", "none", "full")
+}
+
+// RealtimeProvider is "realtime.provider": "" (none, the default) or
+// "flight", which says that a `paimon serve` Arrow Flight server serves the
+// table's real-time rows and records its address in the table folder
+// (package serve). PIP-46 names such an option as future work; it is a
+// paimon-go extension.
+func (o Options) RealtimeProvider() (string, error) {
+	return o.enum(KeyRealtimeProvider, "", "", "flight")
 }
 
 // Clone returns a copy of o (nil stays nil).

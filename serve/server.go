@@ -1,0 +1,309 @@
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+
+	paimon "github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/realtime"
+)
+
+// Defaults of Config.
+const (
+	DefaultCommitInterval  = time.Second
+	DefaultMaxMessageBytes = 16 << 20
+)
+
+// Errors of New and Serve.
+var (
+	// ErrNoToken: a server without a bearer token is refused.
+	ErrNoToken = errors.New("serve: a bearer token is required")
+	// ErrServing: Serve was called twice.
+	ErrServing = errors.New("serve: already serving")
+)
+
+// Config configures a Server.
+type Config struct {
+	// Token is the bearer token every call must carry ("authorization:
+	// Bearer <token>"); required.
+	Token string
+	// CommitInterval is the period of the commit loop (DefaultCommitInterval
+	// when 0; negative disables the loop: commits only on the "commit"
+	// action and at Shutdown).
+	CommitInterval time.Duration
+	// MaxMessageBytes bounds one received gRPC message (a DoPut batch, an
+	// action body); DefaultMaxMessageBytes when 0.
+	MaxMessageBytes int
+	// TLS serves over TLS when not nil.
+	TLS *tls.Config
+	// CommitUser is the commit user of the server's commits
+	// ("paimon-serve-<uuid>" when empty).
+	CommitUser string
+	// Logger receives commit-loop events (slog.Default when nil).
+	Logger *slog.Logger
+	// Advertise is the host:port recorded in the table's service file
+	// (the listener's address when empty).
+	Advertise string
+}
+
+// Server serves one real-time table over Arrow Flight: it owns a
+// real-time context of the table (realtime.Context), ingests DoPut batches
+// into it, serves union and real-time-only reads and lookups, and commits
+// what it holds every CommitInterval and at Shutdown. See the package
+// documentation for the protocol.
+type Server struct {
+	t   *paimon.Table
+	cfg Config
+	log *slog.Logger
+
+	mu    sync.RWMutex // guards rc, w, cm (swapped by rebuild)
+	rc    *realtime.Context
+	w     *realtime.Write
+	cm    *realtime.Commit
+	ident int64
+
+	commitMu sync.Mutex // serialises commits and rebuilds
+
+	gs       *grpc.Server
+	lis      net.Listener
+	location string
+	stop     chan struct{}
+	loopDone chan struct{}
+	serving  bool
+	closed   bool // Shutdown began
+	final    bool // the context is closed
+}
+
+// New opens the real-time context of t (paimon.Table.NewRealtimeContext;
+// the table must set realtime.enabled=true and a fixed bucket count) with
+// its writer and committer. The context adopts the latest snapshot's
+// committed progress, so a restarted server continues where the last one
+// committed; producers replay from the "progress" action's offsets.
+// Errors: ErrNoToken, and those of NewRealtimeContext, NewWrite, NewCommit.
+func New(t *paimon.Table, cfg Config) (*Server, error) {
+	if cfg.Token == "" {
+		return nil, ErrNoToken
+	}
+	if cfg.CommitInterval == 0 {
+		cfg.CommitInterval = DefaultCommitInterval
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if cfg.CommitUser == "" {
+		cfg.CommitUser = "paimon-serve-" + uuid.NewString()
+	}
+	s := &Server{t: t, cfg: cfg, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// open creates the context, writer and committer.
+func (s *Server) open() error {
+	rc, err := s.t.NewRealtimeContext()
+	if err != nil {
+		return err
+	}
+	w, err := rc.NewWrite(s.cfg.CommitUser)
+	if err != nil {
+		_ = rc.Close()
+		return err
+	}
+	cm, err := rc.NewCommit(s.cfg.CommitUser)
+	if err != nil {
+		_ = w.Close()
+		_ = rc.Close()
+		return err
+	}
+	s.mu.Lock()
+	s.rc, s.w, s.cm = rc, w, cm
+	s.mu.Unlock()
+	return nil
+}
+
+// closeState closes the context, writer and committer.
+func (s *Server) closeState() error {
+	s.mu.Lock()
+	rc, w, cm := s.rc, s.w, s.cm
+	s.mu.Unlock()
+	return errors.Join(w.Close(), cm.Close(), rc.Close())
+}
+
+// state returns the current context and writer.
+func (s *Server) state() (*realtime.Context, *realtime.Write) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rc, s.w
+}
+
+// Serve serves Flight on lis until Shutdown, after recording the address
+// in the table's service file (service/service-realtime-flight,
+// WriteService). It returns nil after Shutdown. Errors: ErrServing, and
+// those of writing the service file and of gRPC.
+func (s *Server) Serve(lis net.Listener) error {
+	s.mu.Lock()
+	if s.serving || s.closed {
+		s.mu.Unlock()
+		return ErrServing
+	}
+	s.serving = true
+	opts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(s.cfg.MaxMessageBytes),
+		grpc.ChainUnaryInterceptor(recoverUnary, authUnary(s.cfg.Token)),
+		grpc.ChainStreamInterceptor(recoverStream, authStream(s.cfg.Token)),
+	}
+	if s.cfg.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(s.cfg.TLS)))
+	}
+	s.gs = grpc.NewServer(opts...)
+	flight.RegisterFlightServiceServer(s.gs, &service{s: s})
+	s.lis = lis
+	addr := s.cfg.Advertise
+	if addr == "" {
+		addr = lis.Addr().String()
+	}
+	scheme := "grpc+tcp"
+	if s.cfg.TLS != nil {
+		scheme = "grpc+tls"
+	}
+	s.location = scheme + "://" + addr
+	s.stop = make(chan struct{})
+	s.loopDone = make(chan struct{})
+	s.mu.Unlock()
+
+	rec := Service{Location: s.location, PID: os.Getpid(), CommitUser: s.cfg.CommitUser, Started: time.Now().UTC().Truncate(time.Millisecond)}
+	if err := WriteService(context.Background(), s.t.FileIO(), rec); err != nil {
+		close(s.loopDone)
+		return err
+	}
+	go s.loop()
+	return s.gs.Serve(lis)
+}
+
+// Location returns the Flight location the server records
+// ("grpc+tcp://host:port" or "grpc+tls://host:port"); empty before Serve.
+func (s *Server) Location() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.location
+}
+
+// loop commits every CommitInterval until stop closes.
+func (s *Server) loop() {
+	defer close(s.loopDone)
+	if s.cfg.CommitInterval < 0 {
+		<-s.stop
+		return
+	}
+	tk := time.NewTicker(s.cfg.CommitInterval)
+	defer tk.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-tk.C:
+			if _, err := s.Commit(context.Background()); err != nil {
+				s.log.Error("serve: commit failed; the context was recreated from the latest snapshot, producers replay from its progress", "err", err)
+			}
+		}
+	}
+}
+
+// Commit prepares and commits what the server holds now and returns the
+// snapshot id (0 when nothing was held). A failed commit is terminal for
+// the context (realtime.Commit.CommitWithProgress): the server recreates
+// it from the latest snapshot, dropping the rows it held, and returns the
+// error; producers replay from the committed progress.
+func (s *Server) Commit(ctx context.Context) (int64, error) {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	s.mu.Lock()
+	if s.final {
+		s.mu.Unlock()
+		return 0, fmt.Errorf("%w: server", realtime.ErrClosed)
+	}
+	s.ident++
+	ident, rc, w, cm, closed := s.ident, s.rc, s.w, s.cm, s.closed
+	s.mu.Unlock()
+	prog, err := w.PrepareCommitWithProgress(ctx, ident)
+	if err == nil {
+		var id int64
+		if id, err = cm.CommitWithProgress(ctx, prog, ident, nil); err == nil {
+			if id != 0 {
+				err = rc.RefreshCommittedSnapshot(ctx, id)
+			}
+			if err == nil {
+				return id, nil
+			}
+		}
+	}
+	if closed {
+		return 0, err
+	}
+	if rerr := s.rebuild(); rerr != nil {
+		return 0, errors.Join(err, rerr)
+	}
+	return 0, err
+}
+
+// rebuild replaces the context after a failed commit.
+func (s *Server) rebuild() error {
+	if err := s.closeState(); err != nil {
+		s.log.Warn("serve: closing the failed context", "err", err)
+	}
+	return s.open()
+}
+
+// Shutdown stops accepting calls, waits for running calls until ctx ends
+// (then cancels them), stops the commit loop, commits what the server
+// holds, closes the context and removes the service file if it still
+// names this server. It returns the final commit's error.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	gs, serving := s.gs, s.serving
+	s.mu.Unlock()
+	if serving {
+		stopped := make(chan struct{})
+		go func() { gs.GracefulStop(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			gs.Stop()
+			<-stopped
+		}
+		close(s.stop)
+		<-s.loopDone
+	}
+	_, cerr := s.Commit(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	s.final = true
+	s.mu.Unlock()
+	err := errors.Join(cerr, s.closeState())
+	if serving {
+		err = errors.Join(err, DeleteService(context.WithoutCancel(ctx), s.t.FileIO(), s.location))
+	}
+	return err
+}
