@@ -103,22 +103,34 @@ func OpenUnion(ctx context.Context, t *paimon.Table, o UnionOptions, opts ...rea
 	return u, nil
 }
 
-// fetch returns the server's real-time portion.
-func fetch(ctx context.Context, t *paimon.Table, o UnionOptions) (int64, []realtime.Portion, error) {
+// DialTable connects to the server recorded for t: the table must set
+// realtime.provider = flight and its folder must record a server
+// (ReadService). Errors: ErrProviderUnavailable wrapping the reason
+// (ErrNoService, ErrLocation, a damaged service file).
+func DialTable(ctx context.Context, t *paimon.Table, token string, opts ...DialOption) (*Client, Service, error) {
 	prov, err := t.Schema().Options.RealtimeProvider()
 	if err != nil {
-		return 0, nil, err
+		return nil, Service{}, err
 	}
 	if prov != "flight" {
-		return 0, nil, fmt.Errorf("%w: the table does not set realtime.provider = flight", ErrProviderUnavailable)
+		return nil, Service{}, fmt.Errorf("%w: the table does not set realtime.provider = flight", ErrProviderUnavailable)
 	}
 	rec, err := ReadService(ctx, t.FileIO())
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: %w", ErrProviderUnavailable, err)
+		return nil, rec, fmt.Errorf("%w: %w", ErrProviderUnavailable, err)
 	}
-	c, err := Dial(rec.Location, o.Token, o.Dial...)
+	c, err := Dial(rec.Location, token, opts...)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: %w", ErrProviderUnavailable, err)
+		return nil, rec, fmt.Errorf("%w: %w", ErrProviderUnavailable, err)
+	}
+	return c, rec, nil
+}
+
+// fetch returns the server's real-time portion.
+func fetch(ctx context.Context, t *paimon.Table, o UnionOptions) (int64, []realtime.Portion, error) {
+	c, rec, err := DialTable(ctx, t, o.Token, o.Dial...)
+	if err != nil {
+		return 0, nil, err
 	}
 	defer c.Close()
 	snap, portions, err := c.Portions(ctx)

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/spf13/cobra"
@@ -17,6 +20,7 @@ import (
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/rowfmt"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/serve"
 	"github.com/paimon-go/paimon/snapshot"
 )
 
@@ -135,6 +139,7 @@ func newCatCmd() *cobra.Command {
 		inc        incrementalFlags
 		formatName string
 		f          rowfmt.Format
+		rt         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "cat URL",
@@ -154,16 +159,31 @@ func newCatCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			plan, err := t.NewScan(append(opts, inc.options()...)...).Plan(ctx)
-			if err != nil {
-				return err
+			var (
+				plan    *reader.Plan
+				records iter.Seq2[arrow.RecordBatch, error]
+			)
+			if rt {
+				if sf.snapshotSet || sf.tag != "" || len(inc.options()) > 0 {
+					return usageError{errors.New("--realtime reads the server's snapshot and memory: it takes no --snapshot, --tag or --incremental")}
+				}
+				u, err := serve.OpenUnion(ctx, t, serve.UnionOptions{Token: os.Getenv(tokenEnv)}, opts...)
+				if err != nil {
+					return err
+				}
+				plan, records = u.Plan, u.Records(ctx)
+			} else {
+				if plan, err = t.NewScan(append(opts, inc.options()...)...).Plan(ctx); err != nil {
+					return err
+				}
+				records = plan.Records(ctx)
 			}
 			w, err := rowfmt.NewWriter(cmd.OutOrStdout(), f, &rowfmt.Options{Fields: plan.Fields})
 			if err != nil {
 				return err
 			}
 			wrote := false
-			for rec, err := range plan.Records(ctx) {
+			for rec, err := range records {
 				if err != nil {
 					return err
 				}
@@ -191,6 +211,7 @@ func newCatCmd() *cobra.Command {
 	sf.register(cmd, true)
 	inc.register(cmd)
 	cmd.Flags().StringVar(&formatName, "format", "table", "output format: jsonl, csv or table")
+	cmd.Flags().BoolVar(&rt, "realtime", false, "read the committed snapshot with the rows the table's paimon serve server holds above it (token from $"+tokenEnv+")")
 	return cmd
 }
 

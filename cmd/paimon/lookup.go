@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +16,7 @@ import (
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/rowfmt"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/serve"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -21,6 +24,7 @@ import (
 func newLookupCmd() *cobra.Command {
 	var (
 		sf         scanFlags
+		rt         bool
 		keys       []string
 		formatName string
 		f          rowfmt.Format
@@ -53,8 +57,21 @@ quotes.`,
 				return usageError{err}
 			}
 			defer kb.Release()
-			rec, err := t.Lookup(ctx, kb, opts...)
-			if err != nil {
+			var rec arrow.RecordBatch
+			if rt {
+				if len(opts) > 0 {
+					return usageError{errors.New("--realtime looks up the server's current rows: it takes no --snapshot, --tag, --where, --columns or --bucket")}
+				}
+				c, _, err := serve.DialTable(ctx, t, os.Getenv(tokenEnv))
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				rec, err = c.Lookup(ctx, kb)
+				if err != nil {
+					return err
+				}
+			} else if rec, err = t.Lookup(ctx, kb, opts...); err != nil {
 				return err
 			}
 			defer rec.Release()
@@ -74,6 +91,7 @@ quotes.`,
 	sf.register(cmd, true)
 	cmd.Flags().StringArrayVar(&keys, "key", nil, "a primary key as COL=VALUE[,COL=VALUE...] naming every primary key column (repeatable)")
 	cmd.Flags().StringVar(&formatName, "format", "jsonl", "output format: jsonl, csv or table")
+	cmd.Flags().BoolVar(&rt, "realtime", false, "look up through the table's paimon serve server (memory and files; token from $"+tokenEnv+")")
 	return cmd
 }
 

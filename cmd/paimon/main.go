@@ -139,7 +139,7 @@ func newRoot(out io.Writer) *cobra.Command {
 	}
 	root.SetOut(out)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd(), newAlterCmd(), newTailCmd(), newLookupCmd())
+	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd(), newAlterCmd(), newTailCmd(), newLookupCmd(), newServeCmd())
 	return root
 }
 

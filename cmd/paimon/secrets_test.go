@@ -46,7 +46,7 @@ func secretCommands(url, file string) map[string][][]string {
 		"snapshots":     {{"snapshots", url}, {"snapshots", "--branch", "b1", url}},
 		"schema":        {{"schema", url}},
 		"files":         {{"files", url}},
-		"cat":           {{"cat", url}},
+		"cat":           {{"cat", url}, {"cat", "--realtime", url}},
 		"create":        {{"create", "--column", "a:INT", url}},
 		"import":        {{"import", url, file}},
 		"expire":        {{"expire", url}},
@@ -56,7 +56,8 @@ func secretCommands(url, file string) map[string][][]string {
 		"compact":       {{"compact", url}, {"compact", "--manifests", url}},
 		"alter":         {{"alter", url, "--set", "a=1"}},
 		"tail":          {{"tail", "--from", "earliest", url}, {"tail", "--consumer", "c1", url}},
-		"lookup":        {{"lookup", "--key", "k=1", url}},
+		"lookup":        {{"lookup", "--key", "k=1", url}, {"lookup", "--realtime", "--key", "k=1", url}},
+		"serve":         {{"serve", "--token", "x", "--listen", "127.0.0.1:0", url}},
 	}
 }
 

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/serve"
+)
+
+// tokenEnv is the environment variable of the bearer token of paimon serve
+// and of the commands that talk to it.
+const tokenEnv = "PAIMON_SERVE_TOKEN"
+
+// serveFlags are the flags of paimon serve.
+type serveFlags struct {
+	listen, token, cert, key, interval, advertise string
+	maxBytes                                      int
+}
+
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve URL --listen HOST:PORT",
+		Short: "Serve a real-time table over Arrow Flight until SIGINT or SIGTERM",
+		Long: `Serve a real-time table (realtime.enabled = true, a fixed bucket count) over
+Arrow Flight: DoPut ingests Arrow batches (acknowledged once the rows are
+queryable), DoGet reads committed files and memory together (ticket
+{"kind":"union","columns":[...],"where":"..."}) or only the rows above the
+committed snapshot (ticket {"kind":"realtime"}), and the actions lookup,
+commit and progress look up primary keys, commit now and report the committed
+progress. Rows are committed every --commit-interval and at shutdown.
+
+Every call must carry "authorization: Bearer <token>"; the token comes from
+--token or $` + tokenEnv + ` and is required. --tls-cert and --tls-key serve
+over TLS. The server records its address in the table folder
+(service/service-realtime-flight), where "paimon lookup --realtime" and
+"paimon cat --realtime" of tables with realtime.provider = flight find it.
+It prints "serving <location>" once it accepts calls.`,
+		Args: exactlyOneURL,
+		RunE: onTable(func(cmd *cobra.Command, args []string) error {
+			if f.token == "" {
+				f.token = os.Getenv(tokenEnv)
+			}
+			if f.token == "" {
+				return usageError{fmt.Errorf("a bearer token is required: --token or $%s", tokenEnv)}
+			}
+			if (f.cert == "") != (f.key == "") {
+				return usageError{errors.New("--tls-cert and --tls-key go together")}
+			}
+			d, err := durationFlag("commit-interval", f.interval)
+			if err != nil {
+				return err
+			}
+			if d <= 0 {
+				return usageError{fmt.Errorf("--commit-interval must be positive, got %q", f.interval)}
+			}
+			if f.maxBytes <= 0 {
+				return usageError{fmt.Errorf("--max-message-bytes must be positive, got %d", f.maxBytes)}
+			}
+			interval = d
+			return nil
+		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
+			cfg := serve.Config{Token: f.token, CommitInterval: interval, MaxMessageBytes: f.maxBytes, Advertise: f.advertise,
+				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
+			if f.cert != "" {
+				pair, err := tls.LoadX509KeyPair(f.cert, f.key)
+				if err != nil {
+					return usageError{fmt.Errorf("--tls-cert/--tls-key: %w", err)}
+				}
+				cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+			}
+			srv, err := serve.New(t, cfg)
+			if err != nil {
+				return err
+			}
+			lis, err := net.Listen("tcp", f.listen)
+			if err != nil {
+				_ = srv.Shutdown(context.Background())
+				return usageError{fmt.Errorf("--listen %s: %w", f.listen, err)}
+			}
+			done := make(chan error, 1)
+			go func() { done <- srv.Serve(lis) }()
+			for srv.Location() == "" {
+				select {
+				case err := <-done:
+					_ = srv.Shutdown(context.Background())
+					return err
+				case <-time.After(time.Millisecond):
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "serving %s\n", srv.Location())
+			var serr error
+			select {
+			case <-ctx.Done():
+			case serr = <-done:
+			}
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			err = errors.Join(serr, srv.Shutdown(sctx))
+			if serr == nil {
+				err = errors.Join(err, <-done)
+			}
+			return err
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:8815", "address to listen on")
+	fl.StringVar(&f.token, "token", "", "bearer token every call must carry (default $"+tokenEnv+")")
+	fl.StringVar(&f.cert, "tls-cert", "", "TLS certificate file (PEM); with --tls-key serves over TLS")
+	fl.StringVar(&f.key, "tls-key", "", "TLS private key file (PEM)")
+	fl.StringVar(&f.interval, "commit-interval", "1s", "how often to commit the rows held, in "+durationHelp)
+	fl.IntVar(&f.maxBytes, "max-message-bytes", serve.DefaultMaxMessageBytes, "largest message accepted (a DoPut batch, an action body)")
+	fl.StringVar(&f.advertise, "advertise", "", "host:port recorded for other processes (default: the listen address)")
+	return cmd
+}

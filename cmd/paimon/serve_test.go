@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/paimon-go/paimon/serve"
+	"github.com/paimon-go/paimon/testenv"
+)
+
+const serveToken = "tok-123"
+
+// serveProc is a `paimon serve` running as a separate process.
+type serveProc struct {
+	cmd      *exec.Cmd
+	location string
+	errb     *strings.Builder
+}
+
+// startServe starts `paimon serve url` on a free loopback port and waits
+// for its "serving <location>" line.
+func startServe(t *testing.T, url string, extra ...string) *serveProc {
+	t.Helper()
+	args := append([]string{"serve", url, "--listen", "127.0.0.1:0"}, extra...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), cliEnv+"=1", tokenEnv+"="+serveToken)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errb := &strings.Builder{}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProc{cmd: cmd, errb: errb}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if l, ok := strings.CutPrefix(sc.Text(), "serving "); ok {
+				lines <- l
+			}
+		}
+		close(lines)
+	}()
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			_ = cmd.Wait()
+			t.Fatalf("paimon serve exited: %s", errb.String())
+		}
+		p.location = l
+	case <-time.After(time.Minute):
+		t.Fatalf("paimon serve did not start within a minute: %s", errb.String())
+	}
+	return p
+}
+
+// kn3 builds (_REALTIME_OFFSET, k, n) rows for offsets [from, to): k = i,
+// n = 10*i.
+func kn3(from, to int) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+		{Name: "_REALTIME_OFFSET", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int32}, {Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil))
+	defer b.Release()
+	for i := from; i < to; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.Int32Builder).Append(int32(i))
+		b.Field(2).(*array.Int64Builder).Append(int64(10 * i))
+	}
+	return b.NewRecordBatch()
+}
+
+// TestServeKill9: a producer puts rows with application offsets into a
+// `paimon serve` process that is killed with SIGKILL at random moments and
+// restarted; after each restart the producer replays from the committed
+// progress (the "progress" action). Meanwhile other processes look rows up
+// through the server (`paimon lookup --realtime`) right after they were
+// acknowledged. In the end every row is in the table exactly once, for an
+// append table (where a replayed duplicate would show) and a primary-key
+// table, on local disk and MinIO; a graceful SIGTERM commits what the
+// server holds and exits 0.
+func TestServeKill9(t *testing.T) {
+	const rows, batch = 3000, 20
+	for _, store := range []string{"local", "minio"} {
+		for _, pk := range []bool{false, true} {
+			name := store + "/append"
+			if pk {
+				name = store + "/primary-key"
+			}
+			t.Run(name, func(t *testing.T) {
+				url := filepath.Join(t.TempDir(), "t")
+				if store == "minio" {
+					url = strings.Replace(testenv.MinIO(t), "?", "/t?", 1)
+				}
+				args := []string{"create", url, "--column", "k:INT", "--column", "n:BIGINT", "--bucket", "1",
+					"--option", "realtime.enabled=true", "--option", "realtime.provider=flight"}
+				if pk {
+					args = append(args, "--primary-key", "k")
+				} else {
+					args = append(args, "--option", "bucket-key=k")
+				}
+				if _, stderr, code := runCLI(t, t.TempDir(), nil, args...); code != 0 {
+					t.Fatalf("create: %s", stderr)
+				}
+				rng := rand.New(rand.NewPCG(uint64(len(name)), 7))
+				ctx := context.Background()
+				srv := startServe(t, url, "--commit-interval", "150ms")
+				var c *serve.Client
+				dial := func() {
+					var err error
+					if c, err = serve.Dial(srv.location, serveToken); err != nil {
+						t.Fatal(err)
+					}
+				}
+				dial()
+				next, kills, lookups := 0, 0, 0
+				// The server is killed after a random number of batches, a random
+				// time (0-200 ms, across the 150 ms commit interval) after the last.
+				killAfter := 5 + rng.IntN(20)
+				for next < rows {
+					if killAfter--; killAfter < 0 {
+						time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+						_ = srv.cmd.Process.Signal(syscall.SIGKILL)
+						_ = srv.cmd.Wait()
+						c.Close()
+						kills++
+						srv = startServe(t, url, "--commit-interval", "150ms")
+						dial()
+						p, err := c.Progress(ctx)
+						if err != nil {
+							t.Fatal(err)
+						}
+						next = 0
+						if len(p.Offsets) == 1 {
+							next = int(p.Offsets[0].End)
+						}
+						killAfter = 5 + rng.IntN(20)
+						continue
+					}
+					to := min(next+batch, rows)
+					rec := kn3(next, to)
+					n, err := c.Put(ctx, rec)
+					rec.Release()
+					if err != nil || n != int64(to-next) {
+						t.Fatalf("put [%d,%d): %d %v; server: %s", next, to, n, err, srv.errb.String())
+					}
+					if pk && rng.IntN(8) == 0 {
+						// Another process sees the acknowledged row at once.
+						k := to - 1
+						out, stderr, code := runCLI(t, t.TempDir(), []string{tokenEnv + "=" + serveToken}, "lookup", "--realtime", url, "--key", fmt.Sprintf("k=%d", k))
+						if want := fmt.Sprintf(`{"k":%d,"n":%d}`, k, 10*k); code != 0 || strings.TrimSpace(out) != want {
+							t.Fatalf("lookup --realtime k=%d: %q (exit %d, %s), want %s", k, out, code, stderr, want)
+						}
+						lookups++
+					}
+					next = to
+				}
+				c.Close()
+				// SIGTERM: the server commits what it holds and exits 0.
+				_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+				if err := srv.cmd.Wait(); err != nil {
+					t.Fatalf("serve after SIGTERM: %v; %s", err, srv.errb.String())
+				}
+				out, stderr, code := runCLI(t, t.TempDir(), nil, "cat", "--format", "jsonl", url)
+				if code != 0 {
+					t.Fatalf("cat: %s", stderr)
+				}
+				seen := map[int]int{}
+				bad := 0
+				for l := range strings.Lines(out) {
+					var r struct{ K, N int }
+					if err := json.Unmarshal([]byte(l), &r); err != nil || r.N != 10*r.K {
+						bad++
+						continue
+					}
+					seen[r.K]++
+				}
+				lost, dup := 0, 0
+				for k := range rows {
+					switch seen[k] {
+					case 0:
+						lost++
+					case 1:
+					default:
+						dup++
+					}
+				}
+				keys := slices.Collect(func(yield func(int) bool) {
+					for k := range seen {
+						if k < 0 || k >= rows {
+							if !yield(k) {
+								return
+							}
+						}
+					}
+				})
+				t.Logf("%s: %d rows, %d kills, %d lookups from other processes", name, rows, kills, lookups)
+				if lost != 0 || dup != 0 || bad != 0 || len(keys) != 0 {
+					t.Errorf("lost %d, duplicated %d, malformed %d, unexpected keys %v", lost, dup, bad, keys)
+				}
+				if kills == 0 {
+					t.Errorf("the server was never killed")
+				}
+				if _, err := os.Stat(filepath.Join(url, serve.ServicePath)); store == "local" && !os.IsNotExist(err) {
+					t.Errorf("service file after a graceful stop: %v", err)
+				}
+			})
+		}
+	}
+}
