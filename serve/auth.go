@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"strings"
 
@@ -46,22 +47,33 @@ func authStream(token string) grpc.StreamServerInterceptor {
 	}
 }
 
-// recoverUnary and recoverStream turn a handler panic into an Internal
-// status, so that one bad request never takes the server down.
-func recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = status.Error(codes.Internal, fmt.Sprintf("serve: %s panicked: %v\n%s", info.FullMethod, r, debug.Stack()))
-		}
-	}()
-	return h(ctx, req)
+// recovered logs a handler panic with its stack on the server and returns
+// the Internal status the caller gets (without the stack).
+func recovered(log *slog.Logger, method string, r any) error {
+	log.Error("serve: handler panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	return status.Error(codes.Internal, fmt.Sprintf("serve: %s failed with an internal error: %v", method, r))
 }
 
-func recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = status.Error(codes.Internal, fmt.Sprintf("serve: %s panicked: %v\n%s", info.FullMethod, r, debug.Stack()))
-		}
-	}()
-	return h(srv, ss)
+// recoverUnary and recoverStream turn a handler panic into an Internal
+// status, so that one bad request never takes the server down.
+func recoverUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = recovered(log, info.FullMethod, r)
+			}
+		}()
+		return h(ctx, req)
+	}
+}
+
+func recoverStream(log *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = recovered(log, info.FullMethod, r)
+			}
+		}()
+		return h(srv, ss)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -194,7 +195,7 @@ func concatTable(tbl arrow.Table) (arrow.RecordBatch, error) {
 	for i := range cols {
 		ch := tbl.Column(i).Data().Chunks()
 		if len(ch) == 0 {
-			b := array.NewBuilder(nil, tbl.Schema().Field(i).Type)
+			b := array.NewBuilder(memory.DefaultAllocator, tbl.Schema().Field(i).Type)
 			cols[i] = b.NewArray()
 			b.Release()
 			continue

@@ -167,8 +167,8 @@ func (s *Server) Serve(lis net.Listener) error {
 	s.serving = true
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(s.cfg.MaxMessageBytes),
-		grpc.ChainUnaryInterceptor(recoverUnary, authUnary(s.cfg.Token)),
-		grpc.ChainStreamInterceptor(recoverStream, authStream(s.cfg.Token)),
+		grpc.ChainUnaryInterceptor(recoverUnary(s.log), authUnary(s.cfg.Token)),
+		grpc.ChainStreamInterceptor(recoverStream(s.log), authStream(s.cfg.Token)),
 	}
 	if s.cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(s.cfg.TLS)))

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -210,7 +211,7 @@ func (sv *service) portions(ctx context.Context, stream flight.FlightService_DoG
 func emptyColumns(sc *arrow.Schema) []arrow.Array {
 	cols := make([]arrow.Array, sc.NumFields())
 	for i, f := range sc.Fields() {
-		b := array.NewBuilder(nil, f.Type)
+		b := array.NewBuilder(memory.DefaultAllocator, f.Type)
 		cols[i] = b.NewArray()
 		b.Release()
 	}
