@@ -31,7 +31,11 @@
 // refuses remove-record-on-delete as it says it does), and our
 // stream.Follower over Java's tables delivers Java's whole-history read.
 // TestMixedIncremental: tables written alternately by us and by Java, read
-// incrementally by both. TestChangelogLifecycleJava
+// incrementally by both. TestServePython (serve_test.go): a Python process
+// reads a table served by paimon-go over Arrow Flight as an external
+// engine: the committed snapshot with pypaimon, the real-time portion with
+// pyarrow.flight, merged in Python, equal to the server's union read; its
+// lookups and puts over Flight. TestChangelogLifecycleJava
 // (changelog_lifecycle_test.go): a table whose changelog outlives its
 // snapshots, expired by Java and (a copy) by us: the same files are left,
 // changelog/changelog-<id> byte-equal, and each follows the other's table
