@@ -169,7 +169,7 @@ func newCatCmd() *cobra.Command {
 				}
 				u, err := serve.OpenUnion(ctx, t, serve.UnionOptions{Token: os.Getenv(tokenEnv)}, opts...)
 				if err != nil {
-					return err
+					return serverError(err)
 				}
 				plan, records = u.Plan, u.Records(ctx)
 			} else {

@@ -69,7 +69,7 @@ quotes.`,
 				defer c.Close()
 				rec, err = c.Lookup(ctx, kb)
 				if err != nil {
-					return err
+					return serverError(err)
 				}
 			} else if rec, err = t.Lookup(ctx, kb, opts...); err != nil {
 				return err

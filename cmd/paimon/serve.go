@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/serve"
@@ -19,6 +21,14 @@ import (
 // tokenEnv is the environment variable of the bearer token of paimon serve
 // and of the commands that talk to it.
 const tokenEnv = "PAIMON_SERVE_TOKEN"
+
+// serverError adds a hint to a call the server refused for its token.
+func serverError(err error) error {
+	if status.Code(err) == codes.Unauthenticated {
+		return fmt.Errorf("%w (set $%s to the server's token)", err, tokenEnv)
+	}
+	return err
+}
 
 // serveFlags are the flags of paimon serve.
 type serveFlags struct {
