@@ -30,6 +30,26 @@ func (r Raw) Get(ctx context.Context, ticket []byte) error {
 	}
 }
 
+// GetFirst runs DoGet and yields its raw messages until the consumer stops.
+func (r Raw) GetFirst(ctx context.Context, ticket []byte) func(func(*flight.FlightData, error) bool) {
+	return func(yield func(*flight.FlightData, error) bool) {
+		st, err := r.c.fc.DoGet(r.c.auth(ctx), &flight.Ticket{Ticket: ticket})
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for {
+			m, err := st.Recv()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if !yield(m, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 // Action runs DoAction and drains the results.
 func (r Raw) Action(ctx context.Context, typ string, body []byte) error {
 	st, err := r.c.fc.DoAction(r.c.auth(ctx), &flight.Action{Type: typ, Body: body})

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	paimon "github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/realtime"
@@ -57,6 +58,9 @@ type Config struct {
 	// Advertise is the host:port recorded in the table's service file
 	// (the listener's address when empty).
 	Advertise string
+	// Allocator allocates the rows held in memory (realtime.WithAllocator;
+	// Arrow's default when nil).
+	Allocator memory.Allocator
 }
 
 // Server serves one real-time table over Arrow Flight: it owns a
@@ -118,7 +122,11 @@ func New(t *paimon.Table, cfg Config) (*Server, error) {
 
 // open creates the context, writer and committer.
 func (s *Server) open() error {
-	rc, err := s.t.NewRealtimeContext()
+	var opts []realtime.ContextOption
+	if s.cfg.Allocator != nil {
+		opts = append(opts, realtime.WithAllocator(s.cfg.Allocator))
+	}
+	rc, err := s.t.NewRealtimeContext(opts...)
 	if err != nil {
 		return err
 	}
@@ -204,6 +212,13 @@ func (s *Server) Location() string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.location
+}
+
+// Metrics returns the real-time context's gauges (realtime.Context.Metrics:
+// bytes and rows held in memory, building and sealed).
+func (s *Server) Metrics() map[string]int64 {
+	rc, _ := s.state()
+	return rc.Metrics()
 }
 
 // loop commits every CommitInterval until stop closes.
