@@ -385,9 +385,17 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 			yield(nil, err)
 			return
 		}
+		inFields := sr.kvFields(!thin)
+		keyPred := sr.keyFilter(inFields, thin)
+		pre := func(run iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
+			if keyPred == nil {
+				return run
+			}
+			return sr.keepKeys(run, keyPred, inFields)
+		}
 		runs := make([]merge.Run, 0, len(runsFiles)+len(mem))
 		for _, files := range runsFiles {
-			runs = append(runs, merge.AtLevel(merge.RunFromSeq(func(y func(arrow.RecordBatch, error) bool) {
+			runs = append(runs, merge.AtLevel(merge.RunFromSeq(pre(func(y func(arrow.RecordBatch, error) bool) {
 				for _, f := range files {
 					for rec, err := range sr.readFile(ctx, f, !thin) {
 						if !y(rec, err) || err != nil {
@@ -395,13 +403,12 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 						}
 					}
 				}
-			}), int(files[0].Level)))
+			})), int(files[0].Level)))
 		}
-		inFields := sr.kvFields(!thin)
 		if len(mem) > 0 {
 			inSchema := types.SchemaToArrow(inFields)
 			for i, m := range mem {
-				runs = append(runs, merge.AtLevel(merge.RunFromSeq(sr.adaptMem(ctx, m, i, inFields, inSchema)), -1))
+				runs = append(runs, merge.AtLevel(merge.RunFromSeq(pre(sr.adaptMem(ctx, m, i, inFields, inSchema))), -1))
 			}
 		}
 		var keyCols []int

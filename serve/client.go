@@ -138,6 +138,67 @@ func (c *Client) Put(ctx context.Context, recs ...arrow.RecordBatch) (int64, err
 	return acked, err
 }
 
+// PutStream is one open DoPut stream whose batches are written one at a
+// time, each acknowledged before Write returns (Client.OpenPut).
+type PutStream struct {
+	st     flight.FlightService_DoPutClient
+	w      *flight.Writer
+	cancel context.CancelFunc
+	total  int64
+}
+
+// OpenPut opens a DoPut stream for batches of schema sc.
+func (c *Client) OpenPut(ctx context.Context, sc *arrow.Schema) (*PutStream, error) {
+	ctx, cancel := context.WithCancel(c.auth(ctx))
+	st, err := c.fc.DoPut(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	w := flight.NewRecordWriter(st, ipc.WithSchema(sc))
+	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte("put")})
+	return &PutStream{st: st, w: w, cancel: cancel}, nil
+}
+
+// Write sends rec and waits for its acknowledgement: its rows are
+// queryable when Write returns. It returns the stream's acknowledged total.
+// Errors: the server's status (the stream is then over).
+func (p *PutStream) Write(rec arrow.RecordBatch) (int64, error) {
+	if err := p.w.Write(rec); err != nil {
+		if _, rerr := p.st.Recv(); rerr != nil && !errors.Is(rerr, io.EOF) {
+			return p.total, rerr
+		}
+		return p.total, err
+	}
+	r, err := p.st.Recv()
+	if err != nil {
+		return p.total, err
+	}
+	var a PutAck
+	if err := json.Unmarshal(r.GetAppMetadata(), &a); err != nil {
+		return p.total, fmt.Errorf("serve: bad DoPut acknowledgement: %w", err)
+	}
+	p.total = a.Total
+	return p.total, nil
+}
+
+// Close ends the stream.
+func (p *PutStream) Close() error {
+	defer p.cancel()
+	_ = p.w.Close()
+	if err := p.st.CloseSend(); err != nil {
+		return err
+	}
+	for {
+		if _, err := p.st.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
 // Lookup returns the current rows of the primary keys in keys (the
 // trimmed primary-key columns), merged from the server's memory and files.
 // The caller releases the batch.

@@ -83,7 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("rtbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &config{}
-	workload := fs.String("workload", "all", "workload: append, pk-dedupe, pk-agg, all (those three) or follow")
+	workload := fs.String("workload", "all", "workload: append, pk-dedupe, pk-agg, all (those three), follow or serve")
 	fs.Int64Var(&c.rows, "rows", defaultRows, "flight rows streamed per workload (at most the file's 3,000,000 unless --snapshots)")
 	fs.IntVar(&c.batchRows, "batch-rows", 0, "rows per Write call (default 10000; 100 with --snapshots)")
 	fs.DurationVar(&c.commitInterval, "commit-interval", 100*time.Millisecond, "commit every interval, from a goroutine of its own while writes go on (runs of at most 500,000 rows commit about 20 times, every few batches, unless a cadence is given)")
@@ -135,10 +135,10 @@ Flags:
 	switch w := strings.TrimSpace(*workload); w {
 	case "all":
 		c.workloads = append([]string(nil), workloadNames...)
-	case "append", "pk-dedupe", "pk-agg", "follow":
+	case "append", "pk-dedupe", "pk-agg", "follow", "serve":
 		c.workloads = []string{w}
 	default:
-		return nil, fmt.Errorf("%w: --workload %q: want append, pk-dedupe, pk-agg, all or follow", errUsage, w)
+		return nil, fmt.Errorf("%w: --workload %q: want append, pk-dedupe, pk-agg, all, follow or serve", errUsage, w)
 	}
 	if w := strings.TrimSpace(*workload); w == "follow" && c.snapshots > 0 {
 		return nil, fmt.Errorf("%w: --workload follow does not take --snapshots (rows are accounted for by their position in one pass of the file)", errUsage)

@@ -16,7 +16,14 @@
 // follow (not in all): pk-dedupe with changelog-producer = input and each
 // row's stream position, followed by a stream.Follower in another goroutine
 // while it is written, reporting the latency from Write returning to the
-// follower yielding the row and checking that every row arrives once.
+// follower yielding the row and checking that every row arrives once; and
+// serve (not in all): a paimon serve server (package serve) of a table keyed
+// by (origin, destination, date), a writer process putting the flights over
+// loopback Arrow Flight, and lookups through the server of each
+// acknowledged batch's last row (freshness), of absent keys and
+// real-time-only reads meanwhile, then the same rows written in process
+// with a Context.Lookup after each Write; the committed table must hold
+// each key's last row.
 //
 // Commit latency is split into the data-file phase (PrepareCommit) and the
 // metadata phase (Commit), and the metadata phase into what
@@ -55,6 +62,9 @@ func main() {
 
 // run is the whole program; it returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if env := os.Getenv(serveWriterEnv); env != "" {
+		return runServeWriter(ctx, env, args, stdout, stderr)
+	}
 	cfg, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -132,6 +142,13 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) ([]*resul
 			return nil, fmt.Errorf("rtbench: --cpuprofile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if len(cfg.workloads) == 1 && cfg.workloads[0] == "serve" {
+		fmt.Fprintf(stderr, "rtbench: serve: paimon serve in process, a writer process over loopback Flight, commits every %v\n", cfg.serveCommitInterval())
+		if _, err := runServe(ctx, cfg, wh.URL, wh.Catalog, data, stdout, stderr); err != nil {
+			return nil, fmt.Errorf("rtbench: serve: %w", err)
+		}
+		return nil, nil
 	}
 	var results []*result
 	for _, name := range cfg.workloads {
