@@ -551,3 +551,41 @@ func TestFollowerAccounting(t *testing.T) {
 		})
 	}
 }
+
+// TestServeWorkload: --workload serve runs a server, a writer process and
+// the probes, verifies the committed table key by key and writes its JSON.
+func TestServeWorkload(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	code, stdout, stderr := runCLI(t, "--workload", "serve", "--rows", "20000", "--batch-rows", "1000", "--floor-samples", "3", "--json", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	obj, ok := readJSON(t, out).(map[string]any)
+	if !ok {
+		t.Fatalf("json is not one object")
+	}
+	s, ok := obj["serve"].(map[string]any)
+	if !ok {
+		t.Fatalf("json lacks serve: %v", obj)
+	}
+	fresh := s["freshness_ms"].(map[string]any)
+	inproc := s["in_process_freshness_ms"].(map[string]any)
+	if s["rows"] != float64(20000) || s["batches"] != float64(20) || s["verify_error"] != nil ||
+		s["verified_keys"].(float64) < 19000 || s["verified_keys"].(float64) > 20000 ||
+		fresh["n"].(float64) < 1 || inproc["n"] != float64(20) || s["ingest_flight_rows_per_s"].(float64) <= 0 {
+		t.Errorf("serve = %v", s)
+	}
+	if !strings.Contains(stdout, "serve: 20,000 rows in 20 batches") || !strings.Contains(stdout, "verified:") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+}
+
+// TestMain runs the test binary as the serve workload's writer process when
+// the workload starts it so (os.Args[0] is the test binary).
+func TestMain(m *testing.M) {
+	if os.Getenv(serveWriterEnv) != "" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
