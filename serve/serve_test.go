@@ -170,6 +170,15 @@ func collect(t testing.TB, seq func(func(arrow.RecordBatch, error) bool)) []arro
 	return out
 }
 
+func mustProgress(t testing.TB, c *serve.Client) serve.ProgressResult {
+	t.Helper()
+	p, err := c.Progress(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func put(t testing.TB, c *serve.Client, rec arrow.RecordBatch) {
 	t.Helper()
 	defer rec.Release()
@@ -271,6 +280,46 @@ func TestServeEngines(t *testing.T) {
 			put(t, c, kn([]int32{1, 3, 4}, []int64{5, 30, 40}, kinds))
 			if got := views(t, c, path, lk); !slices.Equal(got, tc.want2) {
 				t.Errorf("after commit + put: %v, want %v", got, tc.want2)
+			}
+			// The real-time portion: snapshot 1 and exactly the rows put
+			// since, with their kinds, above the committed ends.
+			snap, portions, err := c.Portions(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			latest := mustProgress(t, c).SnapshotID // 1, or 2 when level 0 was compacted in a COMPACT snapshot
+			var mem []string
+			for _, p := range portions {
+				end, ok := 0, false
+				for _, e := range mustProgress(t, c).Offsets {
+					if e.Bucket == p.PartitionBucket.Bucket {
+						end, ok = int(e.End), true
+					}
+				}
+				if !ok || int64(end) != p.CommittedEnd || p.MemoryEnd <= p.CommittedEnd || p.SnapshotID != latest {
+					t.Errorf("portion %+v: committed end %d (known %v)", p.PartitionBucket, end, ok)
+				}
+				for _, r := range p.Rows {
+					kind := []int8(nil)
+					if i := r.Schema().FieldIndices("_VALUE_KIND"); len(i) == 1 {
+						kind = r.Column(i[0]).(*array.Int8).Int8Values()
+					}
+					for i, row := range rowsOf(t, []arrow.RecordBatch{r}, false) {
+						if kind != nil {
+							row += fmt.Sprint(" ", kind[i])
+						}
+						mem = append(mem, row)
+					}
+					r.Release()
+				}
+			}
+			slices.Sort(mem)
+			wantMem := map[string][]string{"append": {"1 5", "3 30", "4 40"}, "first-row": {"1 5 2", "4 40 0"}}[tc.name]
+			if wantMem == nil {
+				wantMem = []string{"1 5 2", "3 30 3", "4 40 0"}
+			}
+			if snap != latest || latest < 1 || latest > 2 || !slices.Equal(mem, wantMem) {
+				t.Errorf("portion above snapshot %d: %v, want snapshot %d and %v", snap, mem, latest, wantMem)
 			}
 			// Deletion-vector and first-row tables compact level 0 in the
 			// same commit (lookup): a COMPACT snapshot may follow the APPEND one.
