@@ -192,22 +192,27 @@ func (s *Server) Serve(lis net.Listener) error {
 	if s.cfg.TLS != nil {
 		scheme = "grpc+tls"
 	}
-	s.location = scheme + "://" + addr
+	loc := scheme + "://" + addr
 	s.stop = make(chan struct{})
 	s.loopDone = make(chan struct{})
 	s.mu.Unlock()
 
-	rec := Service{Location: s.location, PID: os.Getpid(), CommitUser: s.cfg.CommitUser, Started: time.Now().UTC().Truncate(time.Millisecond)}
+	rec := Service{Location: loc, PID: os.Getpid(), CommitUser: s.cfg.CommitUser, Started: time.Now().UTC().Truncate(time.Millisecond)}
 	if err := WriteService(context.Background(), s.t.FileIO(), rec); err != nil {
 		close(s.loopDone)
 		return err
 	}
+	// Location is reported once the service file names the server.
+	s.mu.Lock()
+	s.location = loc
+	s.mu.Unlock()
 	go s.loop()
 	return s.gs.Serve(lis)
 }
 
 // Location returns the Flight location the server records
-// ("grpc+tcp://host:port" or "grpc+tls://host:port"); empty before Serve.
+// ("grpc+tcp://host:port" or "grpc+tls://host:port"); empty until Serve
+// has recorded it in the service file.
 func (s *Server) Location() string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
