@@ -167,3 +167,40 @@ func TestServeLimits(t *testing.T) {
 		t.Errorf("rows after the commit: %d, want 4000", got)
 	}
 }
+
+// TestServeBackpressure: with a small memory limit, puts beyond it commit
+// what the server holds first, so memory stays bounded and every row lands
+// exactly once.
+func TestServeBackpressure(t *testing.T) {
+	ctx := context.Background()
+	path := newTable(t, false, map[string]string{"bucket-key": "k"})
+	const limit = 64 << 10
+	srv, c := start(t, path, serve.Config{MaxMemoryBytes: limit})
+	peak := int64(0)
+	for b := range 30 {
+		ks, vs := make([]int32, 1000), make([]int64, 1000)
+		for i := range ks {
+			ks[i], vs[i] = int32(b*1000+i), int64(b)
+		}
+		put(t, c, kn(ks, vs, nil))
+		m := srv.Metrics()
+		peak = max(peak, m[realtime.MetricTotalMemoryBytes])
+	}
+	p := mustProgress(t, c)
+	t.Logf("peak %d bytes held, %d snapshots", peak, p.SnapshotID)
+	if p.SnapshotID < 2 {
+		t.Errorf("%d snapshots: backpressure never committed", p.SnapshotID)
+	}
+	// At most one batch (about 12 KiB of Arrow buffers) above the limit.
+	if peak > limit+32<<10 {
+		t.Errorf("peak held %d bytes, limit %d", peak, limit)
+	}
+	rows := rowsOf(t, collect(t, c.Read(ctx, serve.Ticket{})), false)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r] = true
+	}
+	if len(rows) != 30000 || len(seen) != 30000 {
+		t.Errorf("%d rows, %d distinct, want 30000", len(rows), len(seen))
+	}
+}

@@ -26,6 +26,7 @@ import (
 const (
 	DefaultCommitInterval  = time.Second
 	DefaultMaxMessageBytes = 16 << 20
+	DefaultMaxMemoryBytes  = 512 << 20
 )
 
 // Errors of New and Serve.
@@ -34,6 +35,9 @@ var (
 	ErrNoToken = errors.New("serve: a bearer token is required")
 	// ErrServing: Serve was called twice.
 	ErrServing = errors.New("serve: already serving")
+	// ErrMemoryFull: the server holds Config.MaxMemoryBytes even after
+	// committing (Flight status ResourceExhausted); retry later.
+	ErrMemoryFull = errors.New("serve: memory limit reached")
 )
 
 // Config configures a Server.
@@ -61,6 +65,13 @@ type Config struct {
 	// Allocator allocates the rows held in memory (realtime.WithAllocator;
 	// Arrow's default when nil).
 	Allocator memory.Allocator
+	// MaxMemoryBytes bounds the bytes the server holds in memory
+	// (realtime.Usage, building and sealed): a DoPut batch arriving above
+	// it first commits what the server holds (backpressure instead of
+	// unbounded growth), and is refused with ResourceExhausted when the
+	// server still holds more after that commit. DefaultMaxMemoryBytes when
+	// 0.
+	MaxMemoryBytes int64
 }
 
 // Server serves one real-time table over Arrow Flight: it owns a
@@ -106,6 +117,9 @@ func New(t *paimon.Table, cfg Config) (*Server, error) {
 	}
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if cfg.MaxMemoryBytes <= 0 {
+		cfg.MaxMemoryBytes = DefaultMaxMemoryBytes
 	}
 	if cfg.CommitUser == "" {
 		cfg.CommitUser = "paimon-serve-" + uuid.NewString()
@@ -217,6 +231,28 @@ func (s *Server) Location() string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.location
+}
+
+// held returns the bytes the context holds in memory.
+func (s *Server) held() int64 {
+	rc, _ := s.state()
+	u := rc.Usage()
+	return u.BuildingBytes + u.SealedBytes
+}
+
+// admit makes room for a DoPut batch: above MaxMemoryBytes it commits
+// what the server holds; ErrMemoryFull wrapped when that leaves it above.
+func (s *Server) admit(ctx context.Context) error {
+	if s.held() < s.cfg.MaxMemoryBytes {
+		return nil
+	}
+	if _, err := s.Commit(ctx); err != nil {
+		return err
+	}
+	if h := s.held(); h >= s.cfg.MaxMemoryBytes {
+		return fmt.Errorf("%w: %d bytes held after a commit, limit %d", ErrMemoryFull, h, s.cfg.MaxMemoryBytes)
+	}
+	return nil
 }
 
 // Metrics returns the real-time context's gauges (realtime.Context.Metrics:

@@ -69,6 +69,8 @@ func statusOf(err error) error {
 		code = codes.FailedPrecondition
 	case errors.Is(err, realtime.ErrClosed):
 		code = codes.Unavailable
+	case errors.Is(err, ErrMemoryFull):
+		code = codes.ResourceExhausted
 	}
 	return status.Error(code, err.Error())
 }
@@ -236,6 +238,9 @@ func (sv *service) DoPut(stream flight.FlightService_DoPutServer) error {
 	var total int64
 	for rd.Next() {
 		rec := rd.RecordBatch()
+		if err := sv.s.admit(ctx); err != nil {
+			return statusOf(err)
+		}
 		_, w := sv.s.state()
 		if err := w.Write(ctx, rec); err != nil {
 			return statusOf(err)

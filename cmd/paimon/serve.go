@@ -34,6 +34,7 @@ func serverError(err error) error {
 type serveFlags struct {
 	listen, token, cert, key, interval, advertise string
 	maxBytes                                      int
+	maxMemory                                     int64
 }
 
 func newServeCmd() *cobra.Command {
@@ -74,13 +75,16 @@ It prints "serving <location>" once it accepts calls.`,
 			if d <= 0 {
 				return usageError{fmt.Errorf("--commit-interval must be positive, got %q", f.interval)}
 			}
+			if f.maxMemory <= 0 {
+				return usageError{fmt.Errorf("--max-memory-bytes must be positive, got %d", f.maxMemory)}
+			}
 			if f.maxBytes <= 0 {
 				return usageError{fmt.Errorf("--max-message-bytes must be positive, got %d", f.maxBytes)}
 			}
 			interval = d
 			return nil
 		}, func(ctx context.Context, cmd *cobra.Command, t *paimon.Table, _ []string) error {
-			cfg := serve.Config{Token: f.token, CommitInterval: interval, MaxMessageBytes: f.maxBytes, Advertise: f.advertise,
+			cfg := serve.Config{Token: f.token, CommitInterval: interval, MaxMessageBytes: f.maxBytes, Advertise: f.advertise, MaxMemoryBytes: f.maxMemory,
 				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))}
 			if f.cert != "" {
 				pair, err := tls.LoadX509KeyPair(f.cert, f.key)
@@ -130,6 +134,7 @@ It prints "serving <location>" once it accepts calls.`,
 	fl.StringVar(&f.key, "tls-key", "", "TLS private key file (PEM)")
 	fl.StringVar(&f.interval, "commit-interval", "1s", "how often to commit the rows held, in "+durationHelp)
 	fl.IntVar(&f.maxBytes, "max-message-bytes", serve.DefaultMaxMessageBytes, "largest message accepted (a DoPut batch, an action body)")
+	fl.Int64Var(&f.maxMemory, "max-memory-bytes", serve.DefaultMaxMemoryBytes, "rows held in memory above this commit first (backpressure on DoPut)")
 	fl.StringVar(&f.advertise, "advertise", "", "host:port recorded for other processes (default: the listen address)")
 	return cmd
 }
