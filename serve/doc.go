@@ -38,6 +38,10 @@
 //     server restart); ListActions lists them.
 //   - GetFlightInfo and GetSchema take a Ticket as the descriptor command.
 //
+// Memory is bounded (Config.MaxMemoryBytes): a DoPut batch arriving while
+// the server holds more first commits what it holds, and is refused with
+// ResourceExhausted when that leaves it above the bound.
+//
 // Malformed tickets, bodies, batches, unknown columns and NULL keys get
 // InvalidArgument with a clear text; messages above Config.MaxMessageBytes
 // are refused by gRPC; a handler panic becomes Internal and is logged.
