@@ -50,6 +50,57 @@ func (r Raw) GetFirst(ctx context.Context, ticket []byte) func(func(*flight.Flig
 	}
 }
 
+// Info returns the field names of GetFlightInfo's and GetSchema's schemas
+// for a descriptor command, and the endpoint ticket of GetFlightInfo.
+func (r Raw) Info(ctx context.Context, cmd []byte) (info, schema []string, ticket []byte, err error) {
+	d := &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd}
+	fi, err := r.c.fc.GetFlightInfo(r.c.auth(ctx), d)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, err := flight.DeserializeSchema(fi.GetSchema(), nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, f := range sc.Fields() {
+		info = append(info, f.Name)
+	}
+	if len(fi.GetEndpoint()) == 1 {
+		ticket = fi.GetEndpoint()[0].GetTicket().GetTicket()
+	}
+	sr, err := r.c.fc.GetSchema(r.c.auth(ctx), d)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, err = flight.DeserializeSchema(sr.GetSchema(), nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, f := range sc.Fields() {
+		schema = append(schema, f.Name)
+	}
+	return info, schema, ticket, nil
+}
+
+// Actions lists the action types.
+func (r Raw) Actions(ctx context.Context) ([]string, error) {
+	st, err := r.c.fc.ListActions(r.c.auth(ctx), &flight.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for {
+		a, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, a.GetType())
+	}
+}
+
 // Action runs DoAction and drains the results.
 func (r Raw) Action(ctx context.Context, typ string, body []byte) error {
 	st, err := r.c.fc.DoAction(r.c.auth(ctx), &flight.Action{Type: typ, Body: body})

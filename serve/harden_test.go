@@ -204,3 +204,39 @@ func TestServeBackpressure(t *testing.T) {
 		t.Errorf("%d rows, %d distinct, want 30000", len(rows), len(seen))
 	}
 }
+
+// TestServeDiscovery: GetFlightInfo and GetSchema describe each ticket's
+// stream (projected union, real-time transport schema) and hand back the
+// ticket; ListActions lists the three actions.
+func TestServeDiscovery(t *testing.T) {
+	ctx := context.Background()
+	_, c := start(t, newTable(t, true, nil), serve.Config{})
+	raw := serve.RawClient(c)
+	for _, tc := range []struct {
+		cmd  []byte
+		want []string
+	}{
+		{nil, []string{"k", "n"}},
+		{serve.Ticket{Columns: []string{"n"}}.Encode(), []string{"n"}},
+		{serve.Ticket{Kind: serve.KindRealtime}.Encode(), []string{"_VALUE_KIND", "_SEQUENCE_NUMBER", "_REALTIME_OFFSET", "k", "n"}},
+	} {
+		info, sc, tk, err := raw.Info(ctx, tc.cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(info, tc.want) || !slices.Equal(sc, tc.want) {
+			t.Errorf("%s: info %v schema %v, want %v", tc.cmd, info, sc, tc.want)
+		}
+		asked, _ := serve.DecodeTicket(tc.cmd)
+		if back, err := serve.DecodeTicket(tk); err != nil || string(back.Encode()) != string(asked.Encode()) {
+			t.Errorf("%s: endpoint ticket %s (%v)", tc.cmd, tk, err)
+		}
+	}
+	if _, _, _, err := raw.Info(ctx, []byte(`{"columns":["nosuch"]}`)); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("unknown column: %v", err)
+	}
+	acts, err := raw.Actions(ctx)
+	if err != nil || !slices.Equal(acts, []string{"lookup", "commit", "progress"}) {
+		t.Errorf("actions %v %v", acts, err)
+	}
+}

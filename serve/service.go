@@ -115,7 +115,7 @@ func (sv *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*
 	if err != nil {
 		return nil, statusOf(err)
 	}
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(sc, nil)}, nil
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(sc, memory.DefaultAllocator)}, nil
 }
 
 // GetFlightInfo describes the stream of the ticket in the descriptor's
@@ -130,7 +130,7 @@ func (sv *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor
 		return nil, statusOf(err)
 	}
 	return &flight.FlightInfo{
-		Schema:           flight.SerializeSchema(sc, nil),
+		Schema:           flight.SerializeSchema(sc, memory.DefaultAllocator),
 		FlightDescriptor: d,
 		Endpoint:         []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: t.Encode()}}},
 		TotalRecords:     -1,
