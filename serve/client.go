@@ -261,7 +261,7 @@ func concatTable(tbl arrow.Table) (arrow.RecordBatch, error) {
 			b.Release()
 			continue
 		}
-		a, err := array.Concatenate(ch, nil)
+		a, err := array.Concatenate(ch, memory.DefaultAllocator)
 		if err != nil {
 			return nil, err
 		}
