@@ -59,7 +59,6 @@ func filterRecord(rec arrow.RecordBatch, colOf []int, schemaFields []types.DataF
 // sharing rec's buffers when every row is kept or one contiguous range is.
 func selectRows(rec arrow.RecordBatch, keep func(int) bool, mem memory.Allocator) (arrow.RecordBatch, error) {
 	n := int(rec.NumRows())
-	type span struct{ lo, hi int }
 	var spans []span
 	for i := 0; i < n; {
 		if !keep(i) {
@@ -73,6 +72,17 @@ func selectRows(rec arrow.RecordBatch, keep func(int) bool, mem memory.Allocator
 		spans = append(spans, span{i, j})
 		i = j
 	}
+	return selectSpans(rec, spans, mem)
+}
+
+// span is the rows [lo, hi) of a batch.
+type span struct{ lo, hi int }
+
+// selectSpans returns a record with the rows of the ascending, disjoint
+// spans of rec, sharing rec's buffers when one span covers everything or
+// there is one span.
+func selectSpans(rec arrow.RecordBatch, spans []span, mem memory.Allocator) (arrow.RecordBatch, error) {
+	n := int(rec.NumRows())
 	switch {
 	case len(spans) == 1 && spans[0].lo == 0 && spans[0].hi == n:
 		rec.Retain()

@@ -2,6 +2,8 @@ package reader
 
 import (
 	"iter"
+	"slices"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -70,6 +72,136 @@ func (sr *splitRead) keepKeys(run iter.Seq2[arrow.RecordBatch, error], p predica
 				return
 			}
 			out, err := filterRecord(rec, colOf, inFields, p, sr.mem)
+			rec.Release()
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if out != nil && !yield(out, nil) {
+				return
+			}
+		}
+	}
+}
+
+// pointKeys is the pre-merge selection of a point lookup (WithKeys): the
+// looked-up keys' trimmed primary-key values, sorted and distinct, and the
+// columns of the key-value layout that hold them. Every batch of a sorted
+// run is sorted by that key (files by their key; memory runs by key, then
+// sequence number, as ReadSplitWith requires), so each key's rows are found
+// by binary search: O(keys × log rows) values read per batch instead of
+// every row tested against the filter.
+type pointKeys struct {
+	cols  []int
+	types []types.DataType
+	keys  [][]any
+}
+
+// pointKeys returns the selection of a WithKeys scan, or nil when the scan
+// has no keys or a key type is not ordered here exactly as the merge orders
+// it (then keyFilter serves).
+func (sr *splitRead) pointKeys(inFields []types.DataField, thin bool) *pointKeys {
+	keys := sr.plan.cfg.keys
+	if keys == nil {
+		return nil
+	}
+	trimmed := sr.ts.TrimmedPrimaryKeyFields()
+	pk := &pointKeys{}
+	src := make([]arrow.Array, len(trimmed))
+	for i, f := range trimmed {
+		switch f.Type.Kind {
+		case types.KindBoolean, types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
+			types.KindDate, types.KindTime, types.KindTimestamp, types.KindLocalZonedTimestamp,
+			types.KindChar, types.KindVarChar, types.KindBinary, types.KindVarBinary:
+		default:
+			return nil
+		}
+		name := f.Name
+		if !thin {
+			name = keyFieldPrefix + f.Name
+		}
+		col := -1
+		for j, in := range inFields {
+			if in.Name == name && in.Type.NotNull().Equal(f.Type.NotNull()) {
+				col = j
+			}
+		}
+		idx := keys.Schema().FieldIndices(f.Name)
+		if col < 0 || len(idx) != 1 {
+			return nil
+		}
+		src[i] = keys.Column(idx[0])
+		pk.cols = append(pk.cols, col)
+		pk.types = append(pk.types, f.Type)
+	}
+	for r := range int(keys.NumRows()) {
+		key := make([]any, len(src))
+		for i, a := range src {
+			v, err := types.ArrowValue(pk.types[i], a, r)
+			if err != nil || v == nil {
+				return nil
+			}
+			key[i] = v
+		}
+		pk.keys = append(pk.keys, key)
+	}
+	slices.SortFunc(pk.keys, pk.cmpKeys)
+	pk.keys = slices.CompactFunc(pk.keys, func(a, b []any) bool { return pk.cmpKeys(a, b) == 0 })
+	return pk
+}
+
+func (pk *pointKeys) cmpKeys(a, b []any) int {
+	for i, t := range pk.types {
+		if c := types.Compare(t, a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// cmpRow orders row of rec against key.
+func (pk *pointKeys) cmpRow(rec arrow.RecordBatch, row int, key []any) int {
+	for i, c := range pk.cols {
+		v, err := types.ArrowView(pk.types[i], rec.Column(c), row)
+		if err != nil {
+			v = nil
+		}
+		if o := types.Compare(pk.types[i], v, key[i]); o != 0 {
+			return o
+		}
+	}
+	return 0
+}
+
+// take returns the rows of rec (sorted by key) whose key is looked up, or
+// nil when there are none.
+func (pk *pointKeys) take(rec arrow.RecordBatch, sr *splitRead) (arrow.RecordBatch, error) {
+	n := int(rec.NumRows())
+	var spans []span
+	lo := 0
+	for _, key := range pk.keys {
+		i := lo + sort.Search(n-lo, func(x int) bool { return pk.cmpRow(rec, lo+x, key) >= 0 })
+		j := i + sort.Search(n-i, func(x int) bool { return pk.cmpRow(rec, i+x, key) > 0 })
+		if j > i {
+			spans = append(spans, span{i, j})
+		}
+		lo = j
+	}
+	if len(spans) == 0 {
+		return nil, nil
+	}
+	return selectSpans(rec, spans, sr.mem)
+}
+
+// keepPoints yields the rows of run's batches whose key pk looks up.
+func (sr *splitRead) keepPoints(run iter.Seq2[arrow.RecordBatch, error], pk *pointKeys) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for rec, err := range run {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			out, err := pk.take(rec, sr)
 			rec.Release()
 			if err != nil {
 				yield(nil, err)

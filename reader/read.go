@@ -386,12 +386,16 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 			return
 		}
 		inFields := sr.kvFields(!thin)
+		points := sr.pointKeys(inFields, thin)
 		keyPred := sr.keyFilter(inFields, thin)
 		pre := func(run iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
-			if keyPred == nil {
-				return run
+			switch {
+			case points != nil:
+				return sr.keepPoints(run, points)
+			case keyPred != nil:
+				return sr.keepKeys(run, keyPred, inFields)
 			}
-			return sr.keepKeys(run, keyPred, inFields)
+			return run
 		}
 		runs := make([]merge.Run, 0, len(runsFiles)+len(mem))
 		for _, files := range runsFiles {

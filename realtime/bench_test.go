@@ -534,3 +534,47 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkContextLookup looks up one route of the primary-key flights
+// table (benchRows rows, the first half committed in one snapshot, the
+// second half in memory): hit is a route both halves hold, miss a route
+// nobody flew. A new key batch per call, one Context for the whole run.
+func BenchmarkContextLookup(b *testing.B) {
+	ctx := context.Background()
+	batches, _ := flights.Batches(b, flights.Options{MaxRows: benchRows})
+	tbl := benchFlightsTable(b, true)
+	rc := newContext(b, tbl)
+	w := newWrite(b, rc, "bench")
+	cm := newCommit(b, rc, "bench")
+	half := len(batches) / 2
+	benchWrite(b, w, batches[:half])
+	refresh(b, rc, commitProg(b, cm, prepare(b, w, 1), 1))
+	benchWrite(b, w, batches[half:])
+	first := batches[0]
+	o, d := first.Column(flights.Origin).(*array.String).Value(0), first.Column(flights.Destination).(*array.String).Value(0)
+	for _, tc := range []struct {
+		name      string
+		o, d      string
+		wantFound int64
+	}{{"hit", o, d, 1}, {"miss", "ZZZ", "ZZZ", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				kb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+					{Name: "origin", Type: arrow.BinaryTypes.String}, {Name: "destination", Type: arrow.BinaryTypes.String}}, nil))
+				kb.Field(0).(*array.StringBuilder).Append(tc.o)
+				kb.Field(1).(*array.StringBuilder).Append(tc.d)
+				keys := kb.NewRecordBatch()
+				kb.Release()
+				rec, err := rc.Lookup(ctx, keys)
+				keys.Release()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rec.NumRows() != tc.wantFound {
+					b.Fatalf("%d rows, want %d", rec.NumRows(), tc.wantFound)
+				}
+				rec.Release()
+			}
+		})
+	}
+}
