@@ -22,6 +22,7 @@ import (
 	"github.com/paimon-go/paimon/memindexer"
 	"github.com/paimon-go/paimon/orphan"
 	"github.com/paimon-go/paimon/realtime"
+	"github.com/paimon-go/paimon/serve"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
@@ -344,8 +345,10 @@ func goTables() []goTable {
 		{name: "go_rt_append_part", fields: partFields, partitionKeys: []string{"dt"},
 			options: map[string]string{"bucket": "2", "bucket-key": "id", "realtime.enabled": "true"},
 			engine:  "append", commits: [][]goRow{part1, part2}, mode: "realtime"},
+		// realtime.provider and a service file (package serve) ride along:
+		// the peers must read a served table's committed rows unharmed.
 		{name: "go_rt_pk_dedupe", fields: pkFields, partitionKeys: []string{"region"},
-			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "realtime.enabled": "true"},
+			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2", "realtime.enabled": "true", "realtime.provider": "flight"},
 			engine: "deduplicate", commits: [][]goRow{pk1, pk2, pk3, pk4}, mode: "realtime"},
 		{name: "go_pk_dedupe_compacted", fields: pkFields, partitionKeys: []string{"region"},
 			primaryKeys: []string{"region", "id"}, options: map[string]string{"bucket": "2"},
@@ -668,6 +671,12 @@ func (g goTable) write(ctx context.Context, whURL string) (string, error) {
 	if g.mode == "realtime" {
 		if err := g.writeRealtime(ctx, tbl, user); err != nil {
 			return "", err
+		}
+		if g.options["realtime.provider"] == "flight" {
+			rec := serve.Service{Location: "grpc+tcp://127.0.0.1:1", PID: 1, CommitUser: user}
+			if err := serve.WriteService(ctx, tbl.FileIO, rec); err != nil {
+				return "", err
+			}
 		}
 		return catalog.TablePath(id), nil
 	}
