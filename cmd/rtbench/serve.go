@@ -75,6 +75,8 @@ type serveResult struct {
 	LookupMiss    map[string]float64 `json:"lookup_miss_ms"`
 	RealtimeRead  map[string]float64 `json:"realtime_read_ms"`
 	InProcFresh   map[string]float64 `json:"in_process_freshness_ms"` // Write returns → Context.Lookup returns the row
+	IdleHit       map[string]float64 `json:"lookup_hit_at_rest_ms"`
+	IdleMiss      map[string]float64 `json:"lookup_miss_at_rest_ms"`
 	Commits       int64              `json:"commits"`
 	VerifiedKeys  int64              `json:"verified_keys"`
 	VerifyProblem string             `json:"verify_error,omitempty"`
@@ -253,6 +255,37 @@ func runServe(ctx context.Context, cfg *config, whURL string, cat *catalog.Catal
 	if _, err := c.Commit(ctx); err != nil {
 		return nil, err
 	}
+	// At rest (ingest over, everything committed): lookups over Flight of
+	// keys spread over the stream, and of absent keys.
+	var idleHit, idleMiss []time.Duration
+	for i := range 200 {
+		b := data.batches[(i*7919)%len(data.batches)]
+		var key arrow.RecordBatch
+		want := int64(1)
+		if i%2 == 0 {
+			key = serveKey(colsOf(b).row((i * 31) % int(b.NumRows())))
+		} else {
+			key, want = serveKey(flightRow{origin: "ZZZ", destination: fmt.Sprint(i), date: int64(i)}), 0
+		}
+		t0 := time.Now()
+		r, err := c.Lookup(ctx, key)
+		el := time.Since(t0)
+		key.Release()
+		if err != nil {
+			return nil, err
+		}
+		got := r.NumRows()
+		r.Release()
+		if got != want {
+			return nil, fmt.Errorf("lookup at rest found %d rows, want %d", got, want)
+		}
+		if want == 1 {
+			idleHit = append(idleHit, el)
+		} else {
+			idleMiss = append(idleMiss, el)
+		}
+	}
+	res.IdleHit, res.IdleMiss = pctMap(distOf(idleHit)), pctMap(distOf(idleMiss))
 	if err := srv.Shutdown(ctx); err != nil {
 		return nil, err
 	}
@@ -535,6 +568,8 @@ func printServe(w io.Writer, r *serveResult) {
 	fmt.Fprintf(w, "  lookup over Flight, hit:  %s\n", f(r.LookupHit))
 	fmt.Fprintf(w, "  lookup over Flight, miss: %s\n", f(r.LookupMiss))
 	fmt.Fprintf(w, "  real-time-only read (DoGet realtime): %s\n", f(r.RealtimeRead))
+	fmt.Fprintf(w, "  at rest (all committed), lookup over Flight, hit:  %s\n", f(r.IdleHit))
+	fmt.Fprintf(w, "  at rest (all committed), lookup over Flight, miss: %s\n", f(r.IdleMiss))
 	fmt.Fprintf(w, "  in process, Write returns → Context.Lookup returns the row: %s\n", f(r.InProcFresh))
 	if r.VerifyProblem == "" {
 		fmt.Fprintf(w, "  verified: %s keys, each the last row written\n", thousands(r.VerifiedKeys))
