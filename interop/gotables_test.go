@@ -22,8 +22,8 @@ import (
 	"github.com/paimon-go/paimon/memindexer"
 	"github.com/paimon-go/paimon/orphan"
 	"github.com/paimon-go/paimon/realtime"
-	"github.com/paimon-go/paimon/serve"
 	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/serve"
 	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
 )

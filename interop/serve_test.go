@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,21 +126,14 @@ func TestServePython(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lis, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
+			if err := srv.Start("127.0.0.1:0"); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(lis) }()
 			defer func() {
 				if err := srv.Shutdown(ctx); err != nil {
 					t.Error(err)
 				}
-				<-done
 			}()
-			for srv.Location() == "" {
-				time.Sleep(time.Millisecond)
-			}
 			c, err := serve.Dial(srv.Location(), token)
 			if err != nil {
 				t.Fatal(err)

@@ -65,13 +65,21 @@ func (sr *splitRead) keepKeys(run iter.Seq2[arrow.RecordBatch, error], p predica
 	for i := range colOf {
 		colOf[i] = i
 	}
+	return selectEach(run, func(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+		return filterRecord(rec, colOf, inFields, p, sr.mem)
+	})
+}
+
+// selectEach yields, for each batch of run, the batch pick returns (nil:
+// none); the batches of run are released.
+func selectEach(run iter.Seq2[arrow.RecordBatch, error], pick func(arrow.RecordBatch) (arrow.RecordBatch, error)) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		for rec, err := range run {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			out, err := filterRecord(rec, colOf, inFields, p, sr.mem)
+			out, err := pick(rec)
 			rec.Release()
 			if err != nil {
 				yield(nil, err)
@@ -195,21 +203,5 @@ func (pk *pointKeys) take(rec arrow.RecordBatch, sr *splitRead) (arrow.RecordBat
 
 // keepPoints yields the rows of run's batches whose key pk looks up.
 func (sr *splitRead) keepPoints(run iter.Seq2[arrow.RecordBatch, error], pk *pointKeys) iter.Seq2[arrow.RecordBatch, error] {
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		for rec, err := range run {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			out, err := pk.take(rec, sr)
-			rec.Release()
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if out != nil && !yield(out, nil) {
-				return
-			}
-		}
-	}
+	return selectEach(run, func(rec arrow.RecordBatch) (arrow.RecordBatch, error) { return pk.take(rec, sr) })
 }

@@ -387,6 +387,22 @@ func BenchmarkFreshnessConcurrent(b *testing.B) {
 	b.ReportMetric(float64(commits), "commits")
 }
 
+// halfInMemory writes benchRows flights rows into a real-time context of a
+// new table, the first half committed in one snapshot, the second half
+// left in memory, and returns the context and the batches written.
+func halfInMemory(b *testing.B, pk bool) (*realtime.Context, []arrow.RecordBatch) {
+	b.Helper()
+	batches, _ := flights.Batches(b, flights.Options{MaxRows: benchRows})
+	rc := newContext(b, benchFlightsTable(b, pk))
+	w := newWrite(b, rc, "bench")
+	cm := newCommit(b, rc, "bench")
+	half := len(batches) / 2
+	benchWrite(b, w, batches[:half])
+	refresh(b, rc, commitProg(b, cm, prepare(b, w, 1), 1))
+	benchWrite(b, w, batches[half:])
+	return rc, batches
+}
+
 // BenchmarkUnionRead reads benchRows flights rows, the first half from
 // committed files and the second half from memory, through a real-time
 // scan (a new Scan per read); input-rows/s is benchRows per read time.
@@ -397,15 +413,7 @@ func BenchmarkFreshnessConcurrent(b *testing.B) {
 func BenchmarkUnionRead(b *testing.B) {
 	for _, pk := range []bool{false, true} {
 		b.Run(benchKind(pk), func(b *testing.B) {
-			batches, _ := flights.Batches(b, flights.Options{MaxRows: benchRows})
-			tbl := benchFlightsTable(b, pk)
-			rc := newContext(b, tbl)
-			w := newWrite(b, rc, "bench")
-			cm := newCommit(b, rc, "bench")
-			half := len(batches) / 2
-			benchWrite(b, w, batches[:half])
-			refresh(b, rc, commitProg(b, cm, prepare(b, w, 1), 1))
-			benchWrite(b, w, batches[half:])
+			rc, _ := halfInMemory(b, pk)
 			var out int64
 			for b.Loop() {
 				out = benchQuery(b, rc.NewScan())
@@ -541,15 +549,7 @@ func BenchmarkIngest(b *testing.B) {
 // nobody flew. A new key batch per call, one Context for the whole run.
 func BenchmarkContextLookup(b *testing.B) {
 	ctx := context.Background()
-	batches, _ := flights.Batches(b, flights.Options{MaxRows: benchRows})
-	tbl := benchFlightsTable(b, true)
-	rc := newContext(b, tbl)
-	w := newWrite(b, rc, "bench")
-	cm := newCommit(b, rc, "bench")
-	half := len(batches) / 2
-	benchWrite(b, w, batches[:half])
-	refresh(b, rc, commitProg(b, cm, prepare(b, w, 1), 1))
-	benchWrite(b, w, batches[half:])
+	rc, batches := halfInMemory(b, true)
 	first := batches[0]
 	o, d := first.Column(flights.Origin).(*array.String).Value(0), first.Column(flights.Destination).(*array.String).Value(0)
 	for _, tc := range []struct {

@@ -54,8 +54,8 @@ func (s *Split) Partition() []byte {
 // ReadSplit.
 func (p *Plan) ReadMemory(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		if sp == nil || sp.c != p.c {
-			yield(nil, fmt.Errorf("%w: the split was not planned by this context", ErrTicketExpired))
+		if err := p.owns(sp); err != nil {
+			yield(nil, err)
 			return
 		}
 		if !sp.Realtime() {

@@ -454,8 +454,8 @@ func (p *Plan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] 
 // context), ErrClosed, the stores' and the reader's errors.
 func (p *Plan) ReadSplit(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		if sp == nil || sp.c != p.c {
-			yield(nil, fmt.Errorf("%w: the split was not planned by this context", ErrTicketExpired))
+		if err := p.owns(sp); err != nil {
+			yield(nil, err)
 			return
 		}
 		if !sp.Realtime() {
@@ -480,6 +480,14 @@ func (p *Plan) ReadSplit(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordB
 			}
 		}
 	}
+}
+
+// owns reports ErrTicketExpired for a split this plan did not make.
+func (p *Plan) owns(sp *Split) error {
+	if sp == nil || sp.c != p.c {
+		return fmt.Errorf("%w: the split was not planned by this context", ErrTicketExpired)
+	}
+	return nil
 }
 
 // openMemory takes the ticket of sp and creates the clipped memory

@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,42 +57,19 @@ func TestServeTLS(t *testing.T) {
 	ctx := context.Background()
 	cert, pool := selfSigned(t)
 	path := newTable(t, true, nil)
-	srv, err := serve.New(openTable(t, path), serve.Config{Token: token, CommitInterval: -1,
-		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
-	defer func() {
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-		<-done
-	}()
-	for srv.Location() == "" {
-		time.Sleep(time.Millisecond)
-	}
+	srv, c := start(t, path, serve.Config{TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}},
+		serve.WithTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
 	rec, err := serve.ReadService(ctx, openTable(t, path).FileIO())
-	if err != nil || rec.Location != srv.Location() || rec.Location[:11] != "grpc+tls://" {
+	if err != nil || rec.Location != srv.Location() || !strings.HasPrefix(rec.Location, "grpc+tls://") {
 		t.Fatalf("service %+v %v, location %s", rec, err, srv.Location())
 	}
-	c, err := serve.Dial(srv.Location(), token, serve.WithTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	put(t, c, kn([]int32{1, 2}, []int64{10, 20}, nil))
 	if got := rowsOf(t, collect(t, c.Read(ctx, serve.Ticket{})), true); !slices.Equal(got, []string{"1 10", "2 20"}) {
 		t.Errorf("tls read %v", got)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	plain, err := serve.Dial("grpc+tcp://"+lis.Addr().String(), token)
+	plain, err := serve.Dial(strings.Replace(srv.Location(), "grpc+tls", "grpc+tcp", 1), token)
 	if err != nil {
 		t.Fatal(err)
 	}

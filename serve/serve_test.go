@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,9 +66,9 @@ func openTable(t testing.TB, path string) *paimon.Table {
 	return tb
 }
 
-// start serves path on a loopback port; the server is shut down when the
-// test ends (unless the test did).
-func start(t testing.TB, path string, cfg serve.Config) (*serve.Server, *serve.Client) {
+// start serves path on a loopback port and dials it with dopts; the
+// server is shut down when the test ends (unless the test did).
+func start(t testing.TB, path string, cfg serve.Config, dopts ...serve.DialOption) (*serve.Server, *serve.Client) {
 	t.Helper()
 	if cfg.Token == "" {
 		cfg.Token = token
@@ -81,24 +80,15 @@ func start(t testing.TB, path string, cfg serve.Config) (*serve.Server, *serve.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if err := srv.Start("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
-	for srv.Location() == "" {
-		time.Sleep(time.Millisecond)
 	}
 	t.Cleanup(func() {
 		if err := srv.Shutdown(context.Background()); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
 	})
-	c, err := serve.Dial(srv.Location(), cfg.Token)
+	c, err := serve.Dial(srv.Location(), cfg.Token, dopts...)
 	if err != nil {
 		t.Fatal(err)
 	}

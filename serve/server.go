@@ -100,6 +100,10 @@ type Server struct {
 	serving  bool
 	closed   bool // Shutdown began
 	final    bool // the context is closed
+	// served is closed when the Serve started by Start returns, with
+	// serveErr its error; nil without Start.
+	served   chan struct{}
+	serveErr error
 }
 
 // New opens the real-time context of t (paimon.Table.NewRealtimeContext;
@@ -224,6 +228,33 @@ func (s *Server) Serve(lis net.Listener) error {
 	return s.gs.Serve(lis)
 }
 
+// Start listens on addr ("127.0.0.1:0" picks a free port) and serves in
+// the background; it returns once the server accepts calls and its
+// location is recorded (Location). Shutdown stops it and waits for it.
+// Errors: those of net.Listen and Serve.
+func (s *Server) Start(addr string) error {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w", addr, err)
+	}
+	served := make(chan struct{})
+	s.mu.Lock()
+	s.served = served
+	s.mu.Unlock()
+	go func() {
+		s.serveErr = s.Serve(lis)
+		close(served)
+	}()
+	for s.Location() == "" {
+		select {
+		case <-served:
+			return s.serveErr
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
 // Location returns the Flight location the server records
 // ("grpc+tcp://host:port" or "grpc+tls://host:port"); empty until Serve
 // has recorded it in the service file.
@@ -339,7 +370,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
-	gs, serving := s.gs, s.serving
+	gs, serving, served := s.gs, s.serving, s.served
 	s.mu.Unlock()
 	if serving {
 		stopped := make(chan struct{})
@@ -360,6 +391,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	err := errors.Join(cerr, s.closeState())
 	if serving {
 		err = errors.Join(err, DeleteService(context.WithoutCancel(ctx), s.t.FileIO(), s.location))
+	}
+	if served != nil {
+		<-served
+		err = errors.Join(err, s.serveErr)
 	}
 	return err
 }

@@ -104,33 +104,38 @@ func (sv *service) schemaOf(ctx context.Context, t Ticket) (*arrow.Schema, error
 	return p.ArrowSchema(), nil
 }
 
-// GetSchema returns the schema of the stream of the ticket in the
-// descriptor's command (an empty command: the table's union stream).
-func (sv *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+// describe decodes a descriptor's ticket and returns its stream's schema.
+func (sv *service) describe(ctx context.Context, d *flight.FlightDescriptor) (Ticket, []byte, error) {
 	t, err := DecodeTicket(d.GetCmd())
 	if err != nil {
-		return nil, statusOf(err)
+		return t, nil, statusOf(err)
 	}
 	sc, err := sv.schemaOf(ctx, t)
 	if err != nil {
-		return nil, statusOf(err)
+		return t, nil, statusOf(err)
 	}
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(sc, memory.DefaultAllocator)}, nil
+	return t, flight.SerializeSchema(sc, memory.DefaultAllocator), nil
+}
+
+// GetSchema returns the schema of the stream of the ticket in the
+// descriptor's command (an empty command: the table's union stream).
+func (sv *service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	_, sc, err := sv.describe(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return &flight.SchemaResult{Schema: sc}, nil
 }
 
 // GetFlightInfo describes the stream of the ticket in the descriptor's
 // command: its schema and one endpoint whose ticket is the command.
 func (sv *service) GetFlightInfo(ctx context.Context, d *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	t, err := DecodeTicket(d.GetCmd())
+	t, sc, err := sv.describe(ctx, d)
 	if err != nil {
-		return nil, statusOf(err)
-	}
-	sc, err := sv.schemaOf(ctx, t)
-	if err != nil {
-		return nil, statusOf(err)
+		return nil, err
 	}
 	return &flight.FlightInfo{
-		Schema:           flight.SerializeSchema(sc, memory.DefaultAllocator),
+		Schema:           sc,
 		FlightDescriptor: d,
 		Endpoint:         []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: t.Encode()}}},
 		TotalRecords:     -1,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"time"
 
@@ -97,33 +96,15 @@ It prints "serving <location>" once it accepts calls.`,
 			if err != nil {
 				return err
 			}
-			lis, err := net.Listen("tcp", f.listen)
-			if err != nil {
+			if err := srv.Start(f.listen); err != nil {
 				_ = srv.Shutdown(context.Background())
 				return usageError{fmt.Errorf("--listen %s: %w", f.listen, err)}
 			}
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(lis) }()
-			for srv.Location() == "" {
-				select {
-				case err := <-done:
-					_ = srv.Shutdown(context.Background())
-					return err
-				case <-time.After(time.Millisecond):
-				}
-			}
 			fmt.Fprintf(cmd.OutOrStdout(), "serving %s\n", srv.Location())
-			var serr error
-			select {
-			case <-ctx.Done():
-			case serr = <-done:
-			}
+			<-ctx.Done()
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
-			err = errors.Join(serr, srv.Shutdown(sctx))
-			if serr == nil {
-				err = errors.Join(err, <-done)
-			}
+			err = srv.Shutdown(sctx)
 			return err
 		}),
 	}

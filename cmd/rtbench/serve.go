@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -116,14 +115,8 @@ func runServe(ctx context.Context, cfg *config, whURL string, cat *catalog.Catal
 	if err != nil {
 		return nil, err
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if err := srv.Start("127.0.0.1:0"); err != nil {
 		return nil, err
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	for srv.Location() == "" {
-		time.Sleep(time.Millisecond)
 	}
 	c, err := serve.Dial(srv.Location(), token)
 	if err != nil {
@@ -287,9 +280,6 @@ func runServe(ctx context.Context, cfg *config, whURL string, cat *catalog.Catal
 	}
 	res.IdleHit, res.IdleMiss = pctMap(distOf(idleHit)), pctMap(distOf(idleMiss))
 	if err := srv.Shutdown(ctx); err != nil {
-		return nil, err
-	}
-	if err := <-served; err != nil {
 		return nil, err
 	}
 	if flightNanos > 0 {
