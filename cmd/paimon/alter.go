@@ -45,6 +45,11 @@ changes.`,
 			if err != nil {
 				return err
 			}
+			if len(unsets) > 0 {
+				if err := checkUnsets(cmd.Context(), args[0], unsets); err != nil {
+					return err
+				}
+			}
 			ts, err := alterTable(cmd.Context(), args[0], changes)
 			if errors.Is(err, catalog.ErrTableNotExist) {
 				return notExist(args[0], "", err)
@@ -60,6 +65,47 @@ changes.`,
 	cmd.Flags().StringArrayVar(&unsets, "unset", nil, "option to remove (repeatable)")
 	cmd.Flags().StringArrayVar(&retypes, "type", nil, "column type change, as column=SQL type (repeatable)")
 	return cmd
+}
+
+// checkUnsets refuses --unset of an option the table's latest schema does
+// not set: nothing would change, and no schema is published for it.
+func checkUnsets(ctx context.Context, tableURL string, unsets []string) error {
+	var opts map[string]string
+	if wh, id, ok := warehouseOf(tableURL); ok {
+		c, err := catalog.Open(ctx, wh)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		t, err := c.GetTable(ctx, id)
+		if errors.Is(err, catalog.ErrTableNotExist) {
+			return notExist(tableURL, "", err)
+		}
+		if err != nil {
+			return err
+		}
+		opts = t.Schema.Options
+	} else {
+		fio, err := fileio.Open(ctx, tableURL)
+		if err != nil {
+			return err
+		}
+		defer fio.Close()
+		ts, err := schema.NewManager(fio, "").Latest(ctx)
+		if errors.Is(err, fileio.ErrNotExist) {
+			return notExist(tableURL, "", fmt.Errorf("%w: %s", catalog.ErrTableNotExist, fileio.Redact(tableURL)))
+		}
+		if err != nil {
+			return err
+		}
+		opts = ts.Options
+	}
+	for _, k := range unsets {
+		if _, ok := opts[strings.TrimSpace(k)]; !ok {
+			return cliError{fmt.Sprintf("--unset %s: the table does not set option %q; nothing published", k, strings.TrimSpace(k)), nil}
+		}
+	}
+	return nil
 }
 
 // optionChanges turns the --set, --unset and --type flags into schema

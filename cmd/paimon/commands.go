@@ -251,7 +251,34 @@ func (f *scanFlags) check(cmd *cobra.Command, _ []string) error {
 	if cmd.Flags().Changed("bucket") && f.bucket < 0 {
 		return usageError{fmt.Errorf("--bucket must be a bucket number >= 0, got %d", f.bucket)}
 	}
+	if cmd.Flags().Lookup("columns") != nil && cmd.Flags().Changed("columns") {
+		if _, err := columnList(f.columns); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// columnList parses a --columns value given on the command line: names
+// separated by commas, at least one, none twice.
+func columnList(v string) ([]string, error) {
+	var cols []string
+	seen := map[string]bool{}
+	for _, c := range strings.Split(v, ",") {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			continue
+		}
+		if seen[c] {
+			return nil, usageError{fmt.Errorf("--columns names %q twice", c)}
+		}
+		seen[c] = true
+		cols = append(cols, c)
+	}
+	if len(cols) == 0 {
+		return nil, usageError{fmt.Errorf("--columns %q names no column (leave it out to print every column)", v)}
+	}
+	return cols, nil
 }
 
 // checkBucket reports a --bucket that no file of the table can have, as a

@@ -133,6 +133,9 @@ func runImport(cmd *cobra.Command, tableURL, fileName string, f *importFlags) (e
 	if f.commitEvery < 0 || f.limit < 0 {
 		return usageError{errors.New("--commit-every and --limit must not be negative")}
 	}
+	if cmd.Flags().Changed("limit") && f.limit == 0 {
+		return usageError{errors.New("--limit 0 imports nothing; give N >= 1 (leave it out to import every row)")}
+	}
 	if f.commitEvery > 0 && int64(f.batchRows) > f.commitEvery {
 		f.batchRows = int(f.commitEvery)
 	}

@@ -136,6 +136,16 @@ func newRoot(out io.Writer) *cobra.Command {
 		Short:         "Inspect, read, create and load Apache Paimon tables",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Each command runs in its own process, so a mem:// table would
+		// vanish when the command exits: refuse it (the library keeps it).
+		PersistentPreRunE: func(_ *cobra.Command, args []string) error {
+			for _, a := range args {
+				if strings.HasPrefix(strings.ToLower(a), "mem://") {
+					return usageError{fmt.Errorf("%s: mem:// tables live inside one process and vanish when a command exits; use a local path or an object store", a)}
+				}
+			}
+			return nil
+		},
 	}
 	root.SetOut(out)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

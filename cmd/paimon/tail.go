@@ -134,10 +134,12 @@ func runTail(ctx context.Context, cmd *cobra.Command, t *paimon.Table, f tailFla
 	if f.where != "" {
 		src.Opts = append(src.Opts, reader.WithWhere(f.where))
 	}
-	for _, c := range strings.Split(f.columns, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			src.Columns = append(src.Columns, c)
+	if f.columns != "" || cmd.Flags().Changed("columns") {
+		cols, err := columnList(f.columns)
+		if err != nil {
+			return err
 		}
+		src.Columns = cols
 	}
 	fields := t.Schema().Fields
 	if len(src.Columns) > 0 {
