@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/blob/s3blob"
 	"gocloud.dev/gcerrors"
+	"gocloud.dev/gcp"
 
 	"github.com/paimon-go/paimon/fileio/internal/localblob"
 )
@@ -144,6 +146,9 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			s.bucket, s.streams, err = openS3(ctx, u.Host, u.Query(), s.retry)
 			s.deleteHeads = true
 		} else {
+			if err = gcsCredentials(ctx, u.Query()); err != nil {
+				return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), err)
+			}
 			bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
 			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
 		}
@@ -156,6 +161,26 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 		return nil, bad("unsupported scheme " + u.Scheme)
 	}
 	return &FileIO{s: s, prefix: prefix}, nil
+}
+
+// ErrNoCredentials means a gs:// URL found no Google Cloud credentials.
+var ErrNoCredentials = errors.New("no credentials")
+
+// gcsCredentials checks, before gocloud's gcsblob opener runs, that it will
+// find credentials: without Application Default Credentials that opener
+// prints a warning on standard output (without a newline, into whatever the
+// program prints next) and goes on with empty credentials that fail on the
+// first request. Emulators (STORAGE_EMULATOR_HOST) and URLs that name their
+// credentials (access_id, private_key_path, anonymous) skip the check.
+func gcsCredentials(ctx context.Context, q url.Values) error {
+	if os.Getenv("STORAGE_EMULATOR_HOST") != "" || os.Getenv("STORAGE_EMULATOR_HOST_GRPC") != "" ||
+		q.Has("access_id") || q.Has("private_key_path") || q.Has("anonymous") {
+		return nil
+	}
+	if _, err := gcp.DefaultCredentials(ctx); err != nil {
+		return fmt.Errorf("%w: Google Cloud Application Default Credentials: %v (set GOOGLE_APPLICATION_CREDENTIALS, or add anonymous=true to the URL for a public bucket)", ErrNoCredentials, err)
+	}
+	return nil
 }
 
 // openS3 opens an S3 bucket with an AWS SDK client configured from the URL
