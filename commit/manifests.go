@@ -220,14 +220,6 @@ func names(files []pendingFile) []string {
 	return out
 }
 
-func (mw *manifestWriter) deleteManifests(ctx context.Context, metas []manifest.FileMeta) {
-	names := make([]string, len(metas))
-	for i, m := range metas {
-		names[i] = m.FileName
-	}
-	mw.deleteFiles(ctx, names...)
-}
-
 // deleteFiles deletes manifest-directory files written by this Committer,
 // concurrently and best effort (Java CommitCleaner): a leftover is an
 // orphan file, never a correctness problem.

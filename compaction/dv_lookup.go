@@ -55,7 +55,6 @@ type DVLookup struct {
 	keyTypes []types.DataType
 	dvs      *deletionvector.Maintainer
 	probes   []*dvProbe
-	prev     []any // the last key asked, copied; nil before the first
 }
 
 // NewDVLookup returns a DVLookup over above, the non-empty sorted runs of

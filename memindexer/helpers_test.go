@@ -101,7 +101,6 @@ func appendRec(mem memory.Allocator, offs []int64, ids []*int64, payloads []*str
 	return b.NewRecordBatch()
 }
 
-func p64(v int64) *int64    { return &v }
 func pstr(s string) *string { return &s }
 
 // span returns offsets begin, begin+1, ..., end-1.

@@ -352,7 +352,7 @@ type aggregate struct {
 	removeOnDelete bool
 
 	row              []cell
-	in, tmp          cell // scratch input cells (kept off the heap allocator)
+	in               cell // scratch input cell (kept off the heap allocator)
 	latest           entry
 	currentDeleteRow bool
 }

@@ -213,7 +213,7 @@ func TestScenario27NestedStructAcrossDiskAndMemory(t *testing.T) {
 		return []any{id, []any{name, []any{city, zip}}, "p0"}
 	}
 	write(t, w, scBatch(t, fields, nil, row(0, "ann", "Paris", int32(75001)), row(1, "bob", nil, int32(2))))
-	id := commitProg(t, cm, prepare(t, w, 1), 1)
+	commitProg(t, cm, prepare(t, w, 1), 1)
 	write(t, w, scBatch(t, fields, nil, row(2, "cid", "Rome", nil), []any{int64(3), []any{"dan", nil}, "p0"}, []any{int64(4), nil, "p0"}))
 	want := []string{
 		"0|{name:ann,address:{city:Paris,zip:75001}}",
@@ -224,7 +224,7 @@ func TestScenario27NestedStructAcrossDiskAndMemory(t *testing.T) {
 	}
 	opts := []reader.Option{reader.WithColumns("id", "profile")}
 	equal(t, "union", scScan(t, rc, opts...), want)
-	id = commitProg(t, cm, prepare(t, w, 2), 2)
+	id := commitProg(t, cm, prepare(t, w, 2), 2)
 	refresh(t, rc, id)
 	equal(t, "plain read", scDiskRows(t, tbl, opts...), want)
 }

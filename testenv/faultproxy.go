@@ -157,14 +157,15 @@ func gcsKey(r *http.Request, bucket string) string {
 // it; S3 signs the Host, so MinIO must see the proxy's).
 func newFaultProxy(t testing.TB, bucket string, target *url.URL, gcs bool) (*FaultProxy, *httptest.Server) {
 	p := &FaultProxy{bucket: bucket}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	if gcs {
-		director := rp.Director
-		rp.Director = func(r *http.Request) {
-			director(r)
-			r.Host = target.Host
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.SetXForwarded()
+		if gcs {
+			r.Out.Host = target.Host
+		} else {
+			r.Out.Host = r.In.Host
 		}
-	}
+	}}
 	rp.ModifyResponse = func(resp *http.Response) error {
 		f, _ := resp.Request.Context().Value(faultKey{}).(*Fault)
 		if f == nil {

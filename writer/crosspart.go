@@ -45,8 +45,7 @@ type crossPartition struct {
 	pending bool
 	// reboot: the index is bootstrapped from the latest snapshot, not the
 	// restored one (a refresh failed).
-	reboot   bool
-	replayed int // snapshots replayed by refreshCross
+	reboot bool
 	// ttl is cross-partition-upsert.index-ttl (hasTTL: set).
 	ttl    time.Duration
 	hasTTL bool

@@ -252,7 +252,7 @@ func New(fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts ...
 }
 
 func (w *Write) init() error {
-	ts, o := w.ts, w.ts.Options
+	ts := w.ts
 	hasPK := len(ts.PrimaryKeys) > 0
 	var err error
 	if w.numBuckets, err = ts.NumBuckets(); err != nil {
@@ -272,7 +272,7 @@ func (w *Write) init() error {
 	case w.numBuckets <= 0:
 		return fmt.Errorf("%w: bucket = %d", ErrUnsupportedBucketMode, w.numBuckets)
 	}
-	ts, o = w.ts, w.ts.Options // initPostpone may have set options
+	ts, o := w.ts, w.ts.Options // initPostpone may have set options
 	fn, err := o.BucketFunctionType()
 	if err != nil {
 		return err

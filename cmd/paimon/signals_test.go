@@ -24,9 +24,8 @@ import (
 
 // importProc is a `paimon import` running as a separate process.
 type importProc struct {
-	cmd         *exec.Cmd
-	out, errb   bytes.Buffer
-	interrupted syscall.Signal
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer
 }
 
 func startImport(t *testing.T, args ...string) *importProc {

@@ -10,38 +10,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 )
 
-// samples collects latencies; safe for concurrent use.
-type samples struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *samples) add(d time.Duration) {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-}
-
-// values returns a sorted copy.
-func (s *samples) values() []time.Duration {
-	s.mu.Lock()
-	v := slices.Clone(s.d)
-	s.mu.Unlock()
-	slices.Sort(v)
-	return v
-}
-
 // dist is a latency distribution: sorted samples.
 type dist []time.Duration
-
-func (s *samples) dist() dist { return dist(s.values()) }
 
 func distOf(d []time.Duration) dist {
 	v := slices.Clone(d)

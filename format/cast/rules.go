@@ -260,7 +260,6 @@ func numericPrimitive(fk, tk types.Kind) conv {
 
 var (
 	bigTen   = big.NewInt(10)
-	bigFive  = big.NewInt(5)
 	mask64   = new(big.Int).SetUint64(math.MaxUint64)
 	pow10Big [80]*big.Int
 )

@@ -422,7 +422,10 @@ func TestNestedJavaInt96(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	w := file.NewParquetWriter(&buf, root)
-	rg := w.AppendRowGroup()
+	rg, err := w.AppendRowGroupChecked()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cw, err := rg.NextColumn()
 	if err != nil {
 		t.Fatal(err)

@@ -1362,13 +1362,3 @@ func TestOrphanCleanFaults(t *testing.T) {
 		})
 	}
 }
-
-// bucketName is the bucket of a MinIO bucket URL.
-func bucketName(t *testing.T, bucketURL string) string {
-	t.Helper()
-	u, err := url.Parse(bucketURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Host
-}
