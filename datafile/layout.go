@@ -129,6 +129,10 @@ type Layout struct {
 	mem      memory.Allocator
 	now      func() time.Time
 	ext      *externalPaths // nil: files go into the bucket directory
+	// blooms are the file-index.bloom-filter.columns; indexes of at most
+	// indexThreshold bytes are embedded in DataFileMeta.
+	blooms         []bloomColumn
+	indexThreshold int64
 }
 
 // NewLayout returns the layout of the data files of ts (a primary-key table
@@ -232,6 +236,9 @@ func NewLayout(ts *schema.TableSchema, cfg Config) (*Layout, error) {
 		l.fields = ts.Fields
 	}
 	if l.modes, err = statsModes(o, def, l.fields, system); err != nil {
+		return nil, err
+	}
+	if l.blooms, l.indexThreshold, err = parseFileIndex(o, l.fields, system); err != nil {
 		return nil, err
 	}
 	return l, nil

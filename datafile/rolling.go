@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paimon-go/paimon/fileindex"
 	"io"
 	"strconv"
 
@@ -100,7 +101,8 @@ type openFile struct {
 	fw             fileWriter
 	minSeq, maxSeq int64
 	deletes        int64
-	minKey, maxKey []any // key-value files: first and last key
+	minKey, maxKey []any              // key-value files: first and last key
+	blooms         []*fileindex.Bloom // per Layout.blooms, nil before the first row
 }
 
 // NewRollingWriter returns a writer of files of layout in dir (the bucket
@@ -227,6 +229,9 @@ func (w *RollingWriter) Write(ctx context.Context, rec arrow.RecordBatch) error 
 		}
 		err := w.track(part)
 		if err == nil {
+			err = w.addToBlooms(part)
+		}
+		if err == nil {
 			err = w.cur.fw.Write(ctx, part)
 		}
 		if part != rec {
@@ -304,6 +309,7 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 	if f == nil {
 		return nil
 	}
+	index := w.fileIndexBytes()
 	w.cur = nil
 	defer f.done()
 	res, err := f.fw.Close(ctx)
@@ -327,6 +333,11 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 		ExternalPath: f.ext,
 	})
 	m := &w.done[len(w.done)-1]
+	if index != nil && int64(len(index)) <= l.indexThreshold {
+		// Larger indexes would go to a <data file>.index extra file (Java
+		// DataFileIndexWriter); not written yet, so such files carry none.
+		m.EmbeddedIndex = index
+	}
 	if !l.kv {
 		vs, err := encodeStats(l.fields, l.modes, res.Stats, l.dense)
 		if err != nil {

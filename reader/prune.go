@@ -41,6 +41,9 @@ type pruner struct {
 	values predicate.Predicate
 	// partOK memoizes the partition filter per serialized partition.
 	partOK map[string]bool
+	// index skips files by their embedded file index; nil without Equal or
+	// In conjuncts it may use.
+	index *indexPruner
 }
 
 // selector is the partition and bucket part of a scan: what decides whether
@@ -56,6 +59,7 @@ type selector struct {
 func newPruner(t *tableState, ts *schema.TableSchema, filter predicate.Predicate, bucket *int32) *pruner {
 	p := &pruner{t: t, ts: ts, partOK: map[string]bool{}}
 	p.sel = newSelector(ts, filter, bucket)
+	p.index = newIndexPruner(filter, ts)
 	if filter != nil {
 		if len(ts.PrimaryKeys) > 0 {
 			p.keys = newKeyPruner(filter, ts)
@@ -110,13 +114,20 @@ func (p *pruner) keep(ctx context.Context, e *manifest.Entry) (bool, error) {
 	if p.sel.buckets != nil && !p.sel.buckets.selects(e.Bucket, e.TotalBuckets) {
 		return false, nil
 	}
+	var ok bool
+	var err error
 	switch {
 	case p.keys != nil:
-		return p.keys.mayContain(ctx, p.t, p.ts, &e.File)
+		ok, err = p.keys.mayContain(ctx, p.t, p.ts, &e.File)
 	case p.values != nil:
-		return fileMayMatch(ctx, p.t, p.ts, &e.File, p.values)
+		ok, err = fileMayMatch(ctx, p.t, p.ts, &e.File, p.values)
+	default:
+		ok = true
 	}
-	return true, nil
+	if !ok || err != nil || p.index == nil {
+		return ok, err
+	}
+	return p.index.mayContain(e)
 }
 
 // partitionMatches tests the partition filter on a serialized partition;

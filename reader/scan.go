@@ -197,6 +197,10 @@ type Plan struct {
 	// Splits are the units of reading, one per partition-bucket (and per
 	// branch, when a fallback branch contributes partitions).
 	Splits []*Split
+	// FileIndexSkipped counts the data files (ADD entries) that passed the
+	// statistics but were skipped by their file index (bloom filter) for an
+	// Equal or In conjunct of the filter or of WithKeys.
+	FileIndexSkipped int
 
 	table  *tableState
 	filter predicate.Predicate
@@ -455,6 +459,9 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	entries, err := s.readEntries(ctx, t, sn, pr)
 	if err != nil {
 		return nil, expiredErr(ctx, t.meta, sn, s.cfg.tag != "", err)
+	}
+	if pr.index != nil {
+		plan.FileIndexSkipped = pr.index.skipped
 	}
 	dvs, err := readDeletionFiles(ctx, t, sn)
 	if err != nil {
