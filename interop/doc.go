@@ -31,7 +31,10 @@
 // refuses remove-record-on-delete as it says it does), and our
 // stream.Follower over Java's tables delivers Java's whole-history read.
 // TestMixedIncremental: tables written alternately by us and by Java, read
-// incrementally by both. TestServePython (serve_test.go): a Python process
+// incrementally by both. TestFileIndexJava (fileindex_test.go): our data
+// files' embedded bloom-filter indexes are used by Java 1.4.2's own
+// planning (the same one file of four kept for id = 202) and pypaimon reads
+// the table. TestServePython (serve_test.go): a Python process
 // reads a table served by paimon-go over Arrow Flight as an external
 // engine: the committed snapshot with pypaimon, the real-time portion with
 // pyarrow.flight, merged in Python, equal to the server's union read; its

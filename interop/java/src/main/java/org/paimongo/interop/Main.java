@@ -10,6 +10,8 @@ import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.options.Options;
+import org.apache.paimon.predicate.Predicate;
+import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
@@ -17,7 +19,10 @@ import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
+import org.apache.paimon.table.source.TableScan;
 import org.apache.paimon.types.RowType;
 
 import java.io.BufferedWriter;
@@ -77,6 +82,8 @@ public final class Main {
             ChangelogLifecycle.follow(args[1], Long.parseLong(args[2]), args[3]);
         } else if (args.length == 2 && args[0].equals("compact")) {
             DynBucket.compactAll(args[1]);
+        } else if (args.length == 4 && args[0].equals("read-eq")) {
+            readEqual(args[1], args[2], Long.parseLong(args[3]));
         } else {
             System.err.println("usage: write OUTDIR | read TABLE_PATH | scenarios OUTDIR [NAME...] | apply TABLE_PATH ROWS_JSONL");
             System.exit(2);
@@ -255,6 +262,39 @@ public final class Main {
                                 new OutputStreamWriter(stdout, StandardCharsets.UTF_8));
                 RecordReader<InternalRow> reader =
                         rb.newRead().createReader(rb.newScan().plan())) {
+            reader.forEachRemaining(
+                    row -> {
+                        try {
+                            w.write(Jsonl.row(type, row));
+                            w.write('\n');
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+        }
+    }
+
+    /**
+     * read-eq TABLE COLUMN VALUE: plans the table with the filter COLUMN = VALUE (a BIGINT column),
+     * so that Java prunes files by statistics and by their file indexes, prints "files N" (the data
+     * files planned), then the rows of those files (the filter prunes, it does not drop rows).
+     */
+    static void readEqual(String tablePath, String column, long value) throws Exception {
+        FileStoreTable table =
+                FileStoreTableFactory.create(LocalFileIO.create(), new Path(tablePath));
+        RowType type = table.rowType();
+        Predicate p = new PredicateBuilder(type).equal(type.getFieldIndex(column), value);
+        ReadBuilder rb = table.newReadBuilder().withFilter(p);
+        TableScan.Plan plan = rb.newScan().plan();
+        int files = 0;
+        for (Split s : plan.splits()) {
+            files += ((DataSplit) s).dataFiles().size();
+        }
+        try (Writer w =
+                        new BufferedWriter(
+                                new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+                RecordReader<InternalRow> reader = rb.newRead().createReader(plan)) {
+            w.write("files " + files + "\n");
             reader.forEachRemaining(
                     row -> {
                         try {
