@@ -289,6 +289,10 @@ type prepJob struct {
 //
 // All or nothing: on error no range is handed out, the sealed rows stay in
 // the stores (still readable) and the next prepare flushes them again.
+// A flush writer gone stale (writer.ErrStale: another committer's
+// compaction and snapshot expiration deleted files of its levels) is
+// dropped and the flush retried once with a writer restored from the
+// latest snapshot, so such a prepare succeeds.
 // Errors: ErrClosed, the stores' and the writer's.
 func (w *Write) PrepareCommitWithProgress(ctx context.Context, identifier int64) ([]Progress, error) {
 	w.fmu.Lock()
@@ -310,6 +314,22 @@ func (w *Write) PrepareCommitWithProgress(ctx context.Context, identifier int64)
 	slices.SortFunc(sts, func(a, b *pbState) int { return comparePB(a.partition, a.bucket, b.partition, b.bucket) })
 	c.prepMu.Lock()
 	defer c.prepMu.Unlock()
+	out, err := w.prepare(ctx, sts)
+	if errors.Is(err, writer.ErrStale) {
+		// Another committer's compaction and expiration deleted files of
+		// the flush writer's levels. The failed flush closed it and put
+		// the rows back; a new flush writer restores its levels from the
+		// latest snapshot and flushes them again.
+		out, err = w.prepare(ctx, sts)
+	}
+	return out, err
+}
+
+// prepare seals and flushes the partition-buckets sts; the caller holds
+// fmu and prepMu. On error every range is handed back (see
+// PrepareCommitWithProgress) and the flush writer is dropped.
+func (w *Write) prepare(ctx context.Context, sts []*pbState) ([]Progress, error) {
+	c := w.c
 	if lost := c.lostCompactions.Load(); lost != w.lost {
 		// A commit refused the compaction changes of a flush writer: its
 		// levels describe files the table does not have.

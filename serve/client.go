@@ -10,6 +10,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -32,6 +33,26 @@ var ErrLocation = errors.New("serve: bad flight location")
 type Client struct {
 	fc    flight.Client
 	token string
+
+	mu  sync.Mutex
+	gen string // the server generation last seen (PutAck, Progress)
+}
+
+// putDescriptor names the generation the client last saw (PutCommand).
+func (c *Client) putDescriptor() *flight.FlightDescriptor {
+	c.mu.Lock()
+	cmd, _ := json.Marshal(PutCommand{Generation: c.gen})
+	c.mu.Unlock()
+	return &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd}
+}
+
+// saw records the generation of an acknowledgement when none was known.
+func (c *Client) saw(gen string) {
+	c.mu.Lock()
+	if c.gen == "" {
+		c.gen = gen
+	}
+	c.mu.Unlock()
 }
 
 // DialOption configures Dial.
@@ -93,7 +114,13 @@ func (c *Client) auth(ctx context.Context) context.Context {
 // Put sends the batches in one DoPut stream and waits for every
 // acknowledgement; the rows are queryable when it returns. It returns the
 // rows acknowledged. Errors: the server's status (InvalidArgument for a
-// rejected batch, after which the batches before it stay ingested).
+// rejected batch, after which the batches before it stay ingested;
+// Aborted when the server dropped rows this client had put and that were
+// not committed: call Progress and replay from its offsets).
+//
+// The client names the server generation it last saw (PutCommand, from
+// its first acknowledgement or the last Progress), so a put never goes on
+// silently past rows the server dropped.
 func (c *Client) Put(ctx context.Context, recs ...arrow.RecordBatch) (int64, error) {
 	if len(recs) == 0 {
 		return 0, nil
@@ -105,7 +132,7 @@ func (c *Client) Put(ctx context.Context, recs ...arrow.RecordBatch) (int64, err
 		return 0, err
 	}
 	w := flight.NewRecordWriter(st, ipc.WithSchema(recs[0].Schema()))
-	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte("put")})
+	w.SetFlightDescriptor(c.putDescriptor())
 	acks := make(chan error, 1)
 	var acked int64
 	go func() {
@@ -124,6 +151,7 @@ func (c *Client) Put(ctx context.Context, recs ...arrow.RecordBatch) (int64, err
 				acks <- fmt.Errorf("serve: bad DoPut acknowledgement: %w", err)
 				return
 			}
+			c.saw(a.Generation)
 			acked = a.Total
 		}
 	}()
@@ -141,6 +169,7 @@ func (c *Client) Put(ctx context.Context, recs ...arrow.RecordBatch) (int64, err
 // PutStream is one open DoPut stream whose batches are written one at a
 // time, each acknowledged before Write returns (Client.OpenPut).
 type PutStream struct {
+	c      *Client
 	st     flight.FlightService_DoPutClient
 	w      *flight.Writer
 	cancel context.CancelFunc
@@ -156,8 +185,8 @@ func (c *Client) OpenPut(ctx context.Context, sc *arrow.Schema) (*PutStream, err
 		return nil, err
 	}
 	w := flight.NewRecordWriter(st, ipc.WithSchema(sc))
-	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte("put")})
-	return &PutStream{st: st, w: w, cancel: cancel}, nil
+	w.SetFlightDescriptor(c.putDescriptor())
+	return &PutStream{c: c, st: st, w: w, cancel: cancel}, nil
 }
 
 // Write sends rec and waits for its acknowledgement: its rows are
@@ -178,6 +207,7 @@ func (p *PutStream) Write(rec arrow.RecordBatch) (int64, error) {
 	if err := json.Unmarshal(r.GetAppMetadata(), &a); err != nil {
 		return p.total, fmt.Errorf("serve: bad DoPut acknowledgement: %w", err)
 	}
+	p.c.saw(a.Generation)
 	p.total = a.Total
 	return p.total, nil
 }
@@ -285,7 +315,8 @@ func (c *Client) Commit(ctx context.Context) (int64, error) {
 }
 
 // Progress returns the latest snapshot's committed progress, where a
-// producer replays from after a server restart.
+// producer replays from after a server restart or an Aborted put; the
+// client's later puts name the generation it returns.
 func (c *Client) Progress(ctx context.Context) (ProgressResult, error) {
 	b, err := c.action(ctx, ActionProgress, nil)
 	if err != nil {
@@ -295,6 +326,9 @@ func (c *Client) Progress(ctx context.Context) (ProgressResult, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("serve: progress result: %w", err)
 	}
+	c.mu.Lock()
+	c.gen = r.Generation
+	c.mu.Unlock()
 	return r, nil
 }
 

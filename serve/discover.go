@@ -2,10 +2,15 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/paimon-go/paimon/fileio"
 )
@@ -17,6 +22,56 @@ const ServicePath = "service/service-realtime-flight"
 
 // ErrNoService reports a table whose folder records no running server.
 var ErrNoService = errors.New("serve: no real-time server is recorded for the table")
+
+// ErrTableServed reports a table whose service file names another server
+// that answers: one server commits a table's real-time progress (two
+// would each refuse the other's progress and drop what they hold).
+var ErrTableServed = errors.New("serve: the table is already served")
+
+// probeTimeout bounds the liveness probe of a recorded server.
+const probeTimeout = 2 * time.Second
+
+// Alive reports whether a Flight server answers at location within
+// probeTimeout: any gRPC answer, an Unauthenticated refusal included (the
+// probe carries no token), proves it; a refused connection or no answer
+// does not. TLS certificates are not verified (liveness only; nothing is
+// sent).
+func Alive(ctx context.Context, location string) bool {
+	c, err := Dial(location, "", WithTLS(&tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12})) //nolint:gosec // liveness probe, sends nothing
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	st, err := c.fc.ListActions(ctx, &flight.Empty{})
+	if err == nil {
+		_, err = st.Recv()
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
+		return false
+	}
+	return true
+}
+
+// claim refuses to serve when the service file names another live server
+// (ErrTableServed, naming it and the file); a missing, damaged or dead
+// record, or one naming self (a restart on the same address), is
+// replaced by the caller.
+func claim(ctx context.Context, fio *fileio.FileIO, self string) error {
+	rec, err := ReadService(ctx, fio)
+	switch {
+	case errors.Is(err, ErrNoService), errors.Is(err, ErrBadRequest):
+		return nil
+	case err != nil:
+		return err
+	case rec.Location == self || !Alive(ctx, rec.Location):
+		return nil
+	}
+	return fmt.Errorf("%w: %s of %s records %s (pid %d, commit user %s, started %s), which answers; stop it first, or remove the file if that address is not this table's server",
+		ErrTableServed, ServicePath, fio.URL(), rec.Location, rec.PID, rec.CommitUser, rec.Started.Format(time.RFC3339))
+}
 
 // Service is the JSON content of the service file.
 type Service struct {

@@ -48,17 +48,28 @@
 //
 // # Recovery
 //
-// A failed commit is terminal for a real-time context: the server recreates
-// its context from the latest snapshot, dropping the rows it held. A
-// restarted server adopts the latest snapshot's progress. Either way a
+// Acknowledged rows are queryable, not yet durable; the server keeps them
+// through every failure it can survive (Server.Commit): a failed prepare
+// leaves them in memory for the next commit, a failed commit of prepared
+// rows is published again (a landed one is recognised). Only a commit
+// refused for good (another writer committed the same partition-bucket's
+// progress) or failing five times in a row makes the server drop what it
+// holds: it recreates its context from the latest snapshot under a new
+// generation. Producers learn it: every DoPut acknowledgement and the
+// "progress" result carry the generation, and a DoPut naming a generation
+// that is gone (PutCommand; Client does so) ends with Aborted, as does
+// any stream open when the rows were dropped. A restarted server adopts
+// the latest snapshot's progress under a new generation too. Either way a
 // producer that needs every row replays from the "progress" action's
 // committed ends (application offsets make the replay exact).
 //
 // # Discovery
 //
 // A serving server records its location in the table folder
-// (ServicePath, Service JSON; the last server started wins) and removes it
-// at Shutdown. A table whose option realtime.provider is "flight" is read
+// (ServicePath, Service JSON) and removes it at Shutdown. One server
+// serves a table: Serve refuses a table whose service file names another
+// server that answers (ErrTableServed); a record left by a killed server
+// is replaced. A table whose option realtime.provider is "flight" is read
 // by OpenUnion in any process: the committed snapshot the server planned
 // is read from the store with the caller's reader options, the server's
 // portion is merged in by realtime.ReadUnion; ErrProviderUnavailable (or,

@@ -30,8 +30,15 @@ const token = "s3cret"
 // on k when pk) in a fresh warehouse and returns its path.
 func newTable(t testing.TB, pk bool, opts map[string]string) string {
 	t.Helper()
-	ctx := context.Background()
 	wh := t.TempDir()
+	newTableAt(t, wh, pk, opts)
+	return filepath.Join(wh, "db.db", "t")
+}
+
+// newTableAt creates db.t in the warehouse wh (a path or URL).
+func newTableAt(t testing.TB, wh string, pk bool, opts map[string]string) {
+	t.Helper()
+	ctx := context.Background()
 	cat, err := catalog.Open(ctx, wh)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +60,6 @@ func newTable(t testing.TB, pk bool, opts map[string]string) string {
 	if err := cat.CreateTable(ctx, catalog.NewIdentifier("db", "t"), s, false); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(wh, "db.db", "t")
 }
 
 func openTable(t testing.TB, path string) *paimon.Table {

@@ -19,6 +19,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	paimon "github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/realtime"
 )
 
@@ -84,13 +86,21 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 
-	mu    sync.RWMutex // guards rc, w, cm (swapped by rebuild)
-	rc    *realtime.Context
-	w     *realtime.Write
-	cm    *realtime.Commit
-	ident int64
+	mu  sync.RWMutex // guards rc, w, cm (swapped by rebuild)
+	rc  *realtime.Context
+	w   *realtime.Write
+	cm  *realtime.Commit
+	gen string // generation of the rows held: new with each context (open)
 
-	commitMu sync.Mutex // serialises commits and rebuilds
+	commitMu sync.Mutex // serialises commits and rebuilds; guards the fields below
+	ident    int64
+	// pending is a prepared commit whose publication failed, with its
+	// identifier and the failed attempts so far; refreshID a landed
+	// snapshot the context has not been refreshed to.
+	pending      []realtime.Progress
+	pendingIdent int64
+	tries        int
+	refreshID    int64
 
 	gs       *grpc.Server
 	lis      net.Listener
@@ -160,7 +170,7 @@ func (s *Server) open() error {
 		return err
 	}
 	s.mu.Lock()
-	s.rc, s.w, s.cm = rc, w, cm
+	s.rc, s.w, s.cm, s.gen = rc, w, cm, uuid.NewString()
 	s.mu.Unlock()
 	return nil
 }
@@ -180,10 +190,19 @@ func (s *Server) state() (*realtime.Context, *realtime.Write) {
 	return s.rc, s.w
 }
 
+// writeState returns the current writer and generation.
+func (s *Server) writeState() (*realtime.Write, string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.w, s.gen
+}
+
 // Serve serves Flight on lis until Shutdown, after recording the address
 // in the table's service file (service/service-realtime-flight,
-// WriteService). It returns nil after Shutdown. Errors: ErrServing, and
-// those of writing the service file and of gRPC.
+// WriteService). It returns nil after Shutdown. It refuses a table whose
+// service file names another server that answers (ErrTableServed): one
+// server commits a table's real-time progress. Errors: ErrServing,
+// ErrTableServed, and those of the service file and of gRPC.
 func (s *Server) Serve(lis net.Listener) error {
 	s.mu.Lock()
 	if s.serving || s.closed {
@@ -215,6 +234,10 @@ func (s *Server) Serve(lis net.Listener) error {
 	s.loopDone = make(chan struct{})
 	s.mu.Unlock()
 
+	if err := claim(context.Background(), s.t.FileIO(), loc); err != nil {
+		close(s.loopDone)
+		return err
+	}
 	rec := Service{Location: loc, PID: os.Getpid(), CommitUser: s.cfg.CommitUser, Started: time.Now().UTC().Truncate(time.Millisecond)}
 	if err := WriteService(context.Background(), s.t.FileIO(), rec); err != nil {
 		close(s.loopDone)
@@ -248,6 +271,10 @@ func (s *Server) Start(addr string) error {
 	for s.Location() == "" {
 		select {
 		case <-served:
+			// Start reports the error; Shutdown does not again.
+			s.mu.Lock()
+			s.served = nil
+			s.mu.Unlock()
 			return s.serveErr
 		case <-time.After(time.Millisecond):
 		}
@@ -308,17 +335,41 @@ func (s *Server) loop() {
 			return
 		case <-tk.C:
 			if _, err := s.Commit(context.Background()); err != nil {
-				s.log.Error("serve: commit failed; the context was recreated from the latest snapshot, producers replay from its progress", "err", err)
+				s.log.Error("serve: commit failed", "err", err)
 			}
 		}
 	}
 }
 
+// maxCommitRetries bounds the consecutive failed attempts to publish one
+// prepared commit before the server gives its rows up (rebuild).
+const maxCommitRetries = 5
+
 // Commit prepares and commits what the server holds now and returns the
-// snapshot id (0 when nothing was held). A failed commit is terminal for
-// the context (realtime.Commit.CommitWithProgress): the server recreates
-// it from the latest snapshot, dropping the rows it held, and returns the
-// error; producers replay from the committed progress.
+// snapshot id (0 when nothing was held).
+//
+// Failures keep acknowledged rows where the protocol allows it:
+//   - a failed prepare (an object-store error while flushing) hands every
+//     range back: the rows stay in memory, readable, and the next Commit
+//     flushes them again (a flush writer gone stale under another
+//     committer's compaction and expiration is restored at once, see
+//     realtime.Write.PrepareCommitWithProgress);
+//   - a failed commit of prepared rows (an object-store error, an unknown
+//     outcome, lost races beyond the committer's retries) keeps the
+//     prepared commit and its identifier: the next Commit publishes it
+//     again first (a retry of a commit that landed is recognised, package
+//     commit), up to maxCommitRetries consecutive failures;
+//   - a commit refused for good (another writer committed progress of the
+//     same partition-bucket: progress.ErrNotContiguous,
+//     commit.ErrForeignProgress, commit.ErrPartialRetry), or failing
+//     maxCommitRetries times, is terminal for the context (realtime.Commit
+//     .CommitWithProgress): the server recreates it from the latest
+//     snapshot, dropping the rows it held, under a new generation: every
+//     DoPut stream open then, and every later one naming the old
+//     generation (PutCommand, as Client does), ends with Aborted, so its
+//     producer asks "progress" and replays.
+//
+// It returns the error of the failed step.
 func (s *Server) Commit(ctx context.Context) (int64, error) {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
@@ -327,31 +378,89 @@ func (s *Server) Commit(ctx context.Context) (int64, error) {
 		s.mu.Unlock()
 		return 0, fmt.Errorf("%w: server", realtime.ErrClosed)
 	}
-	s.ident++
-	ident, rc, w, cm, closed := s.ident, s.rc, s.w, s.cm, s.closed
+	rc, w, cm, closed := s.rc, s.w, s.cm, s.closed
 	s.mu.Unlock()
-	prog, err := w.PrepareCommitWithProgress(ctx, ident)
-	if err == nil {
-		var id int64
-		if id, err = cm.CommitWithProgress(ctx, prog, ident, nil); err == nil {
-			if id != 0 {
-				err = rc.RefreshCommittedSnapshot(ctx, id)
-			}
-			if err == nil {
-				return id, nil
-			}
+	if s.refreshID != 0 {
+		s.refresh(ctx, rc, s.refreshID)
+	}
+	var id int64
+	if s.pending != nil {
+		var err error
+		if id, err = cm.CommitWithProgress(ctx, s.pending, s.pendingIdent, nil); err != nil {
+			return 0, s.failed(err, closed)
 		}
+		s.pending, s.tries = nil, 0
+		s.refresh(ctx, rc, id)
 	}
-	if closed {
-		return 0, err
+	s.ident++
+	ident := s.ident
+	prog, err := w.PrepareCommitWithProgress(ctx, ident)
+	if err != nil {
+		return id, err // the rows stay held; the next Commit flushes them again
 	}
-	if rerr := s.rebuild(); rerr != nil {
-		return 0, errors.Join(err, rerr)
+	if len(prog) == 0 {
+		return id, nil
 	}
-	return 0, err
+	nid, err := cm.CommitWithProgress(ctx, prog, ident, nil)
+	if err != nil {
+		s.pending, s.pendingIdent = prog, ident
+		return id, s.failed(err, closed)
+	}
+	s.tries = 0
+	s.refresh(ctx, rc, nid)
+	return nid, nil
 }
 
-// rebuild replaces the context after a failed commit.
+// refresh tells the context that snapshot id landed, so its stores
+// reclaim the committed rows; a failure is retried at the next Commit
+// (reads stay exact meanwhile: scans take memory rows above the boundary
+// of the snapshot they read).
+func (s *Server) refresh(ctx context.Context, rc *realtime.Context, id int64) {
+	if id == 0 {
+		return
+	}
+	if err := rc.RefreshCommittedSnapshot(ctx, max(id, s.refreshID)); err != nil {
+		s.log.Warn("serve: refresh after a commit failed; retried at the next commit", "snapshot", id, "err", err)
+		s.refreshID = max(id, s.refreshID)
+		return
+	}
+	s.refreshID = 0
+}
+
+// terminal reports whether a commit error leaves the prepared commit
+// unpublishable.
+func terminal(err error) bool {
+	for _, e := range []error{progress.ErrNotContiguous, progress.ErrInvalidRange, commit.ErrForeignProgress,
+		commit.ErrPartialRetry, commit.ErrRealtimeDisabled, realtime.ErrClosed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// failed handles a failed publication of the pending commit: it is kept
+// for the next Commit, or, terminal or retried too often, the context is
+// rebuilt. It returns err, joined with a rebuild error.
+func (s *Server) failed(err error, closed bool) error {
+	s.tries++
+	if !terminal(err) && s.tries < maxCommitRetries {
+		s.log.Warn("serve: commit failed; the prepared commit is published again at the next commit", "attempt", s.tries, "err", err)
+		return err
+	}
+	s.pending, s.tries, s.refreshID = nil, 0, 0
+	if closed {
+		return err
+	}
+	s.log.Error("serve: commit failed for good; the context is recreated from the latest snapshot and open DoPut streams are aborted, producers replay from its progress", "err", err)
+	if rerr := s.rebuild(); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+// rebuild replaces the context after a terminal commit failure; the new
+// context has a new generation (open DoPut streams end with Aborted).
 func (s *Server) rebuild() error {
 	if err := s.closeState(); err != nil {
 		s.log.Warn("serve: closing the failed context", "err", err)
@@ -385,6 +494,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		<-s.loopDone
 	}
 	_, cerr := s.Commit(context.WithoutCancel(ctx))
+	for try := 1; cerr != nil && !terminal(cerr) && try < maxCommitRetries; try++ {
+		time.Sleep(time.Duration(try) * 100 * time.Millisecond)
+		_, cerr = s.Commit(context.WithoutCancel(ctx))
+	}
 	s.mu.Lock()
 	s.final = true
 	s.mu.Unlock()

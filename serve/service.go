@@ -229,7 +229,9 @@ func emptyColumns(sc *arrow.Schema) []arrow.Array {
 // leading _REALTIME_OFFSET column, realtime.Write.Write) and acknowledges
 // each with a PutResult (PutAck) once its rows are queryable. A rejected
 // batch ends the stream with InvalidArgument; batches acknowledged before
-// it stay.
+// it stay. A stream open when the server dropped the rows it held (a
+// commit failed for good, Server.Commit) ends with Aborted: its producer
+// replays from the "progress" action's offsets.
 func (sv *service) DoPut(stream flight.FlightService_DoPutServer) error {
 	rd, err := flight.NewRecordReader(stream)
 	if err != nil {
@@ -241,17 +243,30 @@ func (sv *service) DoPut(stream flight.FlightService_DoPutServer) error {
 	defer rd.Release()
 	ctx := stream.Context()
 	var total int64
+	_, gen := sv.s.writeState()
+	if d := rd.LatestFlightDescriptor(); d != nil && bytes.HasPrefix(d.GetCmd(), []byte("{")) {
+		var pc PutCommand
+		if err := json.Unmarshal(d.GetCmd(), &pc); err != nil {
+			return statusOf(fmt.Errorf("%w: DoPut command: %v", ErrBadRequest, err))
+		}
+		if pc.Generation != "" && pc.Generation != gen {
+			return status.Error(codes.Aborted, fmt.Sprintf("serve: generation %s is gone (now %s): the rows acknowledged under it and not committed were dropped (a restart, or a commit failed for good); ask the progress action and replay from its offsets", pc.Generation, gen))
+		}
+	}
 	for rd.Next() {
 		rec := rd.RecordBatch()
 		if err := sv.s.admit(ctx); err != nil {
 			return statusOf(err)
 		}
-		_, w := sv.s.state()
+		w, now := sv.s.writeState()
+		if now != gen {
+			return status.Error(codes.Aborted, "serve: the server dropped rows it held, this stream's included, after a commit failed for good (see its log); ask the progress action and replay from its offsets")
+		}
 		if err := w.Write(ctx, rec); err != nil {
 			return statusOf(err)
 		}
 		total += rec.NumRows()
-		meta, _ := json.Marshal(PutAck{Rows: rec.NumRows(), Total: total})
+		meta, _ := json.Marshal(PutAck{Rows: rec.NumRows(), Total: total, Generation: gen})
 		if err := stream.Send(&flight.PutResult{AppMetadata: meta}); err != nil {
 			return err
 		}
@@ -359,7 +374,10 @@ func (sv *service) lookup(ctx context.Context, body []byte) ([]byte, error) {
 
 // progress reads the latest snapshot's committed progress.
 func (sv *service) progress(ctx context.Context) (ProgressResult, error) {
-	r := ProgressResult{Offsets: []ProgressEntry{}}
+	// The generation is taken before the progress: rows dropped after it
+	// are refused to producers naming it.
+	_, gen := sv.s.writeState()
+	r := ProgressResult{Offsets: []ProgressEntry{}, Generation: gen}
 	fio := sv.s.t.FileIO()
 	id, err := snapshot.NewManager(fio).LatestID(ctx)
 	if errors.Is(err, snapshot.ErrNotFound) {

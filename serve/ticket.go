@@ -100,10 +100,23 @@ type PortionMeta struct {
 }
 
 // PutAck is the app metadata of each PutResult of DoPut: the rows of the
-// acknowledged batch (queryable once acknowledged) and the stream's total.
+// acknowledged batch (queryable once acknowledged), the stream's total and
+// the server's generation.
 type PutAck struct {
-	Rows  int64 `json:"rows"`
-	Total int64 `json:"total"`
+	Rows       int64  `json:"rows"`
+	Total      int64  `json:"total"`
+	Generation string `json:"generation"`
+}
+
+// PutCommand is the JSON command of a DoPut stream's flight descriptor
+// (any other command, such as "put", asks for no check). Generation, when
+// set, is the server generation the producer last saw (PutAck,
+// ProgressResult): a server whose generation differs has dropped rows it
+// had acknowledged since (a commit failed for good, or it is another
+// process) and refuses the stream with Aborted, so the producer asks
+// "progress" and replays instead of going on past a gap.
+type PutCommand struct {
+	Generation string `json:"generation,omitempty"`
 }
 
 // CommitResult is the body of the "commit" action's result: the snapshot
@@ -125,4 +138,8 @@ type ProgressEntry struct {
 type ProgressResult struct {
 	SnapshotID int64           `json:"snapshot"`
 	Offsets    []ProgressEntry `json:"offsets"`
+	// Generation identifies the rows the server holds: it changes when
+	// they are dropped (a new process, or a commit failed for good); see
+	// PutCommand.
+	Generation string `json:"generation"`
 }

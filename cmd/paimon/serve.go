@@ -98,6 +98,9 @@ It prints "serving <location>" once it accepts calls.`,
 			}
 			if err := srv.Start(f.listen); err != nil {
 				_ = srv.Shutdown(context.Background())
+				if errors.Is(err, serve.ErrTableServed) {
+					return err
+				}
 				return usageError{fmt.Errorf("--listen %s: %w", f.listen, err)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "serving %s\n", srv.Location())

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -229,5 +230,56 @@ func TestServeKill9(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestServeSecondProcessRefused: a second `paimon serve` process on a table
+// served by a live one exits 1 naming the running server and the service
+// file, and the first keeps serving; once the first is killed with SIGKILL
+// (its record stays behind), a new process takes the table over.
+func TestServeSecondProcessRefused(t *testing.T) {
+	url := filepath.Join(t.TempDir(), "t")
+	if _, stderr, code := runCLI(t, t.TempDir(), nil, "create", url, "--column", "k:INT", "--column", "n:BIGINT",
+		"--bucket", "1", "--primary-key", "k", "--option", "realtime.enabled=true", "--option", "realtime.provider=flight"); code != 0 {
+		t.Fatalf("create: %s", stderr)
+	}
+	first := startServe(t, url)
+	cmd := exec.Command(os.Args[0], "serve", url, "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), cliEnv+"=1", tokenEnv+"="+serveToken)
+	errb := &strings.Builder{}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("second serve exited with %v, want exit 1; stderr %s", err, errb)
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("second serve still running after 30 s; stderr %s", errb)
+	}
+	for _, want := range []string{"already served", serve.ServicePath, first.location} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr %q does not name %q", errb, want)
+		}
+	}
+	c, err := serve.Dial(first.location, serveToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Progress(context.Background()); err != nil {
+		t.Fatalf("first server after the refusal: %v", err)
+	}
+	_ = first.cmd.Process.Kill()
+	_ = first.cmd.Wait()
+	next := startServe(t, url)
+	if next.location == first.location {
+		t.Fatalf("the new server reports the old location %s", next.location)
 	}
 }
