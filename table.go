@@ -103,6 +103,14 @@ func OpenTable(ctx context.Context, url string, opts ...TableOption) (*Table, er
 		return nil, fmt.Errorf("paimon: open %s (schema %d): %w", fileio.Redact(url), ts.ID, err)
 	}
 	t.schema = ts
+	if _, ok := ts.Options[schema.KeyLookupCacheMaxMemorySize]; ok {
+		n, err := ts.Options.LookupCacheMaxMemorySize()
+		if err != nil {
+			_ = fio.Close()
+			return nil, fmt.Errorf("paimon: open %s (schema %d): %w", fileio.Redact(url), ts.ID, err)
+		}
+		t.cache.LookupFiles().SetMaxBytes(n)
+	}
 	return t, nil
 }
 

@@ -89,7 +89,7 @@ func kindOf(key string) optionKind {
 		return kindDuration
 	case schema.KeyTargetFileSize, schema.KeyWriteBufferSize, schema.KeyPageSize, schema.KeyManifestTargetFileSize,
 		schema.KeyManifestFullCompactionThreshold, "source.split.open-file-cost", "compaction.total-size-threshold",
-		"compaction.incremental-size-threshold", "write-buffer-spill.max-disk-size":
+		"compaction.incremental-size-threshold", "write-buffer-spill.max-disk-size", schema.KeyLookupCacheMaxMemorySize:
 		return kindMemory
 	case schema.KeyCompactionSmallFileRatio:
 		return kindDouble

@@ -13,6 +13,9 @@ const DefaultCacheBytes = manifest.DefaultCacheBytes
 // least recently used first out) and the Avro decoders compiled per writer
 // schema. It mirrors the manifest caches of Java's CachingCatalog
 // (ObjectsCache / SegmentsCache behind ManifestFile and ManifestList).
+// Point lookups (WithKeys, Scan.Lookup) also keep the data files they read,
+// decoded, in its LookupCache (DefaultLookupCacheBytes unless
+// LookupFiles().SetMaxBytes says otherwise).
 //
 // A Cache is safe for concurrent use and may be shared by several tables;
 // paimon.Table holds one per open table and passes it to every scan. Scans
@@ -20,14 +23,20 @@ const DefaultCacheBytes = manifest.DefaultCacheBytes
 // compiled decoders.
 type Cache struct {
 	manifests *manifest.Cache
+	lookup    *LookupCache
 }
 
 // NewCache returns a Cache that keeps at most maxBytes bytes of decoded
 // manifest entries (see manifest.Cache for how they are counted); maxBytes
-// <= 0 keeps only the compiled decoders.
+// <= 0 keeps only the compiled decoders. Its LookupCache keeps up to
+// DefaultLookupCacheBytes.
 func NewCache(maxBytes int64) *Cache {
-	return &Cache{manifests: manifest.NewCache(maxBytes)}
+	return &Cache{manifests: manifest.NewCache(maxBytes), lookup: NewLookupCache(DefaultLookupCacheBytes)}
 }
+
+// LookupFiles returns the cache of data files decoded for point lookups,
+// for its statistics and bound.
+func (c *Cache) LookupFiles() *LookupCache { return c.lookup }
 
 // Manifests returns the cache of decoded manifest files, for its statistics
 // (manifest.Cache.Stats) or for other readers of the same table's

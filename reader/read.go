@@ -8,6 +8,7 @@ import (
 	"iter"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -341,9 +342,19 @@ func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 // raw-convertible primary-key buckets.
 func (sr *splitRead) raw(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
+		// A point lookup of a raw-convertible bucket: each file is sorted
+		// by key, so its looked-up rows are found by binary search.
+		var points *pointKeys
+		if sr.sp.PrimaryKey && !sr.rawKV {
+			points = sr.pointKeys(sr.valueCols, true)
+		}
 		for i := range sr.sp.Files {
 			f := &sr.sp.Files[i]
-			for rec, err := range sr.readFile(ctx, f, false) {
+			records := sr.readFile(ctx, f, false)
+			if points != nil {
+				records = sr.keepPoints(records, points)
+			}
+			for rec, err := range records {
 				if err == nil && sr.rawKV {
 					rec = sr.kindLast(rec)
 				}
@@ -528,7 +539,8 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 		}
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
 		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded, RowCount: f.RowCount}
-		if !sr.kv && !sr.rawKV && sr.plan.filter != nil {
+		lc := sr.lookupCache(f)
+		if !sr.kv && !sr.rawKV && sr.plan.filter != nil && lc == nil {
 			// Rows the filter drops are not cast (finish filters again).
 			opts.Filter, opts.FilterFields = sr.plan.filter, sr.plan.Schema.Fields
 		}
@@ -562,7 +574,11 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			}
 			defer done()
 		}
-		for rec, err := range ReadDataFile(ctx, fio, filePath, fileSchema, target, opts) {
+		records := ReadDataFile(ctx, fio, filePath, fileSchema, target, opts)
+		if lc != nil {
+			records = lc.file(ctx, sr.lookupKey(fio, filePath, f, target), types.SchemaToArrow(target), records)
+		}
+		for rec, err := range records {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -575,6 +591,40 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			}
 		}
 	}
+}
+
+// lookupCache returns the cache a point lookup's merge read keeps its data
+// files in, or nil: other reads, scans without a Cache, and lazy-cast
+// reads (whose batches carry per-read row ids) read files directly.
+func (sr *splitRead) lookupCache(f *manifest.DataFileMeta) *LookupCache {
+	c := sr.plan.cfg.cache
+	if c == nil || c.lookup == nil || sr.plan.cfg.keys == nil || sr.poison != nil || sr.rawKV || !sr.sp.PrimaryKey {
+		return nil
+	}
+	// A raw read (raw-convertible bucket) caches the file's value columns
+	// unfiltered: only when no column is cast, since a cast read drops the
+	// rows the filter rejects before casting (FileReadOptions.Filter).
+	if !sr.kv && f.SchemaID != sr.ts.ID {
+		return nil
+	}
+	if !c.lookup.enabled() {
+		return nil
+	}
+	return c.lookup
+}
+
+// lookupKey names the read of f at filePath (through fio) with target for
+// the lookup cache.
+func (sr *splitRead) lookupKey(fio *fileio.FileIO, filePath string, f *manifest.DataFileMeta, target []types.DataField) string {
+	cols := make([]string, len(target))
+	for i, t := range target {
+		cols[i] = strconv.Itoa(t.ID) + ":" + t.Name + ":" + t.Type.String()
+	}
+	dv := ""
+	if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
+		dv = df.IndexFile + "@" + strconv.FormatInt(int64(df.Offset), 10) + "+" + strconv.FormatInt(int64(df.Length), 10)
+	}
+	return lookupKey(fio.URL(), filePath, f.SchemaID, cols, sr.unneeded, dv)
 }
 
 // FileReadOptions configure ReadDataFile.

@@ -43,6 +43,7 @@ const (
 	KeyFileCompressionZstdLevel        = "file.compression.zstd-level"               // FILE_COMPRESSION_ZSTD_LEVEL
 	KeyTargetFileSize                  = "target-file-size"                          // TARGET_FILE_SIZE
 	KeyWriteBufferSize                 = "write-buffer-size"                         // WRITE_BUFFER_SIZE
+	KeyLookupCacheMaxMemorySize        = "lookup.cache-max-memory-size"              // LOOKUP_CACHE_MAX_MEMORY_SIZE
 	KeyPageSize                        = "page-size"                                 // PAGE_SIZE
 	KeyMergeEngine                     = "merge-engine"                              // MERGE_ENGINE
 	KeySequenceField                   = "sequence.field"                            // SEQUENCE_FIELD
@@ -333,6 +334,13 @@ func (o Options) TargetFileSize(hasPrimaryKey bool) (int64, error) {
 // WriteBufferSize is "write-buffer-size" in bytes; default 256 MiB.
 func (o Options) WriteBufferSize() (int64, error) {
 	return o.MemorySize(KeyWriteBufferSize, 256*mib)
+}
+
+// LookupCacheMaxMemorySize is "lookup.cache-max-memory-size" in bytes, the
+// bound of the decoded data files point lookups keep (reader.LookupCache);
+// default 256 MiB as Java's.
+func (o Options) LookupCacheMaxMemorySize() (int64, error) {
+	return o.MemorySize(KeyLookupCacheMaxMemorySize, 256*mib)
 }
 
 // PageSize is "page-size" in bytes; default 64 KiB.
