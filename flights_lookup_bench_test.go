@@ -26,8 +26,9 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // by (origin, destination, date), 8 buckets, written in 30 commits of
 // 100,000 rows (the writer's own compactions on), on local disk and MinIO:
 // hit and miss, warm (one Table for every lookup: manifest and lookup
-// caches kept) and cold (a Table opened for each lookup), next to the same
-// key read as a filtered scan. Each sub-benchmark reports p50 and p99 in
+// caches kept) and cold (a Table opened for each lookup), hits with the
+// lookup cache off (hit-nocache, the table's files decoded for each
+// lookup), next to the same key read as a filtered scan. Each sub-benchmark reports p50 and p99 in
 // ms besides ns/op:
 //
 //	go test -run XXX -bench FlightsLookup -benchtime 200x -timeout 30m .
@@ -49,8 +50,27 @@ func BenchmarkFlightsLookup(b *testing.B) {
 			}
 			miss := flightKeyOf("ZZZ", "ZZZ", 1)
 			defer miss.Release()
-			for _, mode := range []string{"hit-warm", "miss-warm", "hit-cold", "miss-cold", "scan-warm"} {
+			lc := table.Cache().LookupFiles()
+			for _, mode := range []string{"hit-nocache", "hit-warm", "miss-warm", "hit-cold", "miss-cold", "scan-warm"} {
 				b.Run(mode, func(b *testing.B) {
+					if mode == "hit-nocache" {
+						lc.SetMaxBytes(0)
+						defer lc.SetMaxBytes(reader.DefaultLookupCacheBytes)
+					}
+					if mode == "hit-warm" {
+						// Warm: every key looked up once before the clock.
+						for _, kb := range keys {
+							got, err := table.Lookup(ctx, kb)
+							if err != nil {
+								b.Fatal(err)
+							}
+							got.Release()
+						}
+						defer func() {
+							st := lc.Stats()
+							b.Logf("%s: lookup cache %d files, %.1f MiB kept of %d MiB, %d hits, %d misses", store, st.Files, float64(st.Bytes)/(1<<20), st.MaxBytes>>20, st.Hits, st.Misses)
+						}()
+					}
 					var lat []time.Duration
 					for i := 0; b.Loop(); i++ {
 						kb, want := keys[i%len(keys)], int64(1)

@@ -87,6 +87,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "rtbench: %s: ROWS DO NOT VERIFY: %s\n", r.workload, oneLine(r.verifyErr))
 			code = 1
 		}
+		if r.lookupMissed > 0 {
+			fmt.Fprintf(stderr, "rtbench: %s: %d lookups right after Write returned did not find the row\n", r.workload, r.lookupMissed)
+			code = 1
+		}
 		if r.freshnessViolations > 0 {
 			fmt.Fprintf(stderr, "rtbench: %s: %d freshness probes began after Write returned and did not see the rows\n",
 				r.workload, r.freshnessViolations)

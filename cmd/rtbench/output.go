@@ -26,6 +26,7 @@ type jsonRun struct {
 	RequestsPerCommit   float64    `json:"requests_per_commit"`
 	IngestRowsPerS      float64    `json:"ingest_rows_per_s"`
 	FreshnessMS         p50p99     `json:"freshness_ms"`
+	LookupFreshnessMS   *p50p99    `json:"lookup_freshness_ms,omitempty"` // Write return → Context.Lookup returns the row
 	RowsVerified        bool       `json:"rows_verified"`
 	PeakRSSBytes        int64      `json:"peak_rss_bytes"`
 	// Follow is set for --workload follow only.
@@ -134,10 +135,18 @@ func (r *result) json() jsonRun {
 		RequestsPerCommit:   r.requestsPerCommit(),
 		IngestRowsPerS:      r.ingestRate(),
 		FreshnessMS:         p50p99{ms(r.freshness.pct(50)), ms(r.freshness.pct(99))},
+		LookupFreshnessMS:   r.lookupJSON(),
 		RowsVerified:        r.rowsVerified,
 		PeakRSSBytes:        r.peakRSS,
 		Follow:              r.followJSON(),
 	}
+}
+
+func (r *result) lookupJSON() *p50p99 {
+	if len(r.lookupFresh) == 0 {
+		return nil
+	}
+	return &p50p99{ms(r.lookupFresh.pct(50)), ms(r.lookupFresh.pct(99))}
 }
 
 func (r *result) followJSON() *followJSON {
@@ -202,6 +211,8 @@ type detail struct {
 	FreshnessMS         map[string]float64            `json:"freshness_ms"`
 	FreshnessPlanMS     map[string]float64            `json:"freshness_plan_ready_ms"`
 	FreshnessViolations int64                         `json:"freshness_violations"`
+	LookupFreshnessMS   map[string]float64            `json:"lookup_freshness_ms,omitempty"`
+	LookupMissed        int64                         `json:"lookup_probes_missed"`
 	QueryMS             map[string]float64            `json:"query_ms"`
 	PlanMS              map[string]float64            `json:"query_plan_ms"`
 	ReadBackMS          float64                       `json:"read_back_ms"`
@@ -211,6 +222,13 @@ type detail struct {
 	PeakRSSBytes        int64                         `json:"peak_rss_bytes"`
 	RowsVerified        bool                          `json:"rows_verified"`
 	VerifyError         string                        `json:"verify_error,omitempty"`
+}
+
+func lookupMap(d dist) map[string]float64 {
+	if len(d) == 0 {
+		return nil
+	}
+	return pctMap(d)
 }
 
 func pctMap(d dist) map[string]float64 {
@@ -241,7 +259,8 @@ func (r *result) detail() detail {
 		IngestRowsPerS: r.ingestRate(), WriteMS: pctMap(r.write),
 		FreshnessMS: pctMap(r.freshness), FreshnessPlanMS: pctMap(r.freshnessPlanned),
 		FreshnessViolations: r.freshnessViolations,
-		QueryMS:             pctMap(r.query), PlanMS: pctMap(r.plan), ReadBackMS: ms(r.readBack),
+		LookupFreshnessMS:   lookupMap(r.lookupFresh), LookupMissed: r.lookupMissed,
+		QueryMS: pctMap(r.query), PlanMS: pctMap(r.plan), ReadBackMS: ms(r.readBack),
 		Files: r.files, Level0Files: r.level0, FinalSnapshot: r.finalSnapshot,
 		PeakRSSBytes: r.peakRSS, RowsVerified: r.rowsVerified, VerifyError: oneLine(r.verifyErr),
 	}
@@ -431,6 +450,20 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 				return "-"
 			}
 			return fmt.Sprintf("%d of %d", r.freshnessViolations, len(r.freshness))
+		})
+	}
+	if slices.ContainsFunc(results, func(r *result) bool { return len(r.lookupFresh) > 0 }) {
+		row("lookup freshness ms p50/p99", func(r *result) string {
+			if len(r.lookupFresh) == 0 {
+				return "-"
+			}
+			return pcts(r.lookupFresh, 50, 99)
+		})
+		row("  measured as", func(r *result) string {
+			if len(r.lookupFresh) == 0 {
+				return "-"
+			}
+			return "Write return → Context.Lookup returns the row"
 		})
 	}
 	if slices.ContainsFunc(results, func(r *result) bool { return r.workload == "follow" }) {

@@ -64,6 +64,11 @@ func (s *rtSink) Write(ctx context.Context, rec arrow.RecordBatch) error { retur
 
 func (s *rtSink) concurrentPrepare() bool { return true }
 
+// Lookup looks keys up in memory and files merged (realtime.Context.Lookup).
+func (s *rtSink) Lookup(ctx context.Context, keys arrow.RecordBatch) (arrow.RecordBatch, error) {
+	return s.rctx.Lookup(ctx, keys)
+}
+
 func (s *rtSink) Prepare(ctx context.Context, identifier int64) (pending, error) {
 	return s.w.PrepareCommitWithProgress(ctx, identifier)
 }

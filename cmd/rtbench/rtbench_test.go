@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,12 +43,24 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 // workload and row count asked for, rows_verified, and commits.
 func checkRun(t *testing.T, obj map[string]any, workload string, rows int) {
 	t.Helper()
+	checkRunRT(t, obj, workload, rows, true)
+}
+
+// checkRunRT is checkRun of a run through the real-time layer or not: the
+// primary-key workloads of the real-time layer carry lookup_freshness_ms
+// too.
+func checkRunRT(t *testing.T, obj map[string]any, workload string, rows int, realtime bool) {
+	t.Helper()
 	var got []string
 	for k := range obj {
 		got = append(got, k)
 	}
+	keys := maps.Clone(jsonKeys)
+	if realtime && workload != "append" {
+		keys["lookup_freshness_ms"] = []string{"p50", "p99"}
+	}
 	var want []string
-	for k := range jsonKeys {
+	for k := range keys {
 		want = append(want, k)
 	}
 	slices.Sort(got)
@@ -55,7 +68,7 @@ func checkRun(t *testing.T, obj map[string]any, workload string, rows int) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("%s: json keys %v, want %v", workload, got, want)
 	}
-	for k, sub := range jsonKeys {
+	for k, sub := range keys {
 		if sub == nil {
 			continue
 		}
@@ -139,7 +152,7 @@ func TestAllWorkloads(t *testing.T) {
 			}
 			for i, w := range workloadNames {
 				obj := runs[i].(map[string]any)
-				checkRun(t, obj, w, 20000)
+				checkRunRT(t, obj, w, 20000, !strings.HasSuffix(tc.name, "-plain"))
 				// 20 batches committed every 2 batches: 10 commits.
 				if obj["commits"] != float64(10) {
 					t.Errorf("%s: commits = %v, want 10", w, obj["commits"])
@@ -191,6 +204,9 @@ func TestSingleWorkloadJSON(t *testing.T) {
 		t.Fatalf("detail.json is not an array of one run")
 	}
 	d := det[0].(map[string]any)
+	if lf, _ := d["lookup_freshness_ms"].(map[string]any); d["lookup_probes_missed"] != float64(0) || lf == nil || lf["n"].(float64) < 1 {
+		t.Errorf("detail: lookup_probes_missed %v, lookup_freshness_ms %v: want no missed probe and at least one", d["lookup_probes_missed"], d["lookup_freshness_ms"])
+	}
 	if d["workload"] != "pk-agg" || d["realtime"] != true || d["rows_verified"] != true || d["freshness_violations"] != float64(0) {
 		t.Errorf("detail: workload %v, realtime %v, rows_verified %v, freshness_violations %v",
 			d["workload"], d["realtime"], d["rows_verified"], d["freshness_violations"])
@@ -485,7 +501,7 @@ func TestFollowWorkload(t *testing.T) {
 				t.Fatalf("json lacks follow: %v", obj)
 			}
 			delete(obj, "follow")
-			checkRun(t, obj, "follow", 20000)
+			checkRunRT(t, obj, "follow", 20000, rt == "true")
 			lat := f["latency_ms"].(map[string]any)
 			if f["rows"] != float64(20000) || f["deliveries"].(float64) < 1 || f["deliveries"].(float64) > 10 ||
 				lat["p50"].(float64) <= 0 || lat["p50"].(float64) > lat["max"].(float64) {

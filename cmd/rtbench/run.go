@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/reader"
@@ -39,6 +42,11 @@ type result struct {
 	query, plan dist
 	// freshnessPlanned is Write returning → the probe's plan ready.
 	freshnessPlanned dist
+	// lookupFresh is Write returning → Context.Lookup of the batch's last
+	// key returning its row (primary-key workloads through the real-time
+	// layer); lookupMissed counts such lookups that found no row.
+	lookupFresh  dist
+	lookupMissed int64
 	// write is the latency of one Write call.
 	write dist
 	// ingest is the time from the first Write call to the last return.
@@ -148,6 +156,9 @@ type runner struct {
 	// freshPlanned and violations: see probeBatch.
 	freshPlanned []time.Duration
 	violations   atomic.Int64
+	// lookupFresh and lookupMissed: see lookupProbe.
+	lookupFresh  []time.Duration
+	lookupMissed int64
 
 	probeErr  error
 	queryErr  error
@@ -285,6 +296,14 @@ func (r *runner) stream(ctx context.Context, w *workload, bar progressBar) error
 		writeLat = append(writeLat, t1.Sub(t0))
 		r.latest.Store(&probeReq{batch: i, at: t1})
 		if r.sink.union() && t1.Sub(lastProbe) >= gap {
+			if lk, ok := r.sink.(keyLookup); ok && w.primaryKey {
+				d, err := r.lookupProbe(ctx, lk, w, b, t1)
+				probing += d
+				if err != nil {
+					werr = err
+					break
+				}
+			}
 			d, err := r.probeBatch(ctx, i, t1)
 			probing += d
 			lastProbe = time.Now()
@@ -316,6 +335,7 @@ func (r *runner) stream(ctx context.Context, w *workload, bar progressBar) error
 	r.st.observe(int(r.written.Load()))
 	r.res.freshnessViolations = r.violations.Load()
 	r.res.freshnessPlanned = distOf(r.freshPlanned)
+	r.res.lookupFresh, r.res.lookupMissed = distOf(r.lookupFresh), r.lookupMissed
 	r.res.write = distOf(writeLat)
 	close(stop)
 	wg.Wait()
@@ -467,6 +487,55 @@ func (r *runner) querier(ctx context.Context, w *workload, stop <-chan struct{})
 		query = append(query, qd)
 		timer.Reset(r.cfg.queryInterval)
 	}
+}
+
+// keyLookup is a sink whose rows can be looked up by primary key, memory
+// and files merged (the real-time sink: realtime.Context.Lookup).
+type keyLookup interface {
+	Lookup(ctx context.Context, keys arrow.RecordBatch) (arrow.RecordBatch, error)
+}
+
+// lookupProbe looks up the primary key of the last row of batch b right
+// after its Write returned at wrote, in the writer's goroutine, and records
+// the time from Write returning to Lookup returning the row (in-process
+// freshness of a point lookup). A lookup that finds no row is counted in
+// lookupMissed (the real-time contract says it must). It returns the time
+// it took, which the ingest clock leaves out.
+func (r *runner) lookupProbe(ctx context.Context, lk keyLookup, w *workload, b arrow.RecordBatch, wrote time.Time) (time.Duration, error) {
+	last := b.NumRows() - 1
+	if last < 0 {
+		return 0, nil
+	}
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for _, k := range w.schema.PrimaryKeys {
+		idx := b.Schema().FieldIndices(k)
+		if len(idx) != 1 {
+			return 0, fmt.Errorf("rtbench: lookup probe: batch lacks key column %q", k)
+		}
+		f := b.Schema().Field(idx[0])
+		f.Nullable = false
+		fields = append(fields, f)
+		cols = append(cols, array.NewSlice(b.Column(idx[0]), last, last+1))
+	}
+	keys := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, 1)
+	for _, c := range cols {
+		c.Release()
+	}
+	defer keys.Release()
+	got, err := lk.Lookup(ctx, keys)
+	took := time.Since(wrote)
+	if err != nil {
+		return took, fmt.Errorf("rtbench: lookup probe: %w", err)
+	}
+	n := got.NumRows()
+	got.Release()
+	if n != 1 {
+		r.lookupMissed++
+		return took, nil
+	}
+	r.lookupFresh = append(r.lookupFresh, took)
+	return took, nil
 }
 
 // probeGap is the least time between two freshness probes; scalingProbeGap
