@@ -609,6 +609,9 @@ func (p *Plan) countRead(ctx context.Context, sp *Split) (int64, error) {
 	return n, nil
 }
 
+// lookupBatchSize is the read batch size of Context.Lookup.
+const lookupBatchSize = 1 << 20
+
 // Lookup returns the current rows of the primary keys in keys, from the
 // committed files and the rows in memory merged by the table's merge engine
 // (reader.WithKeys, reader.KeyFilter): one row per key found, none for a
@@ -617,10 +620,14 @@ func (p *Plan) countRead(ctx context.Context, sp *Split) (int64, error) {
 // The caller releases the batch. Errors: reader.ErrInvalidScan for keys
 // that do not fit the table, and those of Plan and reading.
 func (c *Context) Lookup(ctx context.Context, keys arrow.RecordBatch, opts ...reader.Option) (arrow.RecordBatch, error) {
-	p, err := c.NewScan(append(slices.Clone(opts), reader.WithKeys(keys))...).Plan(ctx)
+	// Whole memory batches and files per run: the pre-merge selection
+	// finds the keys by binary search in each, so cutting them into read
+	// batches first only adds work.
+	p, err := c.NewScan(append([]reader.Option{reader.WithBatchSize(lookupBatchSize)}, append(slices.Clone(opts), reader.WithKeys(keys))...)...).Plan(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Release()
+	p.batchSize = lookupBatchSize
 	return reader.Concat(p.Records(ctx), types.SchemaToArrow(p.Disk.Fields), nil)
 }

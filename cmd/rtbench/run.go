@@ -273,6 +273,7 @@ func (r *runner) stream(ctx context.Context, w *workload, bar progressBar) error
 	var writeLat []time.Duration
 	var probing time.Duration // time spent on probes, off the ingest clock
 	var lastProbe time.Time
+	probes := 0
 	gap := probeGap
 	if r.cfg.snapshots > 0 {
 		gap = scalingProbeGap
@@ -296,15 +297,16 @@ func (r *runner) stream(ctx context.Context, w *workload, bar progressBar) error
 		writeLat = append(writeLat, t1.Sub(t0))
 		r.latest.Store(&probeReq{batch: i, at: t1})
 		if r.sink.union() && t1.Sub(lastProbe) >= gap {
-			if lk, ok := r.sink.(keyLookup); ok && w.primaryKey {
-				d, err := r.lookupProbe(ctx, lk, w, b, t1)
-				probing += d
-				if err != nil {
-					werr = err
-					break
-				}
+			// Primary-key workloads alternate a lookup probe with the union
+			// read probe, so that each is timed from Write returning.
+			probes++
+			var d time.Duration
+			var err error
+			if lk, ok := r.sink.(keyLookup); ok && w.primaryKey && probes%2 == 0 {
+				d, err = r.lookupProbe(ctx, lk, w, b, t1)
+			} else {
+				d, err = r.probeBatch(ctx, i, t1)
 			}
-			d, err := r.probeBatch(ctx, i, t1)
 			probing += d
 			lastProbe = time.Now()
 			if err != nil {
