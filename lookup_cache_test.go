@@ -2,6 +2,7 @@ package paimon_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -80,7 +81,9 @@ func TestLookupCacheCounts(t *testing.T) {
 // scan of the same snapshot, for each merge engine and with deletion
 // vectors and lookup changelog, whose deletion vectors change the files'
 // live rows from commit to commit. Keys are looked up one at a time and all
-// 60 at once; 8 goroutines look keys up concurrently after each commit.
+// 60 at once; 8 goroutines look keys up concurrently after each commit;
+// Plan.Narrow of the unfiltered plan keeps the files a WithKeys plan keeps
+// (checkNarrow).
 func TestLookupCacheMatchesScan(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -132,6 +135,7 @@ func TestLookupCacheMatchesScan(t *testing.T) {
 				if !slices.Equal(single, want) {
 					t.Fatalf("commit %d: single lookups %v, scan %v", c, single, want)
 				}
+				checkNarrow(t, table, all[:1], all[:7], all)
 				var wg sync.WaitGroup
 				errs := make([]error, 8)
 				for g := range 8 {
@@ -192,4 +196,61 @@ func lookupKNErr(table *paimon.Table, ks ...int32) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// checkNarrow: for each key set, Plan.Narrow of the table's unfiltered plan
+// keeps exactly the splits and files a WithKeys plan of the same snapshot
+// keeps, and reads the same rows.
+func checkNarrow(t *testing.T, table *paimon.Table, keySets ...[]int32) {
+	t.Helper()
+	ctx := context.Background()
+	base, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := func(p *reader.Plan) []string {
+		var out []string
+		for _, sp := range p.Splits {
+			for _, f := range sp.Files {
+				out = append(out, fmt.Sprintf("%s/%s raw=%v", sp.BucketPath, f.FileName, sp.RawConvertible))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	rows := func(p *reader.Plan) []string {
+		var out []string
+		for rec, err := range p.Records(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range int(rec.NumRows()) {
+				out = append(out, fmt.Sprintf("%d %s", rec.Column(0).(*array.Int32).Value(i), rec.Column(1).ValueStr(i)))
+			}
+			rec.Release()
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, ks := range keySets {
+		kb := intKeys(ks)
+		n, err := base.Narrow(ctx, kb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := table.NewScan(reader.WithKeys(kb), reader.WithSnapshot(base.Snapshot.ID)).Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := files(n), files(w); !slices.Equal(got, want) {
+			t.Fatalf("narrowed to %d keys: files %v, WithKeys plan %v", len(ks), got, want)
+		}
+		if got, want := rows(n), rows(w); !slices.Equal(got, want) {
+			t.Fatalf("narrowed to %d keys: rows %v, WithKeys plan %v", len(ks), got, want)
+		}
+		if _, err := n.Narrow(ctx, kb); !errors.Is(err, reader.ErrInvalidScan) {
+			t.Fatalf("narrowing a narrowed plan: %v, want ErrInvalidScan", err)
+		}
+		kb.Release()
+	}
 }

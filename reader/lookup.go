@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
@@ -178,4 +179,72 @@ func (s *Scan) Lookup(ctx context.Context, keys arrow.RecordBatch) (arrow.Record
 		return nil, err
 	}
 	return Concat(p.Records(ctx), types.SchemaToArrow(p.Fields), nil)
+}
+
+// Narrow returns the plan of a point lookup of keys (as Scan.Lookup plans
+// it with WithKeys) over the snapshot p already planned, without reading
+// any metadata again: p's splits are kept only for the partitions and
+// buckets the keys can be in, and each split's files only when their key
+// statistics and file indexes may hold a key (the pruning of Plan, applied
+// to the files p holds). The filter is KeyFilter(keys) ANDed with p's. p
+// is left unchanged and may be narrowed again, also concurrently; the
+// narrowed plan shares p's files and deletion-vector maps (read-only).
+//
+// Repeated lookups of one snapshot thus pay its planning once (Java's
+// LocalTableQuery keeps its levels per bucket likewise). p must be a plan
+// of Scan.Plan of a primary-key table without WithKeys, WithChanges,
+// incremental options or postpone merge-on-read; otherwise, and for keys
+// that do not fit the table, the error wraps ErrInvalidScan.
+func (p *Plan) Narrow(ctx context.Context, keys arrow.RecordBatch) (*Plan, error) {
+	if p.table == nil || p.Schema == nil || p.cfg.keys != nil || p.cfg.changes != nil || p.cfg.incremental != nil {
+		return nil, fmt.Errorf("%w: narrow: the plan is not a plain plan of Scan.Plan", ErrInvalidScan)
+	}
+	kf, err := KeyFilter(p.Schema, keys)
+	if err != nil {
+		return nil, err
+	}
+	filter := kf
+	if p.filter != nil {
+		filter = predicate.And(p.filter, kf)
+	}
+	dvEnabled, err := p.Schema.Options.DeletionVectorsEnabled()
+	if err != nil {
+		return nil, err
+	}
+	engine, err := p.Schema.Options.MergeEngine()
+	if err != nil {
+		return nil, err
+	}
+	pr := newPruner(p.table, p.Schema, filter, p.cfg.bucket)
+	out := *p
+	out.filter, out.sel, out.Splits = filter, pr.sel, nil
+	out.cfg.keys = keys
+	for _, sp := range p.Splits {
+		if sp.post != nil || sp.diff || sp.Changes || sp.table != p.table {
+			return nil, fmt.Errorf("%w: narrow: split %s is not a plain split of the plan's table", ErrInvalidScan, sp.BucketPath)
+		}
+		var kept []manifest.DataFileMeta
+		for i := range sp.Files {
+			e := manifest.Entry{Kind: manifest.Add, Partition: sp.Partition, Bucket: sp.Bucket, TotalBuckets: sp.TotalBuckets, File: sp.Files[i]}
+			ok, err := pr.keep(ctx, &e)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				kept = append(kept, sp.Files[i])
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		n := *sp
+		n.Files = kept
+		n.RawConvertible = rawConvertible(kept, dvEnabled || engine == schema.MergeFirstRow)
+		out.Splits = append(out.Splits, &n)
+	}
+	out.FileIndexSkipped = 0
+	if pr.index != nil {
+		out.FileIndexSkipped = pr.index.skipped
+	}
+	return &out, nil
 }

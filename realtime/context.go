@@ -103,6 +103,9 @@ type Context struct {
 	adoptedID int64
 	adopted   progress.Offsets
 
+	lookupOnce sync.Once
+	lookupScan *Scan // Lookup without options (lookups)
+
 	prepMu sync.Mutex // one PrepareCommitWithProgress at a time
 	// lostCompactions counts commits whose data and progress landed but
 	// whose compaction changes were refused (commit.ErrCompactionNotCommitted);

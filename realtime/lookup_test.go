@@ -3,10 +3,16 @@ package realtime_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/reader"
 )
 
@@ -62,5 +68,96 @@ func TestLookup(t *testing.T) {
 		if !errors.Is(err, reader.ErrInvalidScan) {
 			t.Errorf("%s: %v, want ErrInvalidScan", name, err)
 		}
+	}
+}
+
+// TestLookupMatchesUnion: over 36 rounds of random upserts and deletes
+// (ids 0..14 in partitions p0 and p1, bucket 2), a commit every third
+// round and a full compaction by another committer every seventh (so the
+// lookup scan's kept disk plan goes stale and is planned again), every key
+// looked up at once, one at a time and from 4 goroutines through the
+// context's lookup scan (Plan.Narrow of a kept disk plan) equals the union
+// scan's rows of the same moment, for deduplicate, deletion vectors,
+// first-row and lookup changelog.
+func TestLookupMatchesUnion(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts map[string]string
+	}{
+		{"deduplicate", nil},
+		{"deletion vectors", map[string]string{"deletion-vectors.enabled": "true"}},
+		{"first-row", map[string]string{"merge-engine": "first-row", "ignore-delete": "true"}},
+		{"lookup changelog", map[string]string{"changelog-producer": "lookup"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := map[string]string{"bucket": "2"}
+			maps.Copy(opts, tc.opts)
+			tbl := newFooTable(t, []string{"id", "pt"}, []string{"pt"}, opts)
+			rc := newContext(t, tbl)
+			w := newWrite(t, rc, "u")
+			cm := newCommit(t, rc, "u")
+			rng := rand.New(rand.NewPCG(3, 5))
+			var all [][]any
+			for id := range int64(16) {
+				for _, pt := range []string{"p0", "p1"} {
+					all = append(all, []any{id, pt})
+				}
+			}
+			ident := int64(0)
+			for round := range 36 {
+				var rows [][]any
+				seen := map[string]bool{}
+				for range 1 + rng.IntN(6) {
+					id, pt := rng.Int64N(15), []string{"p0", "p1"}[rng.IntN(2)]
+					if seen[fmt.Sprint(id, pt)] {
+						continue
+					}
+					seen[fmt.Sprint(id, pt)] = true
+					kind := "+I"
+					if rng.IntN(4) == 0 {
+						kind = "-D"
+					}
+					rows = append(rows, []any{id, fmt.Sprintf("r%d-%d", round, id), pt, kind})
+				}
+				write(t, w, kindRows(t, rows...))
+				if round%3 == 2 {
+					ident++
+					refresh(t, rc, commitProg(t, cm, prepare(t, w, ident), ident))
+				}
+				if round%7 == 6 {
+					if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "other", compaction.Options{Full: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want := sortedScan(t, rc)
+				got := slices.Sorted(slices.Values(lookupRows(t, rc.Lookup, all)))
+				equal(t, fmt.Sprintf("round %d: every key", round), got, want)
+				var single []string
+				for _, k := range all {
+					single = append(single, lookupRows(t, rc.Lookup, [][]any{k})...)
+				}
+				slices.Sort(single)
+				equal(t, fmt.Sprintf("round %d: one key at a time", round), single, want)
+				var wg sync.WaitGroup
+				res := make([][]string, 4)
+				kb := batch(t, []arrow.Field{idField, ptField}, all...)
+				for g := range res {
+					wg.Go(func() {
+						rec, err := rc.Lookup(context.Background(), kb)
+						if err != nil {
+							res[g] = []string{err.Error()}
+							return
+						}
+						res[g] = slices.Sorted(slices.Values(recStrings(rec)))
+						rec.Release()
+					})
+				}
+				wg.Wait()
+				kb.Release()
+				for g, r := range res {
+					equal(t, fmt.Sprintf("round %d: goroutine %d", round, g), r, want)
+				}
+			}
+		})
 	}
 }

@@ -146,6 +146,13 @@ type memPB struct {
 // context never committed are read on top of it), and the errors of
 // reader.Scan.Plan and of reading the snapshot's offsets.
 func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
+	return s.plan(ctx, nil)
+}
+
+// plan is Plan; with keys, the disk plan (kept across calls as Plan keeps
+// it) is narrowed to the keys' partition-buckets and files
+// (reader.Plan.Narrow), as a WithKeys scan would plan it.
+func (s *Scan) plan(ctx context.Context, keys arrow.RecordBatch) (*Plan, error) {
 	c := s.c
 	views, err := c.acquireViews(ctx)
 	if err != nil {
@@ -170,6 +177,11 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		return nil, err
 	}
 	rp, off := dp.rp, dp.off
+	if keys != nil {
+		if rp, err = rp.Narrow(ctx, keys); err != nil {
+			return nil, err
+		}
+	}
 	var snapID int64
 	if rp.Snapshot != nil {
 		snapID = rp.Snapshot.ID
@@ -612,18 +624,41 @@ func (p *Plan) countRead(ctx context.Context, sp *Split) (int64, error) {
 // lookupBatchSize is the read batch size of Context.Lookup.
 const lookupBatchSize = 1 << 20
 
+// lookups returns the scan Lookup plans with when given no options: it
+// keeps its disk plan across lookups (see Scan).
+func (c *Context) lookups() *Scan {
+	c.lookupOnce.Do(func() { c.lookupScan = c.NewScan(reader.WithBatchSize(lookupBatchSize)) })
+	return c.lookupScan
+}
+
 // Lookup returns the current rows of the primary keys in keys, from the
 // committed files and the rows in memory merged by the table's merge engine
 // (reader.WithKeys, reader.KeyFilter): one row per key found, none for a
 // missing key, with the output columns of opts (reader.WithColumns; every
 // column by default). A row is visible to Lookup once its Write returned.
+// Lookups without options share one scan of the context that keeps its disk
+// plan while the table's latest snapshot stays (see Scan) and narrows it to
+// each lookup's keys (reader.Plan.Narrow), so a lookup reads no metadata
+// but the LATEST hint; with options each lookup plans afresh.
 // The caller releases the batch. Errors: reader.ErrInvalidScan for keys
 // that do not fit the table, and those of Plan and reading.
 func (c *Context) Lookup(ctx context.Context, keys arrow.RecordBatch, opts ...reader.Option) (arrow.RecordBatch, error) {
 	// Whole memory batches and files per run: the pre-merge selection
 	// finds the keys by binary search in each, so cutting them into read
 	// batches first only adds work.
-	p, err := c.NewScan(append([]reader.Option{reader.WithBatchSize(lookupBatchSize)}, append(slices.Clone(opts), reader.WithKeys(keys))...)...).Plan(ctx)
+	var p *Plan
+	var err error
+	if len(opts) == 0 {
+		// The context's lookup scan keeps its disk plan while the table's
+		// latest snapshot stays; each lookup narrows it to its keys.
+		p, err = c.lookups().plan(ctx, keys)
+	}
+	if len(opts) > 0 || (err != nil && errors.Is(err, reader.ErrInvalidScan)) {
+		// Options of the caller's, or a plan Narrow does not take
+		// (postpone merge-on-read): plan the lookup afresh (bad keys
+		// fail here again, with the same error).
+		p, err = c.NewScan(append([]reader.Option{reader.WithBatchSize(lookupBatchSize)}, append(slices.Clone(opts), reader.WithKeys(keys))...)...).Plan(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
