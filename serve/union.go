@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	paimon "github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/realtime"
@@ -135,7 +136,7 @@ func fetch(ctx context.Context, t *paimon.Table, o UnionOptions) (int64, []realt
 	defer c.Close()
 	snap, portions, err := c.Portions(ctx)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: server %s: %w", ErrProviderUnavailable, rec.Location, err)
+		return 0, nil, fmt.Errorf("%w: server %s, recorded in %s/%s: %w", ErrProviderUnavailable, rec.Location, fileio.Redact(t.FileIO().URL()), ServicePath, err)
 	}
 	return snap, portions, nil
 }

@@ -62,14 +62,14 @@ quotes.`,
 				if len(opts) > 0 {
 					return usageError{errors.New("--realtime looks up the server's current rows: it takes no --snapshot, --tag, --where, --columns or --bucket")}
 				}
-				c, _, err := serve.DialTable(ctx, t, os.Getenv(tokenEnv))
+				c, svc, err := serve.DialTable(ctx, t, os.Getenv(tokenEnv))
 				if err != nil {
 					return err
 				}
 				defer c.Close()
 				rec, err = c.Lookup(ctx, kb)
 				if err != nil {
-					return serverError(err)
+					return serverError(unreachable(err, t, svc))
 				}
 			} else if rec, err = t.Lookup(ctx, kb, opts...); err != nil {
 				return err

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/paimon-go/paimon"
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/serve"
 )
 
@@ -22,6 +23,19 @@ import (
 const tokenEnv = "PAIMON_SERVE_TOKEN"
 
 // serverError adds a hint to a call the server refused for its token.
+// unreachable wraps an error of a call to the server svc of table t that
+// never reached it (gRPC Unavailable or DeadlineExceeded: nothing listens at
+// the recorded location, or it does not answer) in
+// serve.ErrProviderUnavailable, naming the location and the service file.
+func unreachable(err error, t *paimon.Table, svc serve.Service) error {
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return fmt.Errorf("%w: no answer from %s, recorded in %s/%s (is paimon serve running?): %w",
+			serve.ErrProviderUnavailable, svc.Location, fileio.Redact(t.FileIO().URL()), serve.ServicePath, err)
+	}
+	return err
+}
+
 func serverError(err error) error {
 	if status.Code(err) == codes.Unauthenticated {
 		return fmt.Errorf("%w (set $%s to the server's token)", err, tokenEnv)

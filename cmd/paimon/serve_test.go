@@ -279,6 +279,19 @@ func TestServeSecondProcessRefused(t *testing.T) {
 	}
 	_ = first.cmd.Process.Kill()
 	_ = first.cmd.Wait()
+	// The service file still names the killed server: lookups and reads
+	// through it fail with one line naming the location and the file.
+	for _, args := range [][]string{{"lookup", url, "--realtime", "--key", "k=1"}, {"cat", url, "--realtime"}} {
+		_, stderr, code := runCLI(t, t.TempDir(), []string{tokenEnv + "=" + serveToken}, args...)
+		if code != 1 {
+			t.Errorf("%s against a dead server: exit %d, want 1; stderr %s", args[0], code, stderr)
+		}
+		for _, want := range []string{"real-time provider unavailable", first.location, serve.ServicePath} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s against a dead server: stderr %q does not name %q", args[0], stderr, want)
+			}
+		}
+	}
 	next := startServe(t, url)
 	if next.location == first.location {
 		t.Fatalf("the new server reports the old location %s", next.location)
