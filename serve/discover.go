@@ -28,6 +28,12 @@ var ErrNoService = errors.New("serve: no real-time server is recorded for the ta
 // would each refuse the other's progress and drop what they hold).
 var ErrTableServed = errors.New("serve: the table is already served")
 
+// ErrDamagedService reports a service file that holds no server record
+// (not JSON, or no location). A server starting on the table replaces it;
+// readers looking for the server fail with it (wrapped in
+// ErrProviderUnavailable by DialTable and OpenUnion).
+var ErrDamagedService = errors.New("serve: damaged service file")
+
 // probeTimeout bounds the liveness probe of a recorded server.
 const probeTimeout = 2 * time.Second
 
@@ -62,7 +68,7 @@ func Alive(ctx context.Context, location string) bool {
 func claim(ctx context.Context, fio *fileio.FileIO, self string) error {
 	rec, err := ReadService(ctx, fio)
 	switch {
-	case errors.Is(err, ErrNoService), errors.Is(err, ErrBadRequest):
+	case errors.Is(err, ErrNoService), errors.Is(err, ErrDamagedService):
 		return nil
 	case err != nil:
 		return err
@@ -97,8 +103,8 @@ func WriteService(ctx context.Context, fio *fileio.FileIO, rec Service) error {
 }
 
 // ReadService returns the recorded server. Errors: ErrNoService (wrapping
-// fileio.ErrNotExist) when none is recorded, ErrBadRequest wrapped for a
-// damaged file (naming it), and the store's.
+// fileio.ErrNotExist) when none is recorded, ErrDamagedService for a
+// damaged file (naming it and the table), and the store's.
 func ReadService(ctx context.Context, fio *fileio.FileIO) (Service, error) {
 	var rec Service
 	b, err := fio.ReadFileLimit(ctx, ServicePath, 64<<10)
@@ -112,7 +118,7 @@ func ReadService(ctx context.Context, fio *fileio.FileIO) (Service, error) {
 		if err == nil {
 			err = errors.New("no location")
 		}
-		return rec, fmt.Errorf("%w: damaged service file %s: %v", ErrBadRequest, ServicePath, err)
+		return rec, fmt.Errorf("%w %s of %s: %v", ErrDamagedService, ServicePath, fileio.Redact(fio.URL()), err)
 	}
 	return rec, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -53,6 +54,26 @@ func TestServeSecondServerRefused(t *testing.T) {
 	dead := "grpc+tcp://" + lis.Addr().String()
 	lis.Close()
 	fio := openTable(t, path).FileIO()
+	if err := serve.WriteService(ctx, fio, serve.Service{Location: dead, PID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// So is a damaged record, which readers report as such.
+	if err := fio.WriteFile(ctx, serve.ServicePath, []byte("{\"loc")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := serve.ReadService(ctx, fio); !errors.Is(err, serve.ErrDamagedService) || !strings.Contains(err.Error(), serve.ServicePath) {
+		t.Fatalf("damaged record: %v, want ErrDamagedService naming %s", err, serve.ServicePath)
+	}
+	if _, _, err := serve.DialTable(ctx, openTable(t, path), token); !errors.Is(err, serve.ErrProviderUnavailable) || !errors.Is(err, serve.ErrDamagedService) {
+		t.Fatalf("dial through a damaged record: %v, want ErrProviderUnavailable and ErrDamagedService", err)
+	}
+	second2, c2 := start(t, path, serve.Config{})
+	if got := views(t, c2, path, []int32{1}); !slices.Equal(got, []string{"1 10"}) {
+		t.Fatalf("server after a damaged record: %v", got)
+	}
+	if err := second2.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := serve.WriteService(ctx, fio, serve.Service{Location: dead, PID: 1}); err != nil {
 		t.Fatal(err)
 	}
