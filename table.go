@@ -16,6 +16,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
@@ -25,6 +27,7 @@ import (
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
+	"github.com/paimon-go/paimon/types"
 	"github.com/paimon-go/paimon/writer"
 )
 
@@ -45,6 +48,9 @@ type Table struct {
 	cache  *reader.Cache
 	// maintenance configures the Maintainer of NewCommit.
 	maintenance maintain.Options
+
+	lookupMu   sync.Mutex
+	lookupPlan *reader.Plan // the unfiltered plan Lookup narrows, of its snapshot
 }
 
 // TableOption configures OpenTable.
@@ -153,8 +159,53 @@ func (t *Table) NewScan(opts ...reader.Option) *reader.Scan {
 // hold a key are read (Java TableQuery.lookup reads the key's bucket).
 // The caller releases the batch. Errors: reader.ErrInvalidScan for keys
 // that do not fit the table, and those of planning and reading.
+//
+// Lookups without options keep the plan of the latest snapshot and narrow
+// it to each lookup's keys (reader.Plan.Narrow) while the latest snapshot
+// stays (one read of the LATEST hint and one existence check per lookup,
+// as Java's LocalTableQuery refreshes on a new snapshot); the data files
+// they read stay decoded in the table's lookup cache (reader.LookupCache,
+// lookup.cache-max-memory-size).
 func (t *Table) Lookup(ctx context.Context, keys arrow.RecordBatch, opts ...reader.Option) (arrow.RecordBatch, error) {
+	if len(opts) == 0 {
+		p, err := t.narrowedLookup(ctx, keys)
+		if err == nil {
+			return reader.Concat(p.Records(ctx), types.SchemaToArrow(p.Fields), nil)
+		}
+		if !errors.Is(err, reader.ErrInvalidScan) && !errors.Is(err, snapshot.ErrNotFound) {
+			return nil, err
+		}
+		// A table without snapshots, a plan Narrow does not take
+		// (fallback branch, postpone merge-on-read) or keys that do not fit
+		// (the scan reports them again).
+	}
 	return t.NewScan(opts...).Lookup(ctx, keys)
+}
+
+// narrowedLookup returns the kept plan of the latest snapshot (planned
+// again when the LATEST hint moved) narrowed to keys.
+func (t *Table) narrowedLookup(ctx context.Context, keys arrow.RecordBatch) (*reader.Plan, error) {
+	id, err := t.Snapshots().LatestID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.lookupMu.Lock()
+	p := t.lookupPlan
+	t.lookupMu.Unlock()
+	if p == nil || p.Snapshot == nil || p.Snapshot.ID != id {
+		if p, err = t.NewScan().Plan(ctx); err != nil {
+			return nil, err
+		}
+		if p.Snapshot == nil {
+			return nil, fmt.Errorf("paimon: lookup: %w", snapshot.ErrNotFound)
+		}
+		t.lookupMu.Lock()
+		if t.lookupPlan == nil || t.lookupPlan.Snapshot.ID < p.Snapshot.ID {
+			t.lookupPlan = p
+		}
+		t.lookupMu.Unlock()
+	}
+	return p.Narrow(ctx, keys)
 }
 
 // Cache returns the table's cache of decoded manifest files, shared by the
