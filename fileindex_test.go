@@ -2,7 +2,13 @@ package paimon_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -10,6 +16,11 @@ import (
 
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/expire"
+	"github.com/paimon-go/paimon/fileindex"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/orphan"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/types"
@@ -33,7 +44,10 @@ func bloomRows(c int64) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-func bloomTable(t *testing.T, pk bool) *paimon.Table {
+// bloomTable writes the four commits of bloomRows into a table with
+// bloom-filter indexes on id and v, embedded in the data file metas or,
+// with separate, in <data file>.index files (in-manifest threshold 1 byte).
+func bloomTable(t *testing.T, pk, separate bool) *paimon.Table {
 	s := catalog.Schema{
 		Fields: []types.DataField{types.Field(0, "id", types.BigInt()), types.Field(1, "v", types.BigInt())},
 		Options: map[string]string{
@@ -41,6 +55,9 @@ func bloomTable(t *testing.T, pk bool) *paimon.Table {
 			"file-index.bloom-filter.id.items": "100", "file-index.bloom-filter.id.fpp": "0.01",
 			"file-index.bloom-filter.v.items": "100", "file-index.bloom-filter.v.fpp": "0.01",
 		},
+	}
+	if separate {
+		s.Options["file-index.in-manifest-threshold"] = "1"
 	}
 	if pk {
 		s.Fields[0] = types.Field(0, "id", types.BigInt().NotNull())
@@ -57,15 +74,16 @@ func bloomTable(t *testing.T, pk bool) *paimon.Table {
 	return table
 }
 
-// A filtered scan and a key lookup skip exactly the files whose embedded
-// bloom filter rejects the value; for primary-key tables a value-column
-// filter never skips.
+// A filtered scan and a key lookup skip exactly the files whose bloom
+// filter (embedded, or in a separate .index file) rejects the value; for
+// primary-key tables a value-column filter never skips.
 func TestFileIndexSkipsFiles(t *testing.T) {
 	ctx := context.Background()
 	id := predicate.Ref{Index: 0, Name: "id", Type: types.BigInt()}
 	v := predicate.Ref{Index: 1, Name: "v", Type: types.BigInt()}
-	for _, pk := range []bool{false, true} {
-		table := bloomTable(t, pk)
+	for _, mode := range []struct{ pk, separate bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		pk := mode.pk
+		table := bloomTable(t, pk, mode.separate)
 		all, err := table.NewScan().Plan(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -74,8 +92,20 @@ func TestFileIndexSkipsFiles(t *testing.T) {
 		for _, sp := range all.Splits {
 			files += len(sp.Files)
 			for _, f := range sp.Files {
-				if len(f.EmbeddedIndex) == 0 {
-					t.Fatalf("pk=%v: file %s has no embedded index", pk, f.FileName)
+				switch {
+				case !mode.separate && (len(f.EmbeddedIndex) == 0 || len(f.ExtraFiles) != 0):
+					t.Fatalf("pk=%v: file %s: embedded index %d bytes, extra files %v", pk, f.FileName, len(f.EmbeddedIndex), f.ExtraFiles)
+				case mode.separate:
+					if len(f.EmbeddedIndex) != 0 || !slices.Equal(f.ExtraFiles, []string{f.FileName + ".index"}) {
+						t.Fatalf("pk=%v: file %s: embedded index %d bytes, extra files %v, want [%s.index]", pk, f.FileName, len(f.EmbeddedIndex), f.ExtraFiles, f.FileName)
+					}
+					b, err := table.FileIO().ReadFile(ctx, sp.BucketPath+"/"+f.FileName+".index")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := fileindex.Parse(b); err != nil {
+						t.Fatalf("%s.index: %v", f.FileName, err)
+					}
 				}
 			}
 		}
@@ -138,5 +168,98 @@ func TestFileIndexSkipsFiles(t *testing.T) {
 			got.Release()
 			kb.Release()
 		}
+	}
+}
+
+// TestFileIndexSeparateFiles: separate index files live and die with their
+// data files: a full compaction writes them for its output, expiration
+// deletes those of the expired files (and keeps the live ones), orphan
+// cleaning keeps live ones; a damaged or missing index file fails the scan
+// with an error naming it (Java fails the read likewise).
+func TestFileIndexSeparateFiles(t *testing.T) {
+	ctx := context.Background()
+	table := bloomTable(t, true, true)
+	indexFiles := func() []string {
+		t.Helper()
+		var out []string
+		err := filepath.WalkDir(strings.TrimPrefix(table.FileIO().URL(), "file://"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(p, ".index") && strings.Contains(p, "bucket-") {
+				out = append(out, filepath.Base(p))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return out
+	}
+	liveIndexes := func() []string {
+		t.Helper()
+		p, err := table.NewScan().Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, sp := range p.Splits {
+			for _, f := range sp.Files {
+				out = append(out, f.ExtraFiles...)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	before := indexFiles()
+	if len(before) != 4 || !slices.Equal(before, liveIndexes()) {
+		t.Fatalf("index files %v, live %v: want the 4 files' indexes", before, liveIndexes())
+	}
+	if _, err := compaction.Compact(ctx, table.FileIO(), table.Schema(), "u", compaction.Options{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	live := liveIndexes()
+	if len(live) != 1 || len(indexFiles()) != 5 {
+		t.Fatalf("after a full compaction: live %v, on disk %v: want 1 live of 5", live, indexFiles())
+	}
+	if _, err := expire.Expire(ctx, table.FileIO(), table.Schema(), expire.Options{RetainMin: 1, RetainMax: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexFiles(); !slices.Equal(got, live) {
+		t.Fatalf("after expiration: on disk %v, want only the live %v", got, live)
+	}
+	if _, err := orphan.Clean(ctx, table.FileIO(), 0, orphan.Options{Now: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexFiles(); !slices.Equal(got, live) {
+		t.Fatalf("after orphan cleaning: on disk %v, want the live %v", got, live)
+	}
+	// Damage the live index, then remove it.
+	p, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := p.Splits[0].BucketPath + "/" + live[0]
+	if err := table.FileIO().WriteFile(ctx, rel, []byte("not an index")); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := paimon.OpenTable(ctx, table.FileIO().URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	id := predicate.Ref{Index: 0, Name: "id", Type: types.BigInt()}
+	_, err = fresh.NewScan(reader.WithFilter(predicate.Equal(id, int64(202)))).Plan(ctx)
+	if !errors.Is(err, fileindex.ErrMalformed) || !strings.Contains(err.Error(), live[0]) {
+		t.Fatalf("damaged index file: %v, want fileindex.ErrMalformed naming %s", err, live[0])
+	}
+	if err := table.FileIO().Delete(ctx, rel); err != nil {
+		t.Fatal(err)
+	}
+	_, err = reader.NewScan(table.FileIO(), reader.WithFilter(predicate.Equal(id, int64(202)))).Plan(ctx)
+	if !errors.Is(err, fileio.ErrNotExist) || !strings.Contains(err.Error(), live[0]) {
+		t.Fatalf("missing index file: %v, want fileio.ErrNotExist naming %s", err, live[0])
+	}
+	// A scan without an Equal/In conjunct never reads it.
+	if _, err := reader.NewScan(table.FileIO()).Plan(ctx); err != nil {
+		t.Fatalf("unfiltered scan without the index file: %v", err)
 	}
 }

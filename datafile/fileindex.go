@@ -11,6 +11,11 @@ import (
 	"github.com/paimon-go/paimon/types"
 )
 
+// IndexFileSuffix ends the name of a data file's separate file index,
+// <data file name>.index next to the data file (Java
+// DataFilePathFactory.INDEX_PATH_SUFFIX), listed in DataFileMeta.extraFiles.
+const IndexFileSuffix = ".index"
+
 // File index options (Java CoreOptions / FileIndexOptions).
 const (
 	FileIndexBloomColumns   = "file-index.bloom-filter.columns"

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paimon-go/paimon/fileindex"
 	"io"
+	"path"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/paimon-go/paimon/fileindex"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/format"
 	"github.com/paimon-go/paimon/manifest"
@@ -94,8 +95,10 @@ type RollingWriter struct {
 
 // openFile is the data file being written.
 type openFile struct {
-	name, path     string       // path: relative to the writer's FileIO, or the external location
-	ext            *string      // the external location (_EXTERNAL_PATH), nil in the table
+	name, path     string  // path: relative to the writer's FileIO, or the external location
+	ext            *string // the external location (_EXTERNAL_PATH), nil in the table
+	fio            *fileio.FileIO
+	rel            string       // path relative to fio (the table's, or the external location's)
 	done           func() error // releases the FileIO of an external location
 	out            io.WriteCloser
 	fw             fileWriter
@@ -138,6 +141,7 @@ func (w *RollingWriter) open(ctx context.Context) error {
 		_ = f.done()
 		return fmt.Errorf("datafile: create %s: %w", f.path, err)
 	}
+	f.fio, f.rel = fio, rel
 	fw, err := l.ff.NewWriter(ctx, out, f.path, l.fields, format.WriteOptions{Options: l.options, Allocator: l.mem})
 	if err != nil {
 		abortOut(out)
@@ -150,14 +154,27 @@ func (w *RollingWriter) open(ctx context.Context) error {
 }
 
 // Delete deletes the data file f of the bucket directory dir (relative to
-// fio's root): at its _EXTERNAL_PATH when it has one (through
-// fileio.FileIO.OpenLocation), else dir/<file name>. A file already gone is
+// fio's root) and its extra files (a separate file index): at its
+// _EXTERNAL_PATH when it has one (through fileio.FileIO.OpenLocation),
+// else dir/<file name>. A file already gone is
 // no error; other errors name the file.
 func Delete(ctx context.Context, fio *fileio.FileIO, dir string, f *manifest.DataFileMeta) error {
-	if f.ExternalPath != nil && *f.ExternalPath != "" {
-		return deleteAt(ctx, fio, *f.ExternalPath, true)
+	var errs []error
+	for _, x := range f.ExtraFiles {
+		// Extra files (a separate file index) sit next to the data file
+		// (DataFilePathFactory.toAlignedPath).
+		if f.ExternalPath != nil && *f.ExternalPath != "" {
+			errs = append(errs, deleteAt(ctx, fio, path.Join(path.Dir(*f.ExternalPath), x), true))
+		} else {
+			errs = append(errs, deleteAt(ctx, fio, dir+"/"+x, false))
+		}
 	}
-	return deleteAt(ctx, fio, dir+"/"+f.FileName, false)
+	if f.ExternalPath != nil && *f.ExternalPath != "" {
+		errs = append(errs, deleteAt(ctx, fio, *f.ExternalPath, true))
+	} else {
+		errs = append(errs, deleteAt(ctx, fio, dir+"/"+f.FileName, false))
+	}
+	return errors.Join(errs...)
 }
 
 // DeleteLocation deletes the file p: a path relative to fio's root, or an
@@ -333,10 +350,20 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 		ExternalPath: f.ext,
 	})
 	m := &w.done[len(w.done)-1]
-	if index != nil && int64(len(index)) <= l.indexThreshold {
-		// Larger indexes would go to a <data file>.index extra file (Java
-		// DataFileIndexWriter); not written yet, so such files carry none.
+	switch {
+	case index == nil:
+	case int64(len(index)) <= l.indexThreshold:
 		m.EmbeddedIndex = index
+	default:
+		// Java DataFileIndexWriter: an index above
+		// file-index.in-manifest-threshold goes to <data file>.index next
+		// to the data file (DataFilePathFactory.dataFileToFileIndexPath),
+		// named in extraFiles. Listed first, so that Abort deletes it too.
+		name := f.name + IndexFileSuffix
+		m.ExtraFiles = []string{name}
+		if err := f.fio.WriteFile(ctx, f.rel+IndexFileSuffix, index); err != nil {
+			return fmt.Errorf("datafile: file index of %s: %w", f.path, err)
+		}
 	}
 	if !l.kv {
 		vs, err := encodeStats(l.fields, l.modes, res.Stats, l.dense)

@@ -24,6 +24,7 @@ const DefaultCacheBytes = manifest.DefaultCacheBytes
 type Cache struct {
 	manifests *manifest.Cache
 	lookup    *LookupCache
+	indexes   *indexFiles // separate file index files (up to 16 MiB)
 }
 
 // NewCache returns a Cache that keeps at most maxBytes bytes of decoded
@@ -31,7 +32,7 @@ type Cache struct {
 // <= 0 keeps only the compiled decoders. Its LookupCache keeps up to
 // DefaultLookupCacheBytes.
 func NewCache(maxBytes int64) *Cache {
-	return &Cache{manifests: manifest.NewCache(maxBytes), lookup: NewLookupCache(DefaultLookupCacheBytes)}
+	return &Cache{manifests: manifest.NewCache(maxBytes), lookup: NewLookupCache(DefaultLookupCacheBytes), indexes: newIndexFiles(defaultIndexFileBytes)}
 }
 
 // LookupFiles returns the cache of data files decoded for point lookups,

@@ -227,6 +227,9 @@ func (p *Plan) Narrow(ctx context.Context, keys arrow.RecordBatch) (*Plan, error
 		for i := range sp.Files {
 			e := manifest.Entry{Kind: manifest.Add, Partition: sp.Partition, Bucket: sp.Bucket, TotalBuckets: sp.TotalBuckets, File: sp.Files[i]}
 			ok, err := pr.keep(ctx, &e)
+			if err == nil && ok {
+				ok, err = pr.keepLive(ctx, &e)
+			}
 			if err != nil {
 				return nil, err
 			}

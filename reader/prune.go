@@ -59,7 +59,7 @@ type selector struct {
 func newPruner(t *tableState, ts *schema.TableSchema, filter predicate.Predicate, bucket *int32) *pruner {
 	p := &pruner{t: t, ts: ts, partOK: map[string]bool{}}
 	p.sel = newSelector(ts, filter, bucket)
-	p.index = newIndexPruner(filter, ts)
+	p.index = newIndexPruner(t, filter, ts)
 	if filter != nil {
 		if len(ts.PrimaryKeys) > 0 {
 			p.keys = newKeyPruner(filter, ts)
@@ -128,6 +128,33 @@ func (p *pruner) keep(ctx context.Context, e *manifest.Entry) (bool, error) {
 		return ok, err
 	}
 	return p.index.mayContain(e)
+}
+
+// keepLive is the part of keep that reads files (separate file index
+// files), asked of live entries only (after netting).
+func (p *pruner) keepLive(ctx context.Context, e *manifest.Entry) (bool, error) {
+	if p.index == nil {
+		return true, nil
+	}
+	return p.index.mayContainSeparate(ctx, e)
+}
+
+// live drops the entries keepLive rules out.
+func (p *pruner) live(ctx context.Context, es []manifest.Entry) ([]manifest.Entry, error) {
+	if p.index == nil {
+		return es, nil
+	}
+	out := es[:0]
+	for i := range es {
+		ok, err := p.keepLive(ctx, &es[i])
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, es[i])
+		}
+	}
+	return out, nil
 }
 
 // partitionMatches tests the partition filter on a serialized partition;

@@ -217,6 +217,7 @@ type tableState struct {
 	meta    *fileio.FileIO  // schema/, snapshot/, tag/ of the branch
 	fio     *fileio.FileIO  // manifest/, index/ and data files (table root)
 	mc      *manifest.Cache // decoded manifest files (Cache, or a per-Plan one)
+	indexes *indexFiles     // separate file index files read (Cache, or a per-Plan one)
 	schemas *schema.Manager
 	mu      sync.Mutex
 	cache   map[int64]*schema.TableSchema
@@ -239,12 +240,12 @@ func (t *tableState) schema(ctx context.Context, id int64) (*schema.TableSchema,
 	return s, nil
 }
 
-func newTableState(root *fileio.FileIO, branch string, mc *manifest.Cache) *tableState {
+func newTableState(root *fileio.FileIO, branch string, mc *manifest.Cache, idx *indexFiles) *tableState {
 	meta := root
 	if branch != "" && branch != schema.MainBranch {
 		meta = root.Sub("branch/branch-" + branch)
 	}
-	return &tableState{meta: meta, fio: root, mc: mc, schemas: schema.NewManager(meta, ""), cache: map[int64]*schema.TableSchema{}}
+	return &tableState{meta: meta, fio: root, mc: mc, indexes: idx, schemas: schema.NewManager(meta, ""), cache: map[int64]*schema.TableSchema{}}
 }
 
 // Plan picks the snapshot, reads its manifests and groups the live files
@@ -257,12 +258,14 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 		return nil, err
 	}
 	var mc *manifest.Cache
+	var idx *indexFiles
 	if s.cfg.cache != nil {
-		mc = s.cfg.cache.manifests
+		mc, idx = s.cfg.cache.manifests, s.cfg.cache.indexes
 	} else {
 		mc = manifest.NewCache(0) // shares compiled decoders within this Plan only
+		idx = newIndexFiles(defaultIndexFileBytes)
 	}
-	main := newTableState(s.root, s.cfg.branch, mc)
+	main := newTableState(s.root, s.cfg.branch, mc, idx)
 	plan, err := s.planBranch(ctx, main, s.cfg.filter)
 	if err != nil {
 		return nil, err
@@ -276,7 +279,7 @@ func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
 	}
 	// FallbackReadFileStoreTable: partitions missing from the main branch are
 	// read from the fallback branch.
-	fb := newTableState(s.root, fallback, mc)
+	fb := newTableState(s.root, fallback, mc, idx)
 	fbPlan, err := s.planBranch(ctx, fb, s.cfg.filter)
 	if err != nil {
 		return nil, fmt.Errorf("reader: fallback branch %q: %w", fallback, err)
@@ -548,7 +551,11 @@ func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snap
 	}
 	if !pruned {
 		// Every entry was read: the entries must net out exactly.
-		return manifest.Net(all)
+		netted, err := manifest.Net(all)
+		if err != nil {
+			return nil, err
+		}
+		return pr.live(ctx, netted)
 	}
 	// Pruned manifests or entries may hold the ADD of a DELETE we read;
 	// Java's FileEntry.mergeEntries keeps such a DELETE pending, and the scan
@@ -557,7 +564,7 @@ func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snap
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(merged, func(e manifest.Entry) bool { return e.Kind != manifest.Add }), nil
+	return pr.live(ctx, slices.DeleteFunc(merged, func(e manifest.Entry) bool { return e.Kind != manifest.Add }))
 }
 
 // partitionFilter keeps the part of filter that only uses partition fields
