@@ -17,8 +17,8 @@ import (
 
 	paimon "github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
-	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/types"
 )
