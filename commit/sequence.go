@@ -142,6 +142,9 @@ func (g *sequenceGuard) apply(ctx context.Context, c *Committer, base []manifest
 		r.Files[e.File.FileName] = copies
 		for _, f := range copies {
 			out.copies = append(out.copies, dir+"/"+f.FileName)
+			for _, x := range f.ExtraFiles {
+				out.copies = append(out.copies, dir+"/"+x) // its file index
+			}
 			ne := e
 			ne.File = f
 			next = append(next, ne)

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -149,8 +150,16 @@ func (r *Rewriter) Shift(ctx context.Context, dir string, f manifest.DataFileMet
 // source checks that the key-value data file f at path can be copied and
 // returns its table schema and file layout.
 func (r *Rewriter) source(ctx context.Context, path string, f manifest.DataFileMeta) (*schema.TableSchema, *datafile.Layout, error) {
-	if len(f.ExtraFiles) > 0 || len(f.EmbeddedIndex) > 0 || (f.ExternalPath != nil && *f.ExternalPath != "") {
-		return nil, nil, fmt.Errorf("%w: %s has extra files, an embedded index or an external path", ErrUnsupported, path)
+	// A file index (embedded, or a <data file>.index extra file) is no
+	// obstacle: the copies are written with the layout of the file's
+	// schema, which indexes the same columns of the same rows anew.
+	for _, x := range f.ExtraFiles {
+		if !strings.HasSuffix(x, datafile.IndexFileSuffix) {
+			return nil, nil, fmt.Errorf("%w: %s has extra file %s", ErrUnsupported, path, x)
+		}
+	}
+	if f.ExternalPath != nil && *f.ExternalPath != "" {
+		return nil, nil, fmt.Errorf("%w: %s has an external path", ErrUnsupported, path)
 	}
 	ts, err := r.schema(ctx, f.SchemaID)
 	if err != nil {

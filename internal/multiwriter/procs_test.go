@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,6 +122,11 @@ var procEngines = []struct {
 	// compaction committed over another writer's would count twice.
 	{"aggregation lookup", map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "last_value",
 		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum", "changelog-producer": "lookup"}, true},
+	// File indexes: re-sequenced copies get indexes of their own (a
+	// <data file>.index file here); the copies of an attempt that was not
+	// published are deleted with their index files.
+	{"deduplicate file index", map[string]string{"file-index.bloom-filter.columns": "k,v",
+		"file-index.bloom-filter.k.items": "1000", "file-index.bloom-filter.v.items": "1000", "file-index.in-manifest-threshold": "1"}, true},
 	{"partial-update", map[string]string{"merge-engine": "partial-update"}, false},
 	{"first-row", map[string]string{"merge-engine": "first-row"}, false},
 	// Deletion vectors: reads skip level 0 (as in Java), and a writer whose
@@ -482,7 +488,7 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 	}
 	model := engine
 	switch {
-	case engine == "deletion-vectors":
+	case engine == "deletion-vectors", strings.HasPrefix(engine, "deduplicate"):
 		model = "deduplicate"
 	case strings.Contains(engine, "aggregation"):
 		model = "aggregation"
@@ -493,6 +499,30 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 	}
 	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) && !strings.HasPrefix(engine, "deletion-vectors") {
 		t.Fatalf("rows\n%q\nwant (serial replay)\n%q", got, want)
+	}
+	if opts["file-index.bloom-filter.columns"] != "" && variant != "kill" {
+		// Every index file has its data file: the copies of attempts that
+		// were not published went with their index files.
+		infos, err := tbl.FileIO.List(context.Background(), "bucket-0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		for _, fi := range infos {
+			names[path.Base(fi.Path)] = true
+		}
+		indexes := 0
+		for n := range names {
+			if data, ok := strings.CutSuffix(n, ".index"); ok {
+				indexes++
+				if !names[data] {
+					t.Errorf("index file %s without its data file", n)
+				}
+			}
+		}
+		if indexes == 0 {
+			t.Errorf("no index file in bucket-0 (%d files)", len(names))
+		}
 	}
 	if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
 		t.Fatal(err)
