@@ -103,8 +103,7 @@ type Context struct {
 	adoptedID int64
 	adopted   progress.Offsets
 
-	lookupOnce sync.Once
-	lookupScan *Scan // Lookup without options (lookups)
+	lookupScan atomic.Pointer[Scan] // Lookup without options (lookups); nil until the first
 
 	prepMu sync.Mutex // one PrepareCommitWithProgress at a time
 	// lostCompactions counts commits whose data and progress landed but
@@ -415,6 +414,12 @@ func (c *Context) RefreshCommittedSnapshot(ctx context.Context, id int64) error 
 		if err := c.adopt(id, off); err != nil {
 			return err
 		}
+	}
+	if s := c.lookupScan.Load(); s != nil {
+		// Plan the new snapshot for lookups here, in the committer's
+		// goroutine, so that the next lookup finds it planned. A failure
+		// leaves it to that lookup.
+		_, _ = s.disk(ctx)
 	}
 	return c.notify(ctx)
 }

@@ -625,10 +625,14 @@ func (p *Plan) countRead(ctx context.Context, sp *Split) (int64, error) {
 const lookupBatchSize = 1 << 20
 
 // lookups returns the scan Lookup plans with when given no options: it
-// keeps its disk plan across lookups (see Scan).
+// keeps its disk plan across lookups (see Scan), and
+// RefreshCommittedSnapshot plans each snapshot the context commits for it.
 func (c *Context) lookups() *Scan {
-	c.lookupOnce.Do(func() { c.lookupScan = c.NewScan(reader.WithBatchSize(lookupBatchSize)) })
-	return c.lookupScan
+	if s := c.lookupScan.Load(); s != nil {
+		return s
+	}
+	c.lookupScan.CompareAndSwap(nil, c.NewScan(reader.WithBatchSize(lookupBatchSize)))
+	return c.lookupScan.Load()
 }
 
 // Lookup returns the current rows of the primary keys in keys, from the
