@@ -19,7 +19,8 @@ import (
 )
 
 // series colours: commit, data files, metadata, manifests, manifest lists,
-// snapshot publish, freshness, query, PUT.
+// snapshot publish, freshness, query, PUT; lookup freshness reuses the
+// first, dashed.
 var palette = []color.RGBA{
 	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff},
 	{0x17, 0xbe, 0xcf, 0xff}, {0xbc, 0xbd, 0x22, 0xff}, {0x8c, 0x56, 0x4b, 0xff},
@@ -30,12 +31,17 @@ var palette = []color.RGBA{
 const minPlotMS = 0.001
 
 // writePlot draws, for each workload, the CDF of the latency of every
-// phase (left) and commit latency over the run (right), as SVG or PNG by
-// the file's extension.
+// phase (left), the legend of its series (middle, beside the plots so that
+// it covers no curve) and commit latency over the run (right), under a
+// header naming the store, as SVG or PNG by the file's extension.
 func writePlot(path string, results []*result) error {
-	var rows [][]*plot.Plot
+	type row struct {
+		cdf, over *plot.Plot
+		legend    plot.Legend
+	}
+	var rows []row
 	for _, r := range results {
-		cdf, err := cdfPlot(r)
+		cdf, legend, err := cdfPlot(r)
 		if err != nil {
 			return fmt.Errorf("rtbench: plot: %w", err)
 		}
@@ -43,11 +49,11 @@ func writePlot(path string, results []*result) error {
 		if err != nil {
 			return fmt.Errorf("rtbench: plot: %w", err)
 		}
-		rows = append(rows, []*plot.Plot{cdf, over})
+		rows = append(rows, row{cdf, over, legend})
 	}
-	w, h := 28*vg.Centimeter, vg.Length(len(rows))*10*vg.Centimeter
-	tiles := draw.Tiles{Rows: len(rows), Cols: 2, PadX: vg.Centimeter, PadY: vg.Centimeter,
-		PadTop: vg.Millimeter * 3, PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 3}
+	const rowH = 10 * vg.Centimeter
+	header := vg.Centimeter
+	w, h := 34*vg.Centimeter, header+vg.Length(len(rows))*rowH
 
 	var wt io.WriterTo
 	var dc draw.Canvas
@@ -64,11 +70,21 @@ func writePlot(path string, results []*result) error {
 	// A white background for PNG viewers.
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	canvases := plot.Align(rows, tiles, dc)
-	for i := range rows {
-		for j := range rows[i] {
-			rows[i][j].Draw(canvases[i][j])
-		}
+	if len(results) > 0 {
+		sty := plot.NewLegend().TextStyle
+		dc.FillText(sty, vg.Point{X: dc.Min.X + 3*vg.Millimeter, Y: dc.Max.Y - header + 3*vg.Millimeter},
+			"rtbench: store "+shorten(results[0].store, 110))
+	}
+	pad := 3 * vg.Millimeter
+	for i, r := range rows {
+		top := dc.Max.Y - header - vg.Length(i)*rowH
+		rc := draw.Crop(dc, 0, 0, top-rowH-dc.Min.Y, top-dc.Max.Y)
+		// Columns: CDF 45 %, legend 17 %, time plot the rest.
+		x0, x1 := rc.Min.X+0.45*w, rc.Min.X+0.62*w
+		r.cdf.Draw(draw.Crop(rc, pad, x0-rc.Max.X, pad, -pad))
+		lc := draw.Crop(rc, x0-rc.Min.X+pad, x1-rc.Max.X, pad, -2*pad)
+		r.legend.Draw(lc)
+		r.over.Draw(draw.Crop(rc, x1-rc.Min.X+pad, -pad, pad, -pad))
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -84,6 +100,15 @@ func writePlot(path string, results []*result) error {
 	return nil
 }
 
+// shorten returns s cut to at most n characters, the cut marked by "…".
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
 // cdfXYs returns the empirical CDF of d in milliseconds.
 func cdfXYs(d dist) plotter.XYs {
 	xy := make(plotter.XYs, len(d))
@@ -94,16 +119,18 @@ func cdfXYs(d dist) plotter.XYs {
 	return xy
 }
 
-func cdfPlot(r *result) (*plot.Plot, error) {
+// cdfPlot returns the CDF plot of r's phases and the legend of its series
+// (drawn beside the plot, not in it).
+func cdfPlot(r *result) (*plot.Plot, plot.Legend, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: latency CDF per phase (%s)", r.workload, r.store)
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	p.Title.Text = fmt.Sprintf("%s: latency CDF per phase", r.workload)
 	p.X.Label.Text = "latency, ms (log)"
 	p.Y.Label.Text = "fraction ≤ x"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = false
-	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
 	series := []struct {
 		name string
@@ -118,6 +145,7 @@ func cdfPlot(r *result) (*plot.Plot, error) {
 		{"freshness", r.freshness},
 		{"union query", r.query},
 		{"store PUT", r.floor.put},
+		{"lookup freshness", r.lookupFresh},
 	}
 	for i, s := range series {
 		if len(s.d) == 0 {
@@ -125,19 +153,22 @@ func cdfPlot(r *result) (*plot.Plot, error) {
 		}
 		l, err := plotter.NewLine(cdfXYs(s.d))
 		if err != nil {
-			return nil, err
+			return nil, legend, err
 		}
 		l.Color = palette[i%len(palette)]
 		l.Width = vg.Points(1.5)
+		if i >= len(palette) {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
 		p.Add(l)
-		p.Legend.Add(s.name, l)
+		legend.Add(s.name, l)
 	}
-	return p, nil
+	return p, legend, nil
 }
 
 func timePlot(r *result) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: commit latency over the run (%d commits)", r.workload, len(r.commits))
+	p.Title.Text = fmt.Sprintf("%s: %d commits (blue) and their data files (orange)", r.workload, len(r.commits))
 	p.X.Label.Text = "time since the first Write, s"
 	p.Y.Label.Text = "latency, ms"
 	p.Add(plotter.NewGrid())
@@ -154,7 +185,7 @@ func timePlot(r *result) (*plot.Plot, error) {
 	for i, s := range []struct {
 		name string
 		xy   plotter.XYs
-	}{{"commit", total}, {"data files", data}} {
+	}{{"commit", total}, {"data files", data}} { // palette[0] and [1], as in the CDF
 		sc, err := plotter.NewScatter(s.xy)
 		if err != nil {
 			return nil, err
@@ -162,9 +193,7 @@ func timePlot(r *result) (*plot.Plot, error) {
 		sc.GlyphStyle.Color = palette[i]
 		sc.GlyphStyle.Radius = vg.Points(1.5)
 		p.Add(sc)
-		p.Legend.Add(s.name, sc)
 	}
-	p.Legend.Top = true
 	p.Y.Min = 0
 	return p, nil
 }

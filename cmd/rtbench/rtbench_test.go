@@ -168,6 +168,19 @@ func TestAllWorkloads(t *testing.T) {
 			if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || !bytes.Contains(svg, []byte("<svg")) {
 				t.Errorf("out.svg is not an SVG document: %.80q", svg)
 			}
+			// The header, each workload's titles and one legend per
+			// workload (beside the plots); lookup freshness on the
+			// primary-key workloads of the real-time layer.
+			svgWants := map[string]int{"rtbench: store ": 1, "latency CDF per phase": 3, "commits (blue) and their data files (orange)": 3,
+				">union query<": 3, ">lookup freshness<": 2}
+			if strings.HasSuffix(tc.name, "-plain") {
+				svgWants[">lookup freshness<"] = 0
+			}
+			for text, n := range svgWants {
+				if got := bytes.Count(svg, []byte(text)); got != n {
+					t.Errorf("out.svg holds %q %d times, want %d", text, got, n)
+				}
+			}
 			wants := []string{"rows verified", "yes (20,000 rows read back)", "yes (3,"}
 			if !strings.HasSuffix(tc.name, "-plain") {
 				wants = append(wants, "union read too", "real-time layer")
