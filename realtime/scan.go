@@ -37,8 +37,9 @@ type Scan struct {
 	c    *Context
 	opts []reader.Option
 
-	mu   sync.Mutex
-	last *diskPlan // the disk plan of the last Plan call
+	mu     sync.Mutex
+	last   *diskPlan  // the disk plan of the last Plan call
+	planMu sync.Mutex // held while a new disk plan is made
 }
 
 // diskPlan is a planned disk snapshot and the progress it records.
@@ -300,13 +301,33 @@ func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
 	s.mu.Lock()
 	last := s.last
 	s.mu.Unlock()
-	if last != nil {
+	current := func(last *diskPlan) (bool, error) {
+		if last == nil {
+			return false, nil
+		}
 		id, err := snapshot.NewManager(c.fio).LatestID(ctx)
 		switch {
 		case err == nil && last.rp.Snapshot != nil && id == last.rp.Snapshot.ID:
-			return last, nil
+			return true, nil
 		case errors.Is(err, snapshot.ErrNotFound) && last.rp.Snapshot == nil:
-			return last, nil
+			return true, nil
+		}
+		return false, nil
+	}
+	if ok, _ := current(last); ok {
+		return last, nil
+	}
+	// One new plan at a time: a concurrent Plan call (or the context's
+	// refresh planning for its lookups) that planned the latest snapshot
+	// meanwhile serves this one too.
+	s.planMu.Lock()
+	defer s.planMu.Unlock()
+	s.mu.Lock()
+	newer := s.last
+	s.mu.Unlock()
+	if newer != last {
+		if ok, _ := current(newer); ok {
+			return newer, nil
 		}
 	}
 	opts := slices.Clone(s.opts)
