@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/reader"
@@ -167,14 +165,18 @@ func scanKN(t *testing.T, table *paimon.Table) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return planKN(t, p)
+}
+
+// planKN reads every split of p as sorted "k n" rows.
+func planKN(t *testing.T, p *reader.Plan) []string {
+	t.Helper()
 	var out []string
 	for rec, err := range p.Records(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range int(rec.NumRows()) {
-			out = append(out, fmt.Sprintf("%d %s", rec.Column(0).(*array.Int32).Value(i), rec.Column(1).ValueStr(i)))
-		}
+		out = append(out, knRows(rec)...)
 		rec.Release()
 	}
 	slices.Sort(out)
@@ -190,12 +192,7 @@ func lookupKNErr(table *paimon.Table, ks ...int32) []string {
 		return []string{"error: " + err.Error()}
 	}
 	defer rec.Release()
-	var out []string
-	for i := range int(rec.NumRows()) {
-		out = append(out, fmt.Sprintf("%d %s", rec.Column(0).(*array.Int32).Value(i), rec.Column(1).ValueStr(i)))
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(slices.Values(knRows(rec)))
 }
 
 // checkNarrow: for each key set, Plan.Narrow of the table's unfiltered plan
@@ -218,20 +215,6 @@ func checkNarrow(t *testing.T, table *paimon.Table, keySets ...[]int32) {
 		slices.Sort(out)
 		return out
 	}
-	rows := func(p *reader.Plan) []string {
-		var out []string
-		for rec, err := range p.Records(ctx) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range int(rec.NumRows()) {
-				out = append(out, fmt.Sprintf("%d %s", rec.Column(0).(*array.Int32).Value(i), rec.Column(1).ValueStr(i)))
-			}
-			rec.Release()
-		}
-		slices.Sort(out)
-		return out
-	}
 	for _, ks := range keySets {
 		kb := intKeys(ks)
 		n, err := base.Narrow(ctx, kb)
@@ -245,7 +228,7 @@ func checkNarrow(t *testing.T, table *paimon.Table, keySets ...[]int32) {
 		if got, want := files(n), files(w); !slices.Equal(got, want) {
 			t.Fatalf("narrowed to %d keys: files %v, WithKeys plan %v", len(ks), got, want)
 		}
-		if got, want := rows(n), rows(w); !slices.Equal(got, want) {
+		if got, want := planKN(t, n), planKN(t, w); !slices.Equal(got, want) {
 			t.Fatalf("narrowed to %d keys: rows %v, WithKeys plan %v", len(ks), got, want)
 		}
 		if _, err := n.Narrow(ctx, kb); !errors.Is(err, reader.ErrInvalidScan) {

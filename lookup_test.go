@@ -178,11 +178,15 @@ func lookupKN(t *testing.T, table *paimon.Table, ks ...int32) []string {
 		t.Fatal(err)
 	}
 	defer rec.Release()
-	var out []string
+	return slices.Sorted(slices.Values(knRows(rec)))
+}
+
+// knRows renders the rows of a (k INT, n BIGINT) batch as "k n".
+func knRows(rec arrow.RecordBatch) []string {
+	out := make([]string, 0, rec.NumRows())
 	for i := range int(rec.NumRows()) {
 		out = append(out, fmt.Sprintf("%d %s", rec.Column(0).(*array.Int32).Value(i), rec.Column(1).ValueStr(i)))
 	}
-	slices.Sort(out)
 	return out
 }
 

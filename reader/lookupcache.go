@@ -235,51 +235,15 @@ const lookupItemOverhead = 256
 // concatFile reads every batch of read into one batch of schema sc (nil
 // when there are no rows).
 func concatFile(read iter.Seq2[arrow.RecordBatch, error], sc *arrow.Schema) (arrow.RecordBatch, error) {
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	var rows int64
-	for rec, err := range read {
-		if err != nil {
-			return nil, err
-		}
-		if rec.NumRows() == 0 {
-			rec.Release()
-			continue
-		}
-		recs = append(recs, rec)
-		rows += rec.NumRows()
+	rec, err := Concat(read, sc, memory.DefaultAllocator)
+	if err != nil {
+		return nil, err
 	}
-	switch len(recs) {
-	case 0:
+	if rec.NumRows() == 0 {
+		rec.Release()
 		return nil, nil
-	case 1:
-		recs[0].Retain()
-		return recs[0], nil
 	}
-	cols := make([]arrow.Array, sc.NumFields())
-	for i := range cols {
-		parts := make([]arrow.Array, len(recs))
-		for j, r := range recs {
-			parts[j] = r.Column(i)
-		}
-		a, err := array.Concatenate(parts, memory.DefaultAllocator)
-		if err != nil {
-			for _, done := range cols[:i] {
-				done.Release()
-			}
-			return nil, fmt.Errorf("reader: lookup cache: concatenate: %w", err)
-		}
-		cols[i] = a
-	}
-	out := array.NewRecordBatch(sc, cols, rows)
-	for _, a := range cols {
-		a.Release()
-	}
-	return out, nil
+	return rec, nil
 }
 
 // recordBytes is the total length of the Arrow buffers rec references.
