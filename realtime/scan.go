@@ -9,13 +9,16 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
 )
@@ -37,9 +40,14 @@ type Scan struct {
 	c    *Context
 	opts []reader.Option
 
-	mu     sync.Mutex
-	last   *diskPlan  // the disk plan of the last Plan call
-	planMu sync.Mutex // held while a new disk plan is made
+	mu      sync.Mutex
+	last    *diskPlan  // the disk plan of the last Plan call
+	checked time.Time  // when last was planned or found to be the latest
+	planMu  sync.Mutex // held while a new disk plan is made
+	// recheck, when positive, lets a Plan call use last without asking
+	// the store while it was checked within recheck and is not older than
+	// the snapshot the context adopted (the context's lookups).
+	recheck time.Duration
 }
 
 // diskPlan is a planned disk snapshot and the progress it records.
@@ -126,8 +134,10 @@ type memPB struct {
 // the disk snapshot (the latest unless the options choose another) and
 // builds the splits. Acquiring the views first guarantees that the rows
 // above the planned snapshot's committed offsets are still in them.
-// Deletion-vector tables are planned with reader.WithAllLevels, so
-// committed level-0 files stay visible. The disk plan of the Scan's
+// Deletion-vector and first-row tables are planned with
+// reader.WithAllLevels, so committed level-0 files stay visible (plain
+// reads skip them until a compaction moves their rows up, and the context
+// no longer holds them in memory once it adopted their snapshot). The disk plan of the Scan's
 // previous Plan call is reused while it is still the latest (see Scan).
 //
 // The scan filter prunes files as in reader.Scan and, as a pruning hint
@@ -299,20 +309,31 @@ func (s *Scan) plan(ctx context.Context, keys arrow.RecordBatch) (*Plan, error) 
 func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
 	c := s.c
 	s.mu.Lock()
-	last := s.last
+	last, checked := s.last, s.checked
 	s.mu.Unlock()
+	if s.recheck > 0 && last != nil && last.rp.Snapshot != nil && time.Since(checked) < s.recheck {
+		c.mu.Lock()
+		adopted, loaded := c.adoptedID, c.loaded
+		c.mu.Unlock()
+		if loaded && last.rp.Snapshot.ID >= adopted {
+			return last, nil
+		}
+	}
 	current := func(last *diskPlan) (bool, error) {
 		if last == nil {
 			return false, nil
 		}
 		id, err := snapshot.NewManager(c.fio).LatestID(ctx)
-		switch {
-		case err == nil && last.rp.Snapshot != nil && id == last.rp.Snapshot.ID:
-			return true, nil
-		case errors.Is(err, snapshot.ErrNotFound) && last.rp.Snapshot == nil:
-			return true, nil
+		ok := (err == nil && last.rp.Snapshot != nil && id == last.rp.Snapshot.ID) ||
+			(errors.Is(err, snapshot.ErrNotFound) && last.rp.Snapshot == nil)
+		if ok {
+			s.mu.Lock()
+			if s.last == last {
+				s.checked = time.Now()
+			}
+			s.mu.Unlock()
 		}
-		return false, nil
+		return ok, nil
 	}
 	if ok, _ := current(last); ok {
 		return last, nil
@@ -331,9 +352,17 @@ func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
 		}
 	}
 	opts := slices.Clone(s.opts)
-	if dv, err := c.ts.Options.DeletionVectorsEnabled(); err != nil {
+	dv, err := c.ts.Options.DeletionVectorsEnabled()
+	if err != nil {
 		return nil, err
-	} else if dv {
+	}
+	engine, err := c.ts.Options.MergeEngine()
+	if err != nil {
+		return nil, err
+	}
+	if dv || engine == schema.MergeFirstRow {
+		// Plain reads of these tables skip level 0 (Java); the context's
+		// committed rows may sit there, no longer in memory.
 		opts = append(opts, reader.WithAllLevels())
 	}
 	rp, err := planDisk(ctx, reader.NewScan(c.fio, append([]reader.Option{reader.WithCache(c.cache)}, opts...)...))
@@ -347,7 +376,7 @@ func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
 	dp := &diskPlan{rp: rp, off: off}
 	if rp.Schema == nil || rp.Schema.Options.ScanFallbackBranch() == "" {
 		s.mu.Lock()
-		s.last = dp
+		s.last, s.checked = dp, time.Now()
 		s.mu.Unlock()
 	}
 	return dp, nil
@@ -642,6 +671,21 @@ func (p *Plan) countRead(ctx context.Context, sp *Split) (int64, error) {
 	return n, nil
 }
 
+// forget drops the kept disk plan, so that the next Plan call plans the
+// latest snapshot.
+func (s *Scan) forget() {
+	s.mu.Lock()
+	s.last = nil
+	s.mu.Unlock()
+}
+
+// lookupRecheck is how long Context.Lookup uses its kept disk plan without
+// asking the store for the latest snapshot (while the plan is not older
+// than the snapshot the context adopted): other writers' commits are
+// seen within it, the context's own at once. A lookup then does no I/O
+// but for data files not in the lookup cache.
+const lookupRecheck = time.Second
+
 // lookupBatchSize is the read batch size of Context.Lookup.
 const lookupBatchSize = 1 << 20
 
@@ -652,7 +696,9 @@ func (c *Context) lookups() *Scan {
 	if s := c.lookupScan.Load(); s != nil {
 		return s
 	}
-	c.lookupScan.CompareAndSwap(nil, c.NewScan(reader.WithBatchSize(lookupBatchSize)))
+	s := c.NewScan(reader.WithBatchSize(lookupBatchSize))
+	s.recheck = lookupRecheck
+	c.lookupScan.CompareAndSwap(nil, s)
 	return c.lookupScan.Load()
 }
 
@@ -662,28 +708,46 @@ func (c *Context) lookups() *Scan {
 // missing key, with the output columns of opts (reader.WithColumns; every
 // column by default). A row is visible to Lookup once its Write returned.
 // Lookups without options share one scan of the context that keeps its disk
-// plan while the table's latest snapshot stays (see Scan) and narrows it to
-// each lookup's keys (reader.Plan.Narrow), so a lookup reads no metadata
-// but the LATEST hint; with options each lookup plans afresh.
+// plan and narrows it to each lookup's keys (reader.Plan.Narrow): the plan
+// is used without asking the store for a second (lookupRecheck) while it
+// is not older than the snapshot the context adopted, so rows other
+// writers commit are seen within a second or at the context's next commit,
+// and a lookup reads nothing but data files missing from the lookup
+// cache. With options each lookup plans afresh.
 // The caller releases the batch. Errors: reader.ErrInvalidScan for keys
 // that do not fit the table, and those of Plan and reading.
 func (c *Context) Lookup(ctx context.Context, keys arrow.RecordBatch, opts ...reader.Option) (arrow.RecordBatch, error) {
 	// Whole memory batches and files per run: the pre-merge selection
 	// finds the keys by binary search in each, so cutting them into read
 	// batches first only adds work.
-	var p *Plan
-	var err error
 	if len(opts) == 0 {
-		// The context's lookup scan keeps its disk plan while the table's
-		// latest snapshot stays; each lookup narrows it to its keys.
-		p, err = c.lookups().plan(ctx, keys)
+		// The context's lookup scan keeps its disk plan (see lookupRecheck);
+		// each lookup narrows it to its keys. A data file of a kept plan
+		// that expiration deleted meanwhile makes the lookup plan the
+		// latest snapshot and try once more.
+		s := c.lookups()
+		for attempt := 0; ; attempt++ {
+			p, err := s.plan(ctx, keys)
+			if err != nil {
+				if errors.Is(err, reader.ErrInvalidScan) {
+					break
+				}
+				return nil, err
+			}
+			p.batchSize = lookupBatchSize
+			rec, err := reader.Concat(p.Records(ctx), types.SchemaToArrow(p.Disk.Fields), nil)
+			p.Release()
+			if err != nil && attempt == 0 && errors.Is(err, fileio.ErrNotExist) {
+				s.forget()
+				continue
+			}
+			return rec, err
+		}
 	}
-	if len(opts) > 0 || (err != nil && errors.Is(err, reader.ErrInvalidScan)) {
-		// Options of the caller's, or a plan Narrow does not take
-		// (postpone merge-on-read): plan the lookup afresh (bad keys
-		// fail here again, with the same error).
-		p, err = c.NewScan(append([]reader.Option{reader.WithBatchSize(lookupBatchSize)}, append(slices.Clone(opts), reader.WithKeys(keys))...)...).Plan(ctx)
-	}
+	// Options of the caller's, or a plan Narrow does not take (postpone
+	// merge-on-read): plan the lookup afresh (bad keys fail here again,
+	// with the same error).
+	p, err := c.NewScan(append([]reader.Option{reader.WithBatchSize(lookupBatchSize)}, append(slices.Clone(opts), reader.WithKeys(keys))...)...).Plan(ctx)
 	if err != nil {
 		return nil, err
 	}
