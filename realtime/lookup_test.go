@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/compaction"
+	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/reader"
 )
 
@@ -73,8 +74,9 @@ func TestLookup(t *testing.T) {
 
 // TestLookupMatchesUnion: over 36 rounds of random upserts and deletes
 // (ids 0..14 in partitions p0 and p1, bucket 2), a commit every third
-// round and a full compaction by another committer every seventh (so the
-// lookup scan's kept disk plan goes stale and is planned again), every key
+// round and a full compaction by another committer every seventh, followed
+// by an expiration to one snapshot (so the lookup scan's kept disk plan
+// names deleted files and is planned again), every key
 // looked up at once, one at a time and from 4 goroutines through the
 // context's lookup scan (Plan.Narrow of a kept disk plan) equals the union
 // scan's rows of the same moment, for deduplicate, deletion vectors,
@@ -126,6 +128,11 @@ func TestLookupMatchesUnion(t *testing.T) {
 				}
 				if round%7 == 6 {
 					if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "other", compaction.Options{Full: true}); err != nil {
+						t.Fatal(err)
+					}
+					// Expiration deletes the files the lookup scan's kept
+					// plan names: a lookup reading one plans again.
+					if _, err := expire.Expire(context.Background(), tbl.FileIO, tbl.Schema, expire.Options{RetainMin: 1, RetainMax: 1}); err != nil {
 						t.Fatal(err)
 					}
 				}
