@@ -213,10 +213,7 @@ func (g *hashGuard) apply(ctx context.Context, c *Committer, base *snapshot.Snap
 				return out, err
 			}
 			for _, f := range split[b] {
-				out.copies = append(out.copies, dir+"/"+f.FileName)
-				for _, x := range f.ExtraFiles {
-					out.copies = append(out.copies, dir+"/"+x) // its file index
-				}
+				out.copies = append(out.copies, copyPaths(dir, f)...)
 				ne := e
 				ne.Bucket, ne.File = b, f
 				next = append(next, ne)

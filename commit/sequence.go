@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/resequence"
@@ -141,10 +143,7 @@ func (g *sequenceGuard) apply(ctx context.Context, c *Committer, base []manifest
 		}
 		r.Files[e.File.FileName] = copies
 		for _, f := range copies {
-			out.copies = append(out.copies, dir+"/"+f.FileName)
-			for _, x := range f.ExtraFiles {
-				out.copies = append(out.copies, dir+"/"+x) // its file index
-			}
+			out.copies = append(out.copies, copyPaths(dir, f)...)
 			ne := e
 			ne.File = f
 			next = append(next, ne)
@@ -158,15 +157,35 @@ func (g *sequenceGuard) apply(ctx context.Context, c *Committer, base []manifest
 	return out, nil
 }
 
-// discard deletes copies written for an attempt that was not published.
+// discard deletes copies written for an attempt that was not published
+// (paths relative to the table root, or external locations: copyPaths).
 func (g *sequenceGuard) discard(ctx context.Context, c *Committer, paths []string) {
 	if g == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
 	for _, p := range paths {
-		_ = c.fio.Delete(ctx, p)
+		_ = datafile.DeleteLocation(ctx, c.fio, p)
 	}
+}
+
+// copyPaths returns the paths of a copy f written into the bucket
+// directory dir, and of its extra files (its file index): relative to the
+// table root, or the external location (_EXTERNAL_PATH) and the files
+// beside it.
+func copyPaths(dir string, f manifest.DataFileMeta) []string {
+	if f.ExternalPath != nil && *f.ExternalPath != "" {
+		out := []string{*f.ExternalPath}
+		for _, x := range f.ExtraFiles {
+			out = append(out, path.Join(path.Dir(*f.ExternalPath), x))
+		}
+		return out
+	}
+	out := []string{dir + "/" + f.FileName}
+	for _, x := range f.ExtraFiles {
+		out = append(out, dir+"/"+x)
+	}
+	return out
 }
 
 // checkCompactionSaw fails with ErrConflict when a compaction in delta (its

@@ -264,10 +264,7 @@ func (g *xpartGuard) apply(ctx context.Context, c *Committer, base *snapshot.Sna
 					out.changed = true
 				}
 				for _, f := range fs {
-					out.copies = append(out.copies, dir+"/"+f.FileName)
-					for _, x := range f.ExtraFiles {
-						out.copies = append(out.copies, dir+"/"+x) // its file index
-					}
+					out.copies = append(out.copies, copyPaths(dir, f)...)
 					out.entries = append(out.entries, manifest.Entry{Kind: manifest.Add, Partition: e.Partition, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets, File: f})
 				}
 			}

@@ -174,10 +174,7 @@ func (g *xpartGuard) resolve(ctx context.Context, c *Committer, foreign []*snaps
 				return out, err
 			}
 			for _, f := range res[p] {
-				out.copies = append(out.copies, dir+"/"+f.FileName)
-				for _, x := range f.ExtraFiles {
-					out.copies = append(out.copies, dir+"/"+x) // its file index
-				}
+				out.copies = append(out.copies, copyPaths(dir, f)...)
 				ne := e
 				ne.Partition, ne.Bucket, ne.File = []byte(p.Partition), p.Bucket, f
 				next = append(next, ne)

@@ -152,15 +152,15 @@ func (r *Rewriter) Shift(ctx context.Context, dir string, f manifest.DataFileMet
 func (r *Rewriter) source(ctx context.Context, path string, f manifest.DataFileMeta) (*schema.TableSchema, *datafile.Layout, error) {
 	// A file index (embedded, or a <data file>.index extra file) is no
 	// obstacle: the copies are written with the layout of the file's
-	// schema, which indexes the same columns of the same rows anew.
+	// schema, which indexes the same columns of the same rows anew; nor is
+	// an external path (the file is read there, and the layout places the
+	// copies below data-file.external-paths as the writer does).
 	for _, x := range f.ExtraFiles {
 		if !strings.HasSuffix(x, datafile.IndexFileSuffix) {
 			return nil, nil, fmt.Errorf("%w: %s has extra file %s", ErrUnsupported, path, x)
 		}
 	}
-	if f.ExternalPath != nil && *f.ExternalPath != "" {
-		return nil, nil, fmt.Errorf("%w: %s has an external path", ErrUnsupported, path)
-	}
+
 	ts, err := r.schema(ctx, f.SchemaID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resequence: %s: schema %d: %w", path, f.SchemaID, err)
@@ -194,7 +194,17 @@ func (r *Rewriter) readFile(ctx context.Context, path string, f manifest.DataFil
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUnsupported, path, err)
 	}
-	file, err := r.fio.Open(ctx, path)
+	fio, rel := r.fio, path
+	if f.ExternalPath != nil && *f.ExternalPath != "" {
+		// DataFilePathFactory.toPath: the stored location, verbatim.
+		var done func() error
+		if fio, rel, done, err = r.fio.OpenLocation(ctx, *f.ExternalPath); err != nil {
+			return fmt.Errorf("resequence: open %s: %w", *f.ExternalPath, err)
+		}
+		defer done()
+		path = *f.ExternalPath
+	}
+	file, err := fio.Open(ctx, rel)
 	if err != nil {
 		return fmt.Errorf("resequence: open %s: %w", path, err)
 	}

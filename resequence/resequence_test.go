@@ -131,8 +131,7 @@ func TestShiftErrors(t *testing.T) {
 	if _, err := rw.Shift(ctx, "bucket-0", f, 1); !errors.Is(err, fileio.ErrNotExist) || !strings.Contains(err.Error(), "bucket-0/data-missing-0.parquet") {
 		t.Errorf("missing file: %v", err)
 	}
-	// A file index is copied anew; other extra files and external paths
-	// are refused.
+	// A file index is copied anew; other extra files are refused.
 	f.ExtraFiles = []string{"data-missing-0.parquet.index"}
 	if _, err := rw.Shift(ctx, "bucket-0", f, 1); !errors.Is(err, fileio.ErrNotExist) {
 		t.Errorf("index file: %v, want the missing data file", err)
@@ -141,10 +140,11 @@ func TestShiftErrors(t *testing.T) {
 	if _, err := rw.Shift(ctx, "bucket-0", f, 1); !errors.Is(err, resequence.ErrUnsupported) {
 		t.Errorf("extra files: %v", err)
 	}
-	f.ExtraFiles, f.ExternalPath = nil, new(string)
-	*f.ExternalPath = "file:/elsewhere/data-missing-0.parquet"
-	if _, err := rw.Shift(ctx, "bucket-0", f, 1); !errors.Is(err, resequence.ErrUnsupported) {
-		t.Errorf("external path: %v", err)
+	// A file at an external path is read there.
+	ext := "file://" + t.TempDir() + "/bucket-0/data-missing-0.parquet"
+	f.ExtraFiles, f.ExternalPath = nil, &ext
+	if _, err := rw.Shift(ctx, "bucket-0", f, 1); !errors.Is(err, fileio.ErrNotExist) || !strings.Contains(err.Error(), ext) {
+		t.Errorf("external path: %v, want the missing %s", err, ext)
 	}
 	plain := tabletest.NewTable(t, "", catalog.Schema{Fields: []types.DataField{{Name: "k", Type: types.Int()}}})
 	if _, err := resequence.New(plain.FileIO, plain.Schema); !errors.Is(err, resequence.ErrUnsupported) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,6 +109,10 @@ var fields = []types.DataField{
 	{Name: "f", Type: types.String()}, {Name: "s", Type: types.BigInt()},
 }
 
+// externalRootsTemp in procEngines stands for two temporary external data
+// roots of the test.
+const externalRootsTemp = "<temp>"
+
 // procEngines are the merge engines of the multi-process test.
 var procEngines = []struct {
 	name    string
@@ -127,6 +132,11 @@ var procEngines = []struct {
 	// published are deleted with their index files.
 	{"deduplicate file index", map[string]string{"file-index.bloom-filter.columns": "k,v",
 		"file-index.bloom-filter.k.items": "1000", "file-index.bloom-filter.v.items": "1000", "file-index.in-manifest-threshold": "1"}, true},
+	// External data paths (data-file.external-paths; local disk only, the
+	// roots are a temporary directory): re-sequenced copies are read from
+	// and written below the external roots.
+	{"deduplicate external paths", map[string]string{"data-file.external-paths": externalRootsTemp,
+		"data-file.external-paths.strategy": "round-robin"}, true},
 	{"partial-update", map[string]string{"merge-engine": "partial-update"}, false},
 	{"first-row", map[string]string{"merge-engine": "first-row"}, false},
 	// Deletion vectors: reads skip level 0 (as in Java), and a writer whose
@@ -458,6 +468,9 @@ func TestWritersShareBucket(t *testing.T) {
 				if variant == "rt" && e.name == "first-row" {
 					continue // the real-time layer refuses first-row tables
 				}
+				if e.options["data-file.external-paths"] != "" && st.name != "local" {
+					continue
+				}
 				t.Run(st.name+"/"+e.name+"/"+variant, func(t *testing.T) {
 					shareBucket(t, st.url(t), e.name, e.options, procs, commits, variant)
 				})
@@ -471,6 +484,9 @@ func TestWritersShareBucket(t *testing.T) {
 func shareBucket(t *testing.T, whURL, engine string, options map[string]string, procs, commits int, variant string) string {
 	opts := map[string]string{"bucket": "1"}
 	maps.Copy(opts, options)
+	if opts["data-file.external-paths"] == externalRootsTemp {
+		opts["data-file.external-paths"] = "file://" + filepath.ToSlash(t.TempDir()) + "/ext1,file://" + filepath.ToSlash(t.TempDir()) + "/ext2"
+	}
 	if variant == "rt" {
 		opts["realtime.enabled"] = "true"
 	}
