@@ -72,7 +72,9 @@ type Config struct {
 	// it first commits what the server holds (backpressure instead of
 	// unbounded growth), and is refused with ResourceExhausted when the
 	// server still holds more after that commit. DefaultMaxMemoryBytes when
-	// 0.
+	// 0. The data files lookups keep decoded are bounded apart, by the
+	// table's lookup.cache-max-memory-size (reader.LookupCache, 256 MiB by
+	// default).
 	MaxMemoryBytes int64
 }
 
