@@ -193,3 +193,25 @@ func TestFirstRowLevel0Visible(t *testing.T) {
 	equal(t, "lookup after the second commit", slices.Sorted(slices.Values(lookupRows(t, rc.Lookup, keys))), want)
 	equal(t, "plain read (level 0 skipped, as Java)", diskRows(t, tbl), []string(nil))
 }
+
+// TestLookupBetweenCommitAndRefresh: a lookup after the context committed
+// but before it adopted the new snapshot (RefreshCommittedSnapshot comes
+// later, as in paimon serve) must not reuse the kept plan of the snapshot
+// before (Plan refuses a snapshot below what the context committed while
+// memory holds the rows in between: ErrRecreateContext; found by
+// TestServeKill9 on MinIO).
+func TestLookupBetweenCommitAndRefresh(t *testing.T) {
+	tbl := newFooTable(t, []string{"id", "pt"}, []string{"pt"}, map[string]string{"bucket": "1"})
+	rc := newContext(t, tbl)
+	w := newWrite(t, rc, "u")
+	cm := newCommit(t, rc, "u")
+	write(t, w, kindRows(t, []any{int64(1), "a", "p0", "+I"}))
+	refresh(t, rc, commitProg(t, cm, prepare(t, w, 1), 1))
+	keys := [][]any{{int64(1), "p0"}, {int64(2), "p0"}}
+	equal(t, "after the first commit", lookupRows(t, rc.Lookup, keys), []string{"1|a|p0"})
+	write(t, w, kindRows(t, []any{int64(2), "b", "p0", "+I"}))
+	commitProg(t, cm, prepare(t, w, 2), 2) // not adopted yet
+	equal(t, "committed, not adopted", slices.Sorted(slices.Values(lookupRows(t, rc.Lookup, keys))), []string{"1|a|p0", "2|b|p0"})
+	refresh(t, rc, 2)
+	equal(t, "adopted", slices.Sorted(slices.Values(lookupRows(t, rc.Lookup, keys))), []string{"1|a|p0", "2|b|p0"})
+}

@@ -314,8 +314,17 @@ func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
 	if s.recheck > 0 && last != nil && last.rp.Snapshot != nil && time.Since(checked) < s.recheck {
 		c.mu.Lock()
 		adopted, loaded := c.adoptedID, c.loaded
+		covers := true
+		for _, st := range c.pbs {
+			// A commit of the context that is not adopted yet: the kept
+			// plan is below it (Plan would refuse it).
+			if end, _ := last.off.End(st.pb); end < st.known.Load() {
+				covers = false
+				break
+			}
+		}
 		c.mu.Unlock()
-		if loaded && last.rp.Snapshot.ID >= adopted {
+		if loaded && covers && last.rp.Snapshot.ID >= adopted {
 			return last, nil
 		}
 	}
