@@ -263,3 +263,85 @@ func TestFileIndexSeparateFiles(t *testing.T) {
 		t.Fatalf("unfiltered scan without the index file: %v", err)
 	}
 }
+
+// TestFileIndexExternalPaths: with data-file.external-paths, separate index
+// files sit beside their data files below the external root; scans skip by
+// them, and expiration deletes those of expired files there.
+func TestFileIndexExternalPaths(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	table := createTable(t, catalog.Schema{
+		Fields: []types.DataField{types.Field(0, "id", types.BigInt()), types.Field(1, "v", types.BigInt())},
+		Options: map[string]string{"bucket": "1", "bucket-key": "id", "file-index.bloom-filter.columns": "id",
+			"file-index.bloom-filter.id.items": "100", "file-index.bloom-filter.id.fpp": "0.01",
+			"file-index.in-manifest-threshold": "1", "data-file.external-paths": "file://" + filepath.ToSlash(root),
+			"data-file.external-paths.strategy": "round-robin"},
+	})
+	for c := range int64(4) {
+		rec := bloomRows(c)
+		writeCommit(t, table, rec)
+		rec.Release()
+	}
+	indexes := func() []string {
+		t.Helper()
+		var out []string
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(p, ".index") {
+				out = append(out, filepath.Base(p))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return out
+	}
+	p, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range p.Splits[0].Files {
+		if f.ExternalPath == nil || *f.ExternalPath != "file:"+filepath.ToSlash(root)+"/bucket-0/"+f.FileName {
+			t.Fatalf("%s: external path %v, want below %s", f.FileName, ptrString(f.ExternalPath), root)
+		}
+		want = append(want, f.FileName+".index")
+	}
+	slices.Sort(want)
+	if got := indexes(); len(want) != 4 || !slices.Equal(got, want) {
+		t.Fatalf("index files below the external root %v, want %v", got, want)
+	}
+	id := predicate.Ref{Index: 0, Name: "id", Type: types.BigInt()}
+	fp, err := table.NewScan(reader.WithFilter(predicate.Equal(id, int64(202)))).Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp.FileIndexSkipped != 3 {
+		t.Errorf("id = 202: %d files skipped, want 3", fp.FileIndexSkipped)
+	}
+	if _, err := compaction.Compact(ctx, table.FileIO(), table.Schema(), "u", compaction.Options{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := expire.Expire(ctx, table.FileIO(), table.Schema(), expire.Options{RetainMin: 1, RetainMax: 1}); err != nil {
+		t.Fatal(err)
+	}
+	lp, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for _, f := range lp.Splits[0].Files {
+		live = append(live, f.FileName+".index")
+	}
+	if got := indexes(); len(live) != 1 || !slices.Equal(got, live) {
+		t.Errorf("after compaction and expiration: index files %v, want only the live %v", got, live)
+	}
+}
+
+func ptrString(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

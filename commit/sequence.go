@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileio"
@@ -170,22 +169,11 @@ func (g *sequenceGuard) discard(ctx context.Context, c *Committer, paths []strin
 }
 
 // copyPaths returns the paths of a copy f written into the bucket
-// directory dir, and of its extra files (its file index): relative to the
-// table root, or the external location (_EXTERNAL_PATH) and the files
-// beside it.
+// directory dir and of its extra files (its file index), as
+// datafile.Locations gives them.
 func copyPaths(dir string, f manifest.DataFileMeta) []string {
-	if f.ExternalPath != nil && *f.ExternalPath != "" {
-		out := []string{*f.ExternalPath}
-		for _, x := range f.ExtraFiles {
-			out = append(out, path.Join(path.Dir(*f.ExternalPath), x))
-		}
-		return out
-	}
-	out := []string{dir + "/" + f.FileName}
-	for _, x := range f.ExtraFiles {
-		out = append(out, dir+"/"+x)
-	}
-	return out
+	data, extra, _ := datafile.Locations(dir, &f)
+	return append([]string{data}, extra...)
 }
 
 // checkCompactionSaw fails with ErrConflict when a compaction in delta (its

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -153,26 +153,37 @@ func (w *RollingWriter) open(ctx context.Context) error {
 	return nil
 }
 
-// Delete deletes the data file f of the bucket directory dir (relative to
-// fio's root) and its extra files (a separate file index): at its
-// _EXTERNAL_PATH when it has one (through fileio.FileIO.OpenLocation),
-// else dir/<file name>. A file already gone is
-// no error; other errors name the file.
-func Delete(ctx context.Context, fio *fileio.FileIO, dir string, f *manifest.DataFileMeta) error {
-	var errs []error
-	for _, x := range f.ExtraFiles {
-		// Extra files (a separate file index) sit next to the data file
-		// (DataFilePathFactory.toAlignedPath).
-		if f.ExternalPath != nil && *f.ExternalPath != "" {
-			errs = append(errs, deleteAt(ctx, fio, path.Join(path.Dir(*f.ExternalPath), x), true))
-		} else {
-			errs = append(errs, deleteAt(ctx, fio, dir+"/"+x, false))
-		}
-	}
+// Locations returns where the data file f of the bucket directory dir
+// (relative to the table root) and its extra files (a separate file index)
+// are: dir/<name> for each, or, for a file with _EXTERNAL_PATH, that
+// location verbatim and its extra files beside it, in the same spelling
+// (Java DataFilePathFactory.toPath and toAlignedPath). external reports the
+// second case. The directory is cut at the last '/', never cleaned, so
+// "s3://bucket/key" and Java's "file:/abs" keep their form.
+func Locations(dir string, f *manifest.DataFileMeta) (data string, extra []string, external bool) {
 	if f.ExternalPath != nil && *f.ExternalPath != "" {
-		errs = append(errs, deleteAt(ctx, fio, *f.ExternalPath, true))
-	} else {
-		errs = append(errs, deleteAt(ctx, fio, dir+"/"+f.FileName, false))
+		loc := *f.ExternalPath
+		base := loc[:strings.LastIndex(loc, "/")+1]
+		for _, x := range f.ExtraFiles {
+			extra = append(extra, base+x)
+		}
+		return loc, extra, true
+	}
+	for _, x := range f.ExtraFiles {
+		extra = append(extra, dir+"/"+x)
+	}
+	return dir + "/" + f.FileName, extra, false
+}
+
+// Delete deletes the data file f of the bucket directory dir (relative to
+// fio's root) and its extra files (a separate file index), where Locations
+// puts them (external locations through fileio.FileIO.OpenLocation). A
+// file already gone is no error; other errors name the file.
+func Delete(ctx context.Context, fio *fileio.FileIO, dir string, f *manifest.DataFileMeta) error {
+	data, extra, external := Locations(dir, f)
+	var errs []error
+	for _, p := range append(extra, data) {
+		errs = append(errs, deleteAt(ctx, fio, p, external))
 	}
 	return errors.Join(errs...)
 }

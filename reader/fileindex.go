@@ -3,11 +3,11 @@ package reader
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/fileindex"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/predicate"
@@ -129,7 +129,7 @@ func (p *indexPruner) separate(ctx context.Context, e *manifest.Entry) ([]byte, 
 	f := &e.File
 	var names []string
 	for _, x := range f.ExtraFiles {
-		if strings.HasSuffix(x, indexFileSuffix) {
+		if strings.HasSuffix(x, datafile.IndexFileSuffix) {
 			names = append(names, x)
 		}
 	}
@@ -139,38 +139,27 @@ func (p *indexPruner) separate(ctx context.Context, e *manifest.Entry) ([]byte, 
 	case len(names) > 1:
 		return nil, "", fmt.Errorf("reader: data file %s lists %d index files (%s): %w", f.FileName, len(names), strings.Join(names, ", "), fileindex.ErrMalformed)
 	}
-	fio, rel, where := p.t.fio, "", ""
-	if f.ExternalPath != nil && *f.ExternalPath != "" {
-		// Next to the data file (DataFilePathFactory.toAlignedPath).
-		where = path.Join(path.Dir(*f.ExternalPath), names[0])
-	} else {
-		if p.pc == nil {
-			pc, err := partitionComputer(p.ts)
-			if err != nil {
-				return nil, "", err
-			}
-			p.pc = &pc
+	dir := ""
+	if f.ExternalPath == nil || *f.ExternalPath == "" {
+		var err error
+		if dir, err = p.bucketDir(e); err != nil {
+			return nil, "", err
 		}
-		br, err := row.Deserialize(e.Partition)
-		if err != nil {
-			return nil, "", fmt.Errorf("reader: partition of data file %s: %w", f.FileName, err)
-		}
-		values, err := row.Decode(row.FieldTypes(p.pc.Fields), br)
-		if err != nil {
-			return nil, "", fmt.Errorf("reader: partition of data file %s: %w", f.FileName, err)
-		}
-		dir, err := p.pc.Path(values)
-		if err != nil {
-			return nil, "", fmt.Errorf("reader: partition path of data file %s: %w", f.FileName, err)
-		}
-		where = bucketPath(p.ts.Options.DataFilePathDirectory()+dir, e.Bucket) + "/" + names[0]
-		rel = where
 	}
-	key := fio.URL() + "\x00" + where
+	// Beside the data file (datafile.Locations).
+	_, extra, external := datafile.Locations(dir, f)
+	where := ""
+	for _, x := range extra {
+		if strings.HasSuffix(x, "/"+names[0]) {
+			where = x
+		}
+	}
+	key := p.t.fio.URL() + "\x00" + where
 	if b, ok := p.files.get(key); ok {
-		return b, where, nil
+		return b, "index file " + where, nil
 	}
-	if rel == "" {
+	fio, rel := p.t.fio, where
+	if external {
 		var done func() error
 		var err error
 		if fio, rel, done, err = p.t.fio.OpenLocation(ctx, where); err != nil {
@@ -186,10 +175,30 @@ func (p *indexPruner) separate(ctx context.Context, e *manifest.Entry) ([]byte, 
 	return b, "index file " + where, nil
 }
 
-// indexFileSuffix is datafile.IndexFileSuffix (Java
-// DataFilePathFactory.INDEX_PATH_SUFFIX); package reader does not import
-// the writer side.
-const indexFileSuffix = ".index"
+// bucketDir returns the bucket directory of e, relative to the table root.
+func (p *indexPruner) bucketDir(e *manifest.Entry) (string, error) {
+	f := &e.File
+	if p.pc == nil {
+		pc, err := partitionComputer(p.ts)
+		if err != nil {
+			return "", err
+		}
+		p.pc = &pc
+	}
+	br, err := row.Deserialize(e.Partition)
+	if err != nil {
+		return "", fmt.Errorf("reader: partition of data file %s: %w", f.FileName, err)
+	}
+	values, err := row.Decode(row.FieldTypes(p.pc.Fields), br)
+	if err != nil {
+		return "", fmt.Errorf("reader: partition of data file %s: %w", f.FileName, err)
+	}
+	dir, err := p.pc.Path(values)
+	if err != nil {
+		return "", fmt.Errorf("reader: partition path of data file %s: %w", f.FileName, err)
+	}
+	return bucketPath(p.ts.Options.DataFilePathDirectory()+dir, e.Bucket), nil
+}
 
 // indexFiles keeps the bytes of separate index files read, up to a bound,
 // oldest out first: they never change (they are named after their data
