@@ -5,7 +5,7 @@
 // It plays the part of Java Paimon's org.apache.paimon.fs.FileIO
 // (LocalFileIO, S3FileIO, ...) on top of gocloud.dev/blob, so one code path
 // serves a local directory, memory, Amazon S3 (and S3-compatible stores such
-// as MinIO) and Google Cloud Storage.
+// as MinIO), Google Cloud Storage and Azure Blob Storage.
 //
 // # Opening
 //
@@ -27,6 +27,13 @@
 //   - gs://bucket/prefix: Google Cloud Storage with Application Default
 //     Credentials; if STORAGE_EMULATOR_HOST is set (host:port, no scheme),
 //     requests go to that emulator, e.g. fake-gcs-server.
+//   - azblob://container/prefix: Azure Blob Storage. The account and
+//     credentials come from the environment as gocloud.dev/blob/azureblob
+//     reads them (AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY,
+//     AZURE_STORAGE_SAS_TOKEN, AZURE_STORAGE_CONNECTION_STRING, or
+//     azidentity's default chain), never from the URL; the query may name
+//     storage_account, domain, protocol and localemu (for Azurite:
+//     ?localemu=true&protocol=http&domain=127.0.0.1:10000).
 //
 // # Paths
 //
@@ -44,8 +51,8 @@
 // [FileIO.CreateIfAbsent] publishes the object only if no object exists at the
 // path, and exactly one of any number of racing callers, in any number of
 // processes, succeeds. It is the primitive behind Paimon's snapshot commit
-// (Java FileIO.tryToWriteAtomic). On S3 and GCS it is a conditional PUT
-// (If-None-Match: *); on local disk the data is written to a hidden temporary
+// (Java FileIO.tryToWriteAtomic). On S3, GCS and Azure it is a conditional
+// PUT (If-None-Match: *, or GCS's ifGenerationMatch=0); on local disk the data is written to a hidden temporary
 // file in the target directory (".<name>.<random>.tmp"), synced, and published
 // with link(2), which fails if the target exists.
 //
@@ -57,10 +64,13 @@
 // ConditionalRequestConflict), or an error without an HTTP answer (a network
 // failure) whose gocloud.dev/gcerrors code is Unknown, Internal,
 // ResourceExhausted or DeadlineExceeded, while ctx is still live. Not-found,
-// exists, permission and other client errors are never retried. The S3 client
-// is built without the AWS SDK's own retryer, so these are the only retries
-// and [FileIO.Stats] sees every attempt. Streaming writes ([FileIO.Create])
-// are not retried because their data cannot be replayed. Local and memory
+// exists, permission and other client errors are never retried. The S3 and
+// Azure clients are built without their SDK's own retries (and GCS's are
+// turned off for create-if-absent), so these are the only retries and
+// [FileIO.Stats] sees every attempt. Streaming writes ([FileIO.Create]) are
+// not retried as a whole because their data cannot be replayed; on S3 and
+// Azure each request of the upload is retried by the SDK with its buffered
+// body. Local and memory
 // stores are not retried.
 //
 // # Request counting

@@ -47,7 +47,7 @@ type FileIO struct {
 type store struct {
 	bucket *blob.Bucket
 	// streams, when set, is the bucket that Create's streamed writes go to:
-	// on S3 the same bucket through a client whose SDK retryer retries each
+	// on S3 and Azure the same bucket through a client whose SDK retries each
 	// request (a single PUT, or each part of a multipart upload) with its
 	// buffered body, since fileio cannot replay a stream itself.
 	streams *blob.Bucket
@@ -138,14 +138,17 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			return nil, bad("mem URLs take no host or query")
 		}
 		s.bucket, s.urlRoot, s.retry = memblob.OpenBucket(nil), "mem://", noRetry()
-	case "s3", "gs":
+	case "s3", "gs", "azblob":
 		if u.Host == "" {
 			return nil, bad("missing bucket name")
 		}
-		if u.Scheme == "s3" {
+		switch u.Scheme {
+		case "s3":
 			s.bucket, s.streams, err = openS3(ctx, u.Host, u.Query(), s.retry)
 			s.deleteHeads = true
-		} else {
+		case "azblob":
+			s.bucket, s.streams, err = openAzure(ctx, u.Host, u.Query(), s.retry)
+		default:
 			if err = gcsCredentials(ctx, u.Query()); err != nil {
 				return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), err)
 			}
@@ -163,7 +166,8 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 	return &FileIO{s: s, prefix: prefix}, nil
 }
 
-// ErrNoCredentials means a gs:// URL found no Google Cloud credentials.
+// ErrNoCredentials means a gs:// URL found no Google Cloud credentials, or
+// an azblob:// URL no Azure storage account or credential.
 var ErrNoCredentials = errors.New("no credentials")
 
 // gcsCredentials checks, before gocloud's gcsblob opener runs, that it will
@@ -578,11 +582,11 @@ func (f *FileIO) holds(ctx context.Context, key string, data []byte) (bool, erro
 // when Close returns nil, replacing any existing file; until then neither the
 // data nor a partial file is visible. To abandon the write, cancel ctx (or call
 // the writer's Abort method, see [Aborter]) and then Close. fileio cannot
-// replay a stream, so Create is not retried as a whole; on S3 each request
-// of the upload (one PUT for a small file, otherwise each part and the
-// completion of a multipart upload) is retried with its buffered body by the
-// SDK, with the attempts and backoff limit of the other requests. Other
-// stores do not retry streamed writes.
+// replay a stream, so Create is not retried as a whole; on S3 and Azure each
+// request of the upload (one PUT for a small file, otherwise each part or
+// block and the completion of the upload) is retried with its buffered body
+// by the SDK, with the attempts and backoff limit of the other requests.
+// Other stores do not retry streamed writes.
 func (f *FileIO) Create(ctx context.Context, path string) (io.WriteCloser, error) {
 	key, err := f.key("write", path)
 	if err != nil {

@@ -57,3 +57,19 @@ func TestConformanceFakeGCS(t *testing.T) {
 		return openURL(t, testenv.FakeGCS(t))
 	})
 }
+
+func TestConformanceAzurite(t *testing.T) {
+	fileiotest.RunConformance(t, func(t *testing.T) *fileio.FileIO {
+		return openURL(t, testenv.Azurite(t))
+	})
+}
+
+// TestConformanceAzuritePrefix runs the suite below a key prefix of the
+// container.
+func TestConformanceAzuritePrefix(t *testing.T) {
+	fileiotest.RunConformance(t, func(t *testing.T) *fileio.FileIO {
+		url := testenv.Azurite(t)
+		container, query, _ := strings.Cut(url, "?")
+		return openURL(t, container+"/warehouse/db?"+query)
+	})
+}

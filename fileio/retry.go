@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"gocloud.dev/gcerrors"
 	"google.golang.org/api/googleapi"
 )
@@ -56,7 +57,8 @@ func transient(ctx context.Context, err error) bool {
 }
 
 // httpStatus returns the HTTP status of a response error from the AWS SDK
-// (smithy-go's ResponseError) or the Google API client. The AWS SDK reports
+// (smithy-go's ResponseError), the Google API client or the Azure SDK
+// (azcore.ResponseError). The AWS SDK reports
 // a request that got no answer at all (a connection closed or reset after
 // the request was sent) as a response error of status 0: that is no status,
 // and such an error is transient (the request may have been applied).
@@ -68,6 +70,10 @@ func httpStatus(err error) (int, bool) {
 	var gerr *googleapi.Error
 	if errors.As(err, &gerr) {
 		return gerr.Code, true
+	}
+	var aerr *azcore.ResponseError
+	if errors.As(err, &aerr) && aerr.StatusCode != 0 {
+		return aerr.StatusCode, true
 	}
 	return 0, false
 }

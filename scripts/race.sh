@@ -8,5 +8,7 @@ MINIO_BIN="$(./scripts/install-minio.sh)"
 export MINIO_BIN
 FAKE_GCS_BIN="$(./scripts/install-fake-gcs.sh)"
 export FAKE_GCS_BIN
+AZURITE_BIN="$(./scripts/install-azurite.sh)"
+export AZURITE_BIN
 
 go test -race -count=1 -timeout=30m "$@" ./fileio ./commit ./writer ./realtime ./memindexer ./reader ./compaction ./serve

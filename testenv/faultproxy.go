@@ -94,7 +94,7 @@ func NewFaultProxy(t testing.TB, bucketURL string) (*FaultProxy, string) {
 	if err != nil || target.Host == "" {
 		t.Fatalf("testenv: fault proxy: %s names no endpoint (%v)", bucketURL, err)
 	}
-	p, srv := newFaultProxy(t, u.Host, target, false)
+	p, srv := newFaultProxy(t, u.Host, target, storeS3)
 	q.Set("endpoint", srv.URL)
 	u.RawQuery = q.Encode()
 	return p, u.String()
@@ -118,7 +118,7 @@ func NewGCSFaultProxy(t testing.TB, bucketURL string) *FaultProxy {
 	if err != nil || host == "" {
 		t.Fatalf("testenv: GCS fault proxy: STORAGE_EMULATOR_HOST %q: %v", host, err)
 	}
-	p, srv := newFaultProxy(t, u.Host, target, true)
+	p, srv := newFaultProxy(t, u.Host, target, storeGCS)
 	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(srv.URL, "http://"))
 	return p
 }
@@ -152,11 +152,47 @@ func gcsKey(r *http.Request, bucket string) string {
 	return strings.TrimPrefix(path, "/"+bucket+"/")
 }
 
-// newFaultProxy starts the proxy to target for bucket; gcs selects GCS
-// keys and sends the target's Host (fake-gcs-server routes XML reads by
-// it; S3 signs the Host, so MinIO must see the proxy's).
-func newFaultProxy(t testing.TB, bucket string, target *url.URL, gcs bool) (*FaultProxy, *httptest.Server) {
+// NewAzureFaultProxy starts a FaultProxy in front of the Azurite container
+// of containerURL (as Azurite returns it,
+// "azblob://CONTAINER?localemu=true&protocol=http&domain=HOST:PORT") and
+// returns the container's URL through the proxy, for fileio.Open. Keys are
+// the blob names of the paths "/ACCOUNT/CONTAINER/KEY" (a block and the
+// block list of a large upload are PUTs of the blob's key); listings are
+// "?list=PREFIX". Failures carry Azure's x-ms-error-code header. The proxy
+// is stopped when t ends.
+func NewAzureFaultProxy(t testing.TB, containerURL string) (*FaultProxy, string) {
+	t.Helper()
+	u, err := url.Parse(containerURL)
+	if err != nil || u.Scheme != "azblob" {
+		t.Fatalf("testenv: Azure fault proxy: %s is no azblob:// URL (%v)", containerURL, err)
+	}
+	q := u.Query()
+	target, err := url.Parse("http://" + q.Get("domain"))
+	if err != nil || q.Get("domain") == "" {
+		t.Fatalf("testenv: Azure fault proxy: %s names no domain (%v)", containerURL, err)
+	}
+	p, srv := newFaultProxy(t, AzuriteAccount+"/"+u.Host, target, storeAzure)
+	q.Set("domain", strings.TrimPrefix(srv.URL, "http://"))
+	u.RawQuery = q.Encode()
+	return p, u.String()
+}
+
+// proxied is the kind of store behind a FaultProxy.
+type proxied int
+
+const (
+	storeS3 proxied = iota
+	storeGCS
+	storeAzure
+)
+
+// newFaultProxy starts the proxy to target for bucket (for Azure,
+// "ACCOUNT/CONTAINER"). GCS keys are found by gcsKey, and GCS requests
+// carry the target's Host (fake-gcs-server routes XML reads by it; S3 signs
+// the Host, so MinIO must see the proxy's).
+func newFaultProxy(t testing.TB, bucket string, target *url.URL, kind proxied) (*FaultProxy, *httptest.Server) {
 	p := &FaultProxy{bucket: bucket}
+	gcs := kind == storeGCS
 	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(target)
 		r.SetXForwarded()
@@ -175,6 +211,9 @@ func newFaultProxy(t testing.TB, bucket string, target *url.URL, gcs bool) (*Fau
 		resp.Body.Close()
 		body := errorBody(f.Status)
 		resp.StatusCode, resp.Status = f.Status, fmt.Sprintf("%d %s", f.Status, http.StatusText(f.Status))
+		if kind == storeAzure {
+			resp.Header.Set("x-ms-error-code", azureErrorCode(f.Status))
+		}
 		resp.Header.Set("Content-Type", "application/xml")
 		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		resp.ContentLength = int64(len(body))
@@ -196,6 +235,9 @@ func newFaultProxy(t testing.TB, bucket string, target *url.URL, gcs bool) (*Fau
 		case f == nil:
 		case !f.After:
 			_, _ = io.Copy(io.Discard, r.Body)
+			if kind == storeAzure {
+				w.Header().Set("x-ms-error-code", azureErrorCode(f.Status))
+			}
 			w.Header().Set("Content-Type", "application/xml")
 			w.WriteHeader(f.Status)
 			if r.Method != http.MethodHead {
@@ -232,21 +274,39 @@ func KeyClass(key string) string {
 
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-// errorBody is an S3 error document for status.
-func errorBody(status int) string {
-	code := "InternalError"
+// s3ErrorCode is the S3 error code of an injected failure of status.
+func s3ErrorCode(status int) string {
 	switch status {
 	case http.StatusForbidden:
-		code = "AccessDenied"
+		return "AccessDenied"
 	case http.StatusConflict:
-		code = "ConditionalRequestConflict"
+		return "ConditionalRequestConflict"
 	case http.StatusPreconditionFailed:
-		code = "PreconditionFailed"
+		return "PreconditionFailed"
 	case http.StatusServiceUnavailable:
-		code = "SlowDown"
+		return "SlowDown"
 	}
+	return "InternalError"
+}
+
+// errorBody is an S3 error document for status.
+func errorBody(status int) string {
 	return `<?xml version="1.0" encoding="UTF-8"?>` +
-		"<Error><Code>" + code + "</Code><Message>injected by testenv.FaultProxy</Message><RequestId>0</RequestId></Error>"
+		"<Error><Code>" + s3ErrorCode(status) + "</Code><Message>injected by testenv.FaultProxy</Message><RequestId>0</RequestId></Error>"
+}
+
+// azureErrorCode is the x-ms-error-code of an injected failure: 412 is
+// ConditionNotMet (the blob exists, as Azure answers If-None-Match: *),
+// 403 AuthorizationFailure; others keep errorBody's S3 codes, which the
+// Azure client takes as unknown errors of that status.
+func azureErrorCode(status int) string {
+	switch status {
+	case http.StatusPreconditionFailed:
+		return "ConditionNotMet"
+	case http.StatusForbidden:
+		return "AuthorizationFailure"
+	}
+	return s3ErrorCode(status)
 }
 
 // match logs the request and returns the first fault it triggers, if any.

@@ -14,16 +14,16 @@ import (
 // FakeGCS returns the URL "gs://BUCKET" of a new, empty bucket on the test
 // binary's fake-gcs-server, starting it on first use, and sets
 // STORAGE_EMULATOR_HOST for the test (t.Setenv: not in parallel tests) so
-// that GCS clients talk to it. GCS coverage is optional: without the binary
-// the test is skipped, even when CI=true. The package's TestMain must call
-// Main.
+// that GCS clients talk to it. Without the binary the test is skipped, or
+// fails when CI=true; scripts/install-fake-gcs.sh builds it. The package's
+// TestMain must call Main.
 func FakeGCS(t testing.TB) string {
 	t.Helper()
 	s := shared(t, &servers.gcs, "fake-gcs-server",
 		func() (string, error) {
 			return findBinary("FAKE_GCS_BIN", "fake-gcs-server", "fake-gcs-server/bin/fake-gcs-server")
 		},
-		false, "install it with: GOBIN=${XDG_CACHE_HOME:-$HOME/.cache}/paimon-go/fake-gcs-server/bin go install github.com/fsouza/fake-gcs-server@v1.56.1",
+		isCI(), "install it with ./scripts/install-fake-gcs.sh, or: GOBIN=${XDG_CACHE_HOME:-$HOME/.cache}/paimon-go/fake-gcs-server/bin go install github.com/fsouza/fake-gcs-server@v1.56.1",
 		startFakeGCS)
 	bucket := bucketName()
 	body, _ := json.Marshal(map[string]string{"name": bucket})

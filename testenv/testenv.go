@@ -49,16 +49,17 @@ import (
 // servers holds the process-wide test servers, started lazily by the first
 // test that needs each and stopped by Main.
 var servers struct {
-	mu     sync.Mutex
-	inMain bool
-	minio  *server
-	gcs    *server
-	errs   map[string]error // start failures, so later tests fail fast
-	seq    int              // bucket counter
+	mu      sync.Mutex
+	inMain  bool
+	minio   *server
+	gcs     *server
+	azurite *server
+	errs    map[string]error // start failures, so later tests fail fast
+	seq     int              // bucket counter
 }
 
-// Main runs the tests of m and then stops the servers started by MinIO and
-// FakeGCS, removing their data; it exits the process with the tests' status.
+// Main runs the tests of m and then stops the servers started by MinIO,
+// FakeGCS and Azurite, removing their data; it exits the process with the tests' status.
 // Call it from TestMain. It is an error to call MinIO or FakeGCS from a test
 // binary whose TestMain does not use Main (the server would leak).
 func Main(m *testing.M) {
@@ -67,12 +68,12 @@ func Main(m *testing.M) {
 	servers.mu.Unlock()
 	code := m.Run()
 	servers.mu.Lock()
-	for _, s := range []*server{servers.minio, servers.gcs} {
+	for _, s := range []*server{servers.minio, servers.gcs, servers.azurite} {
 		if s != nil {
 			s.stop()
 		}
 	}
-	servers.minio, servers.gcs = nil, nil
+	servers.minio, servers.gcs, servers.azurite = nil, nil, nil
 	servers.mu.Unlock()
 	os.Exit(code)
 }
@@ -129,6 +130,10 @@ func findBinary(envVar, name, cached string) (string, error) {
 	return "", nil
 }
 
+// anyStatus prefixes a probe path that is ready on any HTTP answer (the
+// emulator refuses unauthenticated requests).
+const anyStatus = "any:"
+
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -140,7 +145,8 @@ func freePort() (int, error) {
 }
 
 // start runs the command built by mk for a fresh port, in a new temporary
-// directory, until GET http://addr+probe answers 200. A port taken between
+// directory, until GET http://addr+probe answers 200 (or, for a probe
+// starting with anyStatus, answers at all). A port taken between
 // choosing and binding it makes the server exit; start then tries again with
 // new ports, 3 times in all.
 func start(name string, mk func(dir string, port int) (*exec.Cmd, error), probe string) (*server, error) {
@@ -191,10 +197,10 @@ func startOnce(name, dir string, mk func(dir string, port int) (*exec.Cmd, error
 			return nil, fmt.Errorf("testenv: %s exited during start-up: %s", name, s.log())
 		case <-time.After(50 * time.Millisecond):
 		}
-		resp, err := client.Get("http://" + s.addr + probe)
+		resp, err := client.Get("http://" + s.addr + strings.TrimPrefix(probe, anyStatus))
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK || strings.HasPrefix(probe, anyStatus) {
 				s.started = time.Since(t0)
 				return s, nil
 			}

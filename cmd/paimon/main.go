@@ -1,5 +1,5 @@
 // Command paimon inspects and reads Apache Paimon tables on any store that
-// package fileio opens (local paths, file://, mem://, s3://, gs://).
+// package fileio opens (local paths, file://, s3://, gs://, azblob://).
 //
 //	paimon snapshots [--branch B] URL
 //	paimon schema [--id N] [--branch B] URL

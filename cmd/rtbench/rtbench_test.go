@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/paimon-go/paimon/testenv"
 	"maps"
 	"os"
 	"path/filepath"
@@ -494,6 +495,40 @@ func TestMinIO(t *testing.T) {
 	}
 }
 
+// TestEmulatorStores runs every workload on 20,000 flights against
+// fake-gcs-server (--store gs://…) and Azurite (--store azblob://…): the
+// JSON has every key, the rows verify, and the store is the one named.
+func TestEmulatorStores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts fake-gcs-server and Azurite")
+	}
+	for _, st := range []struct {
+		name   string
+		url    func(testing.TB) string
+		scheme string
+	}{{"gcs", testenv.FakeGCS, "gs://"}, {"azure", testenv.Azurite, "azblob://"}} {
+		t.Run(st.name, func(t *testing.T) {
+			store := st.url(t)
+			out := filepath.Join(t.TempDir(), "out.json")
+			code, stdout, stderr := runCLI(t, "--store", store, "--rows", "20000", "--floor-samples", "10", "--json", out)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			runs, ok := readJSON(t, out).([]any)
+			if !ok || len(runs) != 3 {
+				t.Fatalf("json is not an array of 3 runs")
+			}
+			for i, w := range workloadNames {
+				obj := runs[i].(map[string]any)
+				checkRun(t, obj, w, 20000)
+				if s, _ := obj["store"].(string); !strings.HasPrefix(s, st.scheme) {
+					t.Errorf("%s: store = %q, want a %s URL", w, s, st.scheme)
+				}
+			}
+		})
+	}
+}
+
 // TestFollowWorkload: --workload follow on the plain writer and on the
 // real-time layer: the follower delivers every row once (rows_verified),
 // the --json object carries the follow keys, the summary its rows.
@@ -618,5 +653,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(serveWriterEnv) != "" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }

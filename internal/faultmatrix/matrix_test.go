@@ -259,6 +259,10 @@ func fakeGCS(t *testing.T) (*testenv.FaultProxy, string) {
 	return testenv.NewGCSFaultProxy(t, u), u
 }
 
+func azurite(t *testing.T) (*testenv.FaultProxy, string) {
+	return testenv.NewAzureFaultProxy(t, testenv.Azurite(t))
+}
+
 func TestFaultMatrix(t *testing.T) {
 	testenv.MinIO(t) // skips (or fails in CI) without MinIO, once for all cases
 	runMatrix(t, minio, *long, kinds)
@@ -280,6 +284,13 @@ func TestFaultMatrixGCS(t *testing.T) {
 		}
 		return out
 	})
+}
+
+// TestFaultMatrixAzure is the matrix on Azurite, whose client fileio
+// builds without the SDK's retries, as on S3: every fault kind applies.
+func TestFaultMatrixAzure(t *testing.T) {
+	testenv.Azurite(t)
+	runMatrix(t, azurite, *long, kinds)
 }
 
 func runMatrix(t *testing.T, st store, all bool, kinds func(method string) []kind) {

@@ -1,0 +1,54 @@
+package fileio_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/paimon-go/paimon/fileio"
+)
+
+// TestOpenAzureURLs: azblob:// URLs are checked before any request: a
+// missing container, an unknown or repeated query parameter, a remote
+// domain over http, or no storage account are typed errors naming the URL
+// without its secrets.
+func TestOpenAzureURLs(t *testing.T) {
+	for _, env := range []string{"AZURE_STORAGE_ACCOUNT", "AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN",
+		"AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGEBLOB_CONNECTIONSTRING", "AZURE_STORAGE_DOMAIN",
+		"AZURE_STORAGE_PROTOCOL", "AZURE_STORAGE_IS_LOCAL_EMULATOR", "AZURE_STORAGE_IS_CDN"} {
+		t.Setenv(env, "")
+	}
+	for _, c := range []struct {
+		url     string
+		want    error
+		message string
+	}{
+		{"azblob:///prefix", fileio.ErrInvalidURL, "missing bucket name"},
+		{"azblob://c?storage_account=a&sig=SECRET", fileio.ErrInvalidURL, `unknown query parameter "sig"`},
+		{"azblob://c?storage_account=a&storage_account=b", fileio.ErrInvalidURL, "storage_account given 2 times"},
+		{"azblob://c?storage_account=a&localemu=maybe", fileio.ErrInvalidURL, `localemu="maybe"`},
+		{"azblob://c?storage_account=a&protocol=http&domain=example.com", fileio.ErrInvalidURL, "only allowed when IsLocalEmulator is true"},
+		{"azblob://c?localemu=true&protocol=http&domain=10.0.0.1:10000&storage_account=a", fileio.ErrInvalidURL, "non-loopback"},
+		{"azblob://c/wh", fileio.ErrNoCredentials, "no Azure storage account"},
+	} {
+		_, err := fileio.Open(context.Background(), c.url)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.message) {
+			t.Errorf("Open(%q) = %v, want %v with %q", c.url, err, c.want, c.message)
+		}
+		if err != nil && strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("Open(%q): error shows the secret: %v", c.url, err)
+		}
+	}
+	// With an account and a key, the URL opens without a request.
+	t.Setenv("AZURE_STORAGE_ACCOUNT", "acct")
+	t.Setenv("AZURE_STORAGE_KEY", "a2V5")
+	fio, err := fileio.Open(context.Background(), "azblob://c/wh/db.db?localemu=true&protocol=http&domain=127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fio.Close()
+	if got := fio.URL(); got != "azblob://c/wh/db.db?localemu=true&protocol=http&domain=127.0.0.1:1" {
+		t.Errorf("URL() = %q", got)
+	}
+}
