@@ -24,6 +24,7 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/maintain"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
@@ -48,6 +49,9 @@ type Table struct {
 	cache  *reader.Cache
 	// maintenance configures the Maintainer of NewCommit.
 	maintenance maintain.Options
+	// reporter receives the reports of the table's scans, commits and
+	// real-time contexts (WithReporter); nil: none.
+	reporter metrics.Reporter
 
 	lookupMu   sync.Mutex
 	lookupPlan *reader.Plan // the unfiltered plan Lookup narrows, of its snapshot
@@ -60,6 +64,13 @@ type TableOption func(*Table)
 // NewCommit run after every commit (package maintain): where errors go, the
 // clock, the time zone of partition times.
 func WithMaintenance(o maintain.Options) TableOption { return func(t *Table) { t.maintenance = o } }
+
+// WithReporter hands r the metrics reports of the table's work: a
+// metrics.ScanReport per plan of NewScan (and of Lookup's planning), a
+// metrics.CommitReport per commit of NewCommit's committers, and a
+// metrics.RealtimeReport per commit of NewRealtimeContext's contexts. An
+// option among the opts of those methods replaces it.
+func WithReporter(r metrics.Reporter) TableOption { return func(t *Table) { t.reporter = r } }
 
 // WithBranch opens branch name (branch/branch-<name>) instead of main.
 func WithBranch(name string) TableOption { return func(t *Table) { t.branch = name } }
@@ -145,6 +156,9 @@ func (t *Table) FileIO() *fileio.FileIO { return t.fio }
 // among opts replaces it.
 func (t *Table) NewScan(opts ...reader.Option) *reader.Scan {
 	pre := []reader.Option{reader.WithCache(t.cache)}
+	if t.reporter != nil {
+		pre = append(pre, reader.WithReporter(t.reporter))
+	}
 	if t.branch != "" {
 		pre = append(pre, reader.WithBranch(t.branch))
 	}
@@ -252,6 +266,9 @@ func (t *Table) NewCommit(commitUser string, opts ...commit.Option) (*commit.Com
 	var pre []commit.Option
 	if m.Enabled() {
 		pre = append(pre, commit.WithMaintainer(m))
+	}
+	if t.reporter != nil {
+		pre = append(pre, commit.WithReporter(t.reporter))
 	}
 	return commit.New(t.fio, t.schema, commitUser, append(pre, opts...)...)
 }

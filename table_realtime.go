@@ -22,5 +22,9 @@ func (t *Table) NewRealtimeContext(opts ...realtime.ContextOption) (*realtime.Co
 	if t.branch != "" && t.branch != schema.MainBranch {
 		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)
 	}
-	return realtime.NewContext(t.fio, t.schema, memindexer.Factory{}, append([]realtime.ContextOption{realtime.WithCache(t.Cache())}, opts...)...)
+	pre := []realtime.ContextOption{realtime.WithCache(t.Cache())}
+	if t.reporter != nil {
+		pre = append(pre, realtime.WithReporter(t.reporter))
+	}
+	return realtime.NewContext(t.fio, t.schema, memindexer.Factory{}, append(pre, opts...)...)
 }

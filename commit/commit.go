@@ -223,6 +223,7 @@ import (
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
@@ -345,6 +346,9 @@ type Committer struct {
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
 	trace func(Phase, time.Duration) // WithTrace; nil: nothing is timed
+	// reporter receives a metrics.CommitReport per call (WithReporter);
+	// nil: none.
+	reporter metrics.Reporter
 	// maintainer runs after every successful commit (WithMaintainer).
 	maintainer Maintainer
 	// beforeCreate, when set (tests), runs right before the snapshot is
@@ -564,7 +568,9 @@ func (c *Committer) Close() error {
 // (2) ErrCompactionNotCommitted: the APPEND snapshot of the data files was
 // published (its id is returned) and only the compaction changes failed.
 func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (int64, error) {
+	ctx, t := c.startReport(ctx)
 	id, err := c.commit(ctx, identifier, msgs, c.watermark)
+	c.finishReport(ctx, t, identifier, msgs, err)
 	c.afterCommit(ctx, id, identifier, err)
 	return id, err
 }
@@ -716,7 +722,7 @@ func (c *Committer) committedAlready(ctx context.Context, identifier int64) (int
 // snapshot, without counting as a retry).
 func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (int64, error) {
 	var start time.Time // of the attempt, for WithTrace
-	if c.trace != nil {
+	if c.timed() {
 		start = c.now()
 	}
 	var d *delta
@@ -737,9 +743,11 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 	}
 	for retry := 0; ; {
 		attemptStart := c.now()
+		tallyOf(ctx).attempt()
 		res, err := c.tryOnce(ctx, identifier, &p, &d, useCache, start)
 		switch {
 		case err == nil && res.id > 0:
+			tallyOf(ctx).published(res.id)
 			c.retry.note(p.rebase.losses, c.now().Sub(attemptStart))
 			c.noteOwn(res.id, identifier)
 			c.mu.Lock()
@@ -776,34 +784,34 @@ func (c *Committer) commitPart(ctx context.Context, identifier int64, p part) (i
 			// that already read its base counts as a lost race below, so
 			// that no loop of redos runs forever.
 			useCache = false
-			start = c.traceRetry(start)
+			start = c.traceRetry(ctx, start)
 			continue
 		}
 		now := c.now()
 		wait, ok := c.retry.next(retry, now.Sub(attemptStart), now, ctx)
 		if !ok {
 			cleanDelta()
-			c.traceRetry(start)
+			c.traceRetry(ctx, start)
 			return 0, c.exhausted(&p.rebase, nil)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			cleanDelta()
-			c.traceRetry(start)
+			c.traceRetry(ctx, start)
 			return 0, c.exhausted(&p.rebase, err)
 		}
-		start = c.traceRetry(start)
+		start = c.traceRetry(ctx, start)
 		retry++
 	}
 }
 
-// traceRetry reports to WithTrace a lost race whose attempt began at start
-// and returns the start of the next attempt (now).
-func (c *Committer) traceRetry(start time.Time) time.Time {
-	if c.trace == nil {
+// traceRetry records a lost race whose attempt began at start (phase) and
+// returns the start of the next attempt (now).
+func (c *Committer) traceRetry(ctx context.Context, start time.Time) time.Time {
+	if !c.timed() {
 		return start
 	}
 	now := c.now()
-	c.trace(PhaseRetry, now.Sub(start))
+	c.phase(ctx, PhaseRetry, now.Sub(start))
 	return now
 }
 
@@ -1205,7 +1213,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 	}
 	var snapStart time.Time
 	published := func() attempt {
-		if c.trace != nil {
+		if c.timed() {
 			tr := attemptTrace{start: start, puts: []*putSpans{d.puts, bl.puts, indexPuts}, snap: c.now().Sub(snapStart)}
 			if ps := p.changelog.puts(); ps != nil {
 				tr.puts = append(tr.puts, ps)
@@ -1213,7 +1221,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 			if prog.write != nil {
 				tr.offs = prog.write.put
 			}
-			defer c.report(&tr)
+			defer c.report(ctx, &tr)
 		}
 		keepProg = true
 		if indexSaved {
@@ -1239,7 +1247,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		return attempt{}, err
 	}
 	path := c.snaps.Path(s.ID)
-	if c.trace != nil {
+	if c.timed() {
 		snapStart = c.now()
 	}
 	if c.beforeCreate != nil {

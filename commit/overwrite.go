@@ -271,7 +271,9 @@ func (c *Committer) Truncate(ctx context.Context) (int64, error) {
 // filter is built. static marks a filter the new files must satisfy; a
 // dynamic selector with no partitions skips the OVERWRITE snapshot.
 func (c *Committer) overwrite(ctx context.Context, identifier int64, sel *selector, static bool, msgs []Message) (int64, error) {
+	ctx, t := c.startReport(ctx)
 	id, err := c.overwriteParts(ctx, identifier, sel, static, msgs)
+	c.finishReport(ctx, t, identifier, msgs, err)
 	c.afterCommit(ctx, id, identifier, err)
 	return id, err
 }

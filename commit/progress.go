@@ -155,11 +155,11 @@ func (c *Committer) buildProgress(ctx context.Context, b *base, p *part) (attemp
 	go func() {
 		defer close(w.done)
 		var start time.Time
-		if c.trace != nil {
+		if c.timed() {
 			start = c.now()
 		}
 		w.prop, w.err = progress.Write(ctx, c.fio, "", next)
-		if c.trace != nil {
+		if c.timed() {
 			w.put = span{start, c.now()}
 		}
 	}()
@@ -298,7 +298,9 @@ func (c *Committer) overwriteProgress(sel *selector) (progressPlan, error) {
 // but calling them through a Committer of another commit user keeps the
 // history unambiguous for Java jobs sharing the table.
 func (c *Committer) CommitWithProgress(ctx context.Context, identifier int64, msgs []Message, adv []progress.Advance, watermark *int64) (int64, error) {
+	ctx, t := c.startReport(ctx)
 	id, err := c.commitWithProgress(ctx, identifier, msgs, adv, watermark)
+	c.finishReport(ctx, t, identifier, msgs, err)
 	c.afterCommit(ctx, id, identifier, err)
 	return id, err
 }

@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -122,7 +123,7 @@ type putSpans struct {
 
 // newPutSpans returns a recorder when the Committer is traced, else nil.
 func (c *Committer) newPutSpans() *putSpans {
-	if c.trace == nil {
+	if !c.timed() {
 		return nil
 	}
 	return &putSpans{now: c.now}
@@ -168,8 +169,8 @@ type attemptTrace struct {
 	snap  time.Duration
 }
 
-// report calls c.trace with the phases of a published attempt.
-func (c *Committer) report(t *attemptTrace) {
+// report records the phases of a published attempt (phase).
+func (c *Committer) report(ctx context.Context, t *attemptTrace) {
 	var manifests, lists span
 	for _, p := range t.puts {
 		m, l := p.spans()
@@ -180,10 +181,10 @@ func (c *Committer) report(t *attemptTrace) {
 			lists.add(l.start, l.end)
 		}
 	}
-	c.trace(PhaseManifests, manifests.since(t.start))
-	c.trace(PhaseManifestLists, lists.since(t.start))
+	c.phase(ctx, PhaseManifests, manifests.since(t.start))
+	c.phase(ctx, PhaseManifestLists, lists.since(t.start))
 	if !t.offs.start.IsZero() {
-		c.trace(PhaseOffsets, t.offs.since(t.start))
+		c.phase(ctx, PhaseOffsets, t.offs.since(t.start))
 	}
-	c.trace(PhaseSnapshot, t.snap)
+	c.phase(ctx, PhaseSnapshot, t.snap)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/paimon-go/paimon/deletionvector"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
@@ -47,6 +48,11 @@ type Options struct {
 	// Now is the clock for file creation times and the time-based strategy
 	// rules; nil means time.Now.
 	Now func() time.Time
+	// Reporter receives a *metrics.CompactionReport per Compact call (the
+	// buckets compacted, the files rewritten and written with their bytes
+	// (files only moved to another level count in neither), the snapshot,
+	// duration and store requests); nil reports nothing.
+	Reporter metrics.Reporter
 }
 
 // Task is the compaction of one partition-bucket that NewPlan picked.
@@ -426,6 +432,21 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 // Postpone-bucket tables (bucket = -2) get the postpone compaction instead
 // (see Postpone): their bucket-postpone rows routed into real buckets.
 func Compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Options) (snapshotID int64, err error) {
+	if opts.Reporter == nil {
+		return compact(ctx, fio, ts, commitUser, opts, nil)
+	}
+	start, before := time.Now(), fio.Stats()
+	r := &metrics.CompactionReport{Table: fileio.Redact(fio.URL())}
+	snapshotID, err = compact(ctx, fio, ts, commitUser, opts, r)
+	s := fio.Stats().Since(before)
+	r.Snapshot, r.Err, r.Duration = snapshotID, err, time.Since(start)
+	r.Requests = metrics.Requests{Get: s.Get, Put: s.Put, List: s.List, Delete: s.Delete, Head: s.Head}
+	opts.Reporter.Report(ctx, r)
+	return snapshotID, err
+}
+
+// compact is Compact filling r (when not nil) with the files compacted.
+func compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, commitUser string, opts Options, r *metrics.CompactionReport) (int64, error) {
 	if n, err := ts.NumBuckets(); err != nil {
 		return 0, err
 	} else if n == postponeBucket {
@@ -444,6 +465,30 @@ func Compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, co
 	}
 	if len(res.Messages) == 0 {
 		return 0, nil
+	}
+	if r != nil {
+		r.Buckets = len(res.Messages)
+		for i := range res.Messages {
+			// A file in both lists is upgraded to another level, not
+			// rewritten.
+			m := &res.Messages[i].Compact
+			names := map[string]bool{}
+			for _, f := range m.Before {
+				names[f.FileName] = true
+			}
+			for _, f := range m.After {
+				if names[f.FileName] {
+					delete(names, f.FileName)
+					continue
+				}
+				r.OutputFiles, r.OutputBytes = r.OutputFiles+1, r.OutputBytes+f.FileSize
+			}
+			for _, f := range m.Before {
+				if names[f.FileName] {
+					r.InputFiles, r.InputBytes = r.InputFiles+1, r.InputBytes+f.FileSize
+				}
+			}
+		}
 	}
 	c, err := commit.New(fio, ts, commitUser)
 	if err != nil {

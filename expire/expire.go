@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/paimon-go/paimon/consumer"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/snapfiles"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 )
@@ -56,6 +58,11 @@ type Options struct {
 	// Parallelism is the number of concurrent reads and deletions
 	// (default 8).
 	Parallelism int
+	// Reporter receives a *metrics.ExpirationReport per Expire call (the
+	// snapshots expired, data and manifest files deleted, duration and
+	// store requests; a dry run counts what it would delete); nil reports
+	// nothing.
+	Reporter metrics.Reporter
 
 	// beforeDelete, when set, is called before each deletion; an error
 	// stops the run (tests use it to interrupt a run).
@@ -201,6 +208,30 @@ func width(n int) int {
 // deletions leaves the table readable from its EARLIEST snapshot on, and
 // running Expire again completes the job.
 func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opts Options) (Result, error) {
+	if opts.Reporter == nil {
+		return expire(ctx, fio, ts, opts)
+	}
+	start, before := time.Now(), fio.Stats()
+	res, err := expire(ctx, fio, ts, opts)
+	s := fio.Stats().Since(before)
+	r := &metrics.ExpirationReport{
+		Table: fileio.Redact(fio.URL()), Duration: time.Since(start), Snapshots: len(res.Expired), Err: err,
+		Requests: metrics.Requests{Get: s.Get, Put: s.Put, List: s.List, Delete: s.Delete, Head: s.Head},
+	}
+	for _, p := range res.Deleted {
+		switch {
+		case strings.HasPrefix(p, "manifest/"):
+			r.ManifestFiles++
+		case strings.HasPrefix(p, "bucket-") || strings.Contains(p, "/bucket-"):
+			r.DataFiles++
+		}
+	}
+	opts.Reporter.Report(ctx, r)
+	return res, err
+}
+
+// expire is Expire without the report.
+func expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opts Options) (Result, error) {
 	cfg, err := resolve(ts, opts)
 	if err != nil {
 		return Result{}, err

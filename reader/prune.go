@@ -44,6 +44,8 @@ type pruner struct {
 	// index skips files by their embedded file index; nil without Equal or
 	// In conjuncts it may use.
 	index *indexPruner
+	// counts tallies what keep and readEntries dropped (ScanReport).
+	counts pruneCounts
 }
 
 // selector is the partition and bucket part of a scan: what decides whether
@@ -98,7 +100,9 @@ func (p *pruner) keepManifest(m *manifest.FileMeta) bool {
 
 // keep reports whether entry e may hold rows the scan wants.
 func (p *pruner) keep(ctx context.Context, e *manifest.Entry) (bool, error) {
+	p.counts.entries++
 	if b := p.sel.bucket; b != nil && e.Bucket != *b {
+		p.counts.bucket++
 		return false, nil
 	}
 	if p.sel.partFilter != nil {
@@ -108,10 +112,12 @@ func (p *pruner) keep(ctx context.Context, e *manifest.Entry) (bool, error) {
 			p.partOK[string(e.Partition)] = ok
 		}
 		if !ok {
+			p.counts.partition++
 			return false, nil
 		}
 	}
 	if p.sel.buckets != nil && !p.sel.buckets.selects(e.Bucket, e.TotalBuckets) {
+		p.counts.bucket++
 		return false, nil
 	}
 	var ok bool
@@ -124,10 +130,21 @@ func (p *pruner) keep(ctx context.Context, e *manifest.Entry) (bool, error) {
 	default:
 		ok = true
 	}
+	if !ok && err == nil {
+		p.counts.stats++
+	}
 	if !ok || err != nil || p.index == nil {
 		return ok, err
 	}
 	return p.index.mayContain(e)
+}
+
+// pruneCounts are the figures of a plan's pruning: manifests listed and
+// skipped, entries read, and entries dropped by partition, bucket and
+// statistics (the file index counts its own, indexPruner.skipped).
+type pruneCounts struct {
+	manifests, manifestsSkipped       int
+	entries, partition, bucket, stats int
 }
 
 // keepLive is the part of keep that reads files (separate file index

@@ -56,6 +56,7 @@ import (
 
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
@@ -97,6 +98,7 @@ type config struct {
 	changes     *changeSpec // WithChanges
 	incremental *incrementalSpec
 	rowKind     bool // WithRowKind
+	reporter    metrics.Reporter
 }
 
 // WithSnapshot reads snapshot id (time travel) instead of the latest one.
@@ -206,6 +208,7 @@ type Plan struct {
 	filter predicate.Predicate
 	cfg    config
 	sel    *selector // partition and bucket selection, for SelectsBucket
+	pr     *pruner   // the pruner that planned it (ScanReport)
 }
 
 // tableState is what reading needs about one branch of a table. Java keeps
@@ -251,6 +254,17 @@ func newTableState(root *fileio.FileIO, branch string, mc *manifest.Cache, idx *
 // Plan picks the snapshot, reads its manifests and groups the live files
 // into splits.
 func (s *Scan) Plan(ctx context.Context) (*Plan, error) {
+	if s.cfg.reporter == nil {
+		return s.plan(ctx)
+	}
+	start, before := time.Now(), s.root.Stats()
+	p, err := s.plan(ctx)
+	s.cfg.reporter.Report(ctx, scanReport(s, p, err, time.Since(start), s.root.Stats().Since(before)))
+	return p, err
+}
+
+// plan is Plan without the report.
+func (s *Scan) plan(ctx context.Context) (*Plan, error) {
 	if err := s.checkChanges(); err != nil {
 		return nil, err
 	}
@@ -425,7 +439,7 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 		filter = p
 	}
 	pr := newPruner(t, ts, filter, s.cfg.bucket)
-	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg, sel: pr.sel}
+	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg, sel: pr.sel, pr: pr}
 	if len(s.cfg.columns) > 0 {
 		for _, c := range s.cfg.columns {
 			if _, _, ok := types.FieldByName(ts.Fields, c); !ok {
@@ -505,8 +519,12 @@ func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snap
 		metas = append(metas, m...)
 	}
 	keep := make([]bool, len(metas))
+	pr.counts.manifests += len(metas)
 	for i := range metas {
 		keep[i] = pr.keepManifest(&metas[i])
+		if !keep[i] {
+			pr.counts.manifestsSkipped++
+		}
 	}
 	results := make([][]manifest.Entry, len(metas))
 	errs := make([]error, len(metas))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paimon-go/paimon/metrics"
+	"time"
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/maintain"
@@ -35,6 +37,9 @@ func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, 
 	var pre []commit.Option
 	if m.Enabled() {
 		pre = append(pre, commit.WithMaintainer(m))
+	}
+	if c.reporter != nil {
+		pre = append(pre, commit.WithReporter(c.reporter))
 	}
 	cm, err := commit.New(c.fio, c.ts, commitUser, append(pre, opts...)...)
 	if err != nil {
@@ -104,7 +109,19 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		}
 		adv = append(adv, progress.Advance{PartitionBucket: p.PartitionBucket, Range: p.Range})
 	}
+	var rep *metrics.RealtimeReport
+	var start time.Time
+	if cm.c.reporter != nil {
+		start = time.Now()
+		rep = cm.c.startReport(adv)
+	}
 	id, err := cm.cm.CommitWithProgress(ctx, identifier, msgs, adv, watermark)
+	if rep != nil {
+		defer func() {
+			rep.Snapshot, rep.Err = id, err
+			cm.c.finishReport(ctx, rep, start)
+		}()
+	}
 	if errors.Is(err, commit.ErrCompactionNotCommitted) {
 		// The data and the progress landed; only the compaction of the
 		// flush writers was refused (a concurrent compaction, or another

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/row"
@@ -49,9 +50,18 @@ const (
 type ContextOption func(*contextConfig)
 
 type contextConfig struct {
-	mem   memory.Allocator
-	ttl   time.Duration
-	cache *reader.Cache
+	mem      memory.Allocator
+	ttl      time.Duration
+	cache    *reader.Cache
+	reporter metrics.Reporter
+}
+
+// WithReporter makes the context's committers (NewCommit) hand r a
+// *metrics.RealtimeReport per CommitWithProgress, and a
+// *metrics.CommitReport as commit.WithReporter does; its scans a
+// *metrics.ScanReport per plan. nil reports nothing.
+func WithReporter(r metrics.Reporter) ContextOption {
+	return func(c *contextConfig) { c.reporter = r }
 }
 
 // WithAllocator sets the Arrow allocator of the stores and of the batches
@@ -110,6 +120,9 @@ type Context struct {
 	// whose compaction changes were refused (commit.ErrCompactionNotCommitted);
 	// a Write that has seen fewer restores its flush writer first.
 	lostCompactions atomic.Int64
+	// prepared times the prepares since the last commit, for reports.
+	prepared prepareTally
+	reporter metrics.Reporter // WithReporter; nil: none
 
 	tmu     sync.Mutex // guards tickets
 	tickets map[uint64]*pin
@@ -194,7 +207,7 @@ func NewContext(fio *fileio.FileIO, ts *schema.TableSchema, f Factory, opts ...C
 		return nil, err
 	}
 	c := &Context{
-		fio: fio, ts: ts, factory: f, mem: cfg.mem, ttl: cfg.ttl, cache: cfg.cache,
+		fio: fio, ts: ts, factory: f, mem: cfg.mem, ttl: cfg.ttl, cache: cfg.cache, reporter: cfg.reporter,
 		lay:     newLayout(ts),
 		pc:      row.PartitionComputer{Fields: ts.PartitionFields(), DefaultName: ts.Options.PartitionDefaultName(), Legacy: legacy},
 		buckets: int32(n),

@@ -374,7 +374,11 @@ func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
 		// committed rows may sit there, no longer in memory.
 		opts = append(opts, reader.WithAllLevels())
 	}
-	rp, err := planDisk(ctx, reader.NewScan(c.fio, append([]reader.Option{reader.WithCache(c.cache)}, opts...)...))
+	pre := []reader.Option{reader.WithCache(c.cache)}
+	if c.reporter != nil {
+		pre = append(pre, reader.WithReporter(c.reporter))
+	}
+	rp, err := planDisk(ctx, reader.NewScan(c.fio, append(pre, opts...)...))
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -314,6 +315,9 @@ func (w *Write) PrepareCommitWithProgress(ctx context.Context, identifier int64)
 	slices.SortFunc(sts, func(a, b *pbState) int { return comparePB(a.partition, a.bucket, b.partition, b.bucket) })
 	c.prepMu.Lock()
 	defer c.prepMu.Unlock()
+	if c.reporter != nil {
+		defer c.prepared.add(time.Now())
+	}
 	out, err := w.prepare(ctx, sts)
 	if errors.Is(err, writer.ErrStale) {
 		// Another committer's compaction and expiration deleted files of
