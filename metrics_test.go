@@ -73,9 +73,9 @@ func listFiles(t *testing.T, root, dir string) []string {
 func TestReports(t *testing.T) {
 	ctx := context.Background()
 	created := createTable(t, catalog.Schema{
-		Fields: []types.DataField{types.Field(0, "p", types.BigInt()), types.Field(1, "id", types.BigInt()), types.Field(2, "v", types.BigInt())},
+		Fields:        []types.DataField{types.Field(0, "p", types.BigInt()), types.Field(1, "id", types.BigInt()), types.Field(2, "v", types.BigInt())},
 		PartitionKeys: []string{"p"}, PrimaryKeys: []string{"p", "id"},
-		Options:       map[string]string{"bucket": "1", "write-only": "true"},
+		Options: map[string]string{"bucket": "1", "write-only": "true"},
 	})
 	url := created.FileIO().URL()
 	root := strings.TrimPrefix(url, "file://")

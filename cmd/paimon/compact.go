@@ -46,7 +46,7 @@ func newCompactCmd() *cobra.Command {
 			if manifests {
 				return compactManifests(ctx, cmd.OutOrStdout(), t)
 			}
-			opts := compaction.Options{Full: full, Parallelism: parallelism}
+			opts := compaction.Options{Full: full, Parallelism: parallelism, Reporter: reporterOf(cmd)}
 			for _, p := range partitions {
 				kv := map[string]string{}
 				for _, part := range strings.Split(p, ",") {

@@ -109,7 +109,7 @@ func newExpireCmd() *cobra.Command {
 				return usageError{fmt.Errorf("--retain-max (%d) must not be less than --retain-min (%d)", retainMax, retainMin)}
 			}
 			retainMinSet, retainMaxSet = fl.Changed("retain-min"), fl.Changed("retain-max")
-			opts = expire.Options{Branch: branchOf(cmd), RetainMin: retainMin, RetainMax: retainMax, MaxDeletes: mx, DryRun: dryRun}
+			opts = expire.Options{Branch: branchOf(cmd), RetainMin: retainMin, RetainMax: retainMax, MaxDeletes: mx, DryRun: dryRun, Reporter: reporterOf(cmd)}
 			if fl.Changed("older-than") {
 				d, err := durationFlag("older-than", olderThan)
 				if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paimon-go/paimon/metrics"
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,6 +41,15 @@ func branchOf(cmd *cobra.Command) string {
 	return ""
 }
 
+// reporterOf returns the reporter of --metrics: JSON lines on the
+// command's standard error (metrics.Slog), or nil without the flag.
+func reporterOf(cmd *cobra.Command) metrics.Reporter {
+	if on, _ := cmd.Flags().GetBool("metrics"); !on {
+		return nil
+	}
+	return metrics.Slog{Logger: slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))}
+}
+
 // openTable opens the table at url on the command's --branch (paimon.OpenTable
 // with paimon.WithBranch). A missing table or branch is reported as one line
 // naming url that still matches paimon.ErrTableNotExist; a malformed option
@@ -47,7 +58,11 @@ func branchOf(cmd *cobra.Command) string {
 // matching catalog.ErrInvalidSchema and schema.ErrInvalidOption.
 func openTable(ctx context.Context, cmd *cobra.Command, url string) (*paimon.Table, error) {
 	branch := branchOf(cmd)
-	t, err := paimon.OpenTable(ctx, url, paimon.WithBranch(branch))
+	opts := []paimon.TableOption{paimon.WithBranch(branch)}
+	if r := reporterOf(cmd); r != nil {
+		opts = append(opts, paimon.WithReporter(r))
+	}
+	t, err := paimon.OpenTable(ctx, url, opts...)
 	switch {
 	case errors.Is(err, paimon.ErrTableNotExist):
 		return nil, notExist(url, branch, err)

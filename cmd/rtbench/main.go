@@ -41,7 +41,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/paimon-go/paimon/metrics"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -136,6 +138,16 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) ([]*resul
 	fmt.Fprintf(stderr, "rtbench: loaded %s flights from %s in %v\n", thousands(data.rows), cfg.data, time.Since(t0).Round(time.Millisecond))
 
 	e := &env{cfg: cfg, store: wh.Redacted(), cat: wh.Catalog, fl: data, floor: fl, progress: progressFactory(cfg, stderr)}
+	if cfg.metricsPath != "" {
+		f, err := os.Create(cfg.metricsPath)
+		if err != nil {
+			return nil, fmt.Errorf("rtbench: --metrics: %w", err)
+		}
+		defer f.Close()
+		counts := &reportCounts{}
+		e.reporter = metrics.Multi{metrics.Slog{Logger: slog.New(slog.NewJSONHandler(f, nil))}, counts}
+		defer func() { fmt.Fprintf(stderr, "rtbench: --metrics: %s to %s\n", counts, cfg.metricsPath) }()
+	}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paimon-go/paimon/metrics"
 	"iter"
 	"time"
 
@@ -36,7 +37,7 @@ type rtSink struct {
 	primary bool
 }
 
-func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string) (s *rtSink, err error) {
+func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string, rep metrics.Reporter) (s *rtSink, err error) {
 	s = &rtSink{tbl: tbl, primary: len(tbl.Schema.PrimaryKeys) > 0}
 	defer func() {
 		if err != nil {
@@ -46,7 +47,7 @@ func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string)
 	if s.fio, s.own, err = openFIO(ctx, tbl); err != nil {
 		return s, fmt.Errorf("rtbench: open table: %w", err)
 	}
-	if s.rctx, err = realtime.NewContext(s.fio, tbl.Schema, timedFactory{memindexer.Factory{}}); err != nil {
+	if s.rctx, err = realtime.NewContext(s.fio, tbl.Schema, timedFactory{memindexer.Factory{}}, realtime.WithReporter(rep)); err != nil {
 		return s, fmt.Errorf("rtbench: real-time context: %w", err)
 	}
 	// A streaming job: compactions run in the background, as Java's stream

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/paimon-go/paimon/testenv"
 	"maps"
 	"os"
@@ -654,4 +655,44 @@ func TestMain(m *testing.M) {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	testenv.Main(m)
+}
+
+// TestMetricsOutput: --metrics writes one JSON line per report: a commit
+// and a real-time report per commit of the run, whose committed rows add
+// up to the rows written, and scan reports of the queries.
+func TestMetricsOutput(t *testing.T) {
+	dir := t.TempDir()
+	out, mpath := filepath.Join(dir, "out.json"), filepath.Join(dir, "metrics.jsonl")
+	code, stdout, stderr := runCLI(t, "--workload", "pk-dedupe", "--rows", "20000", "--floor-samples", "10", "--json", out, "--metrics", mpath)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run := readJSON(t, out).(map[string]any)
+	commits := int(run["commits"].(float64))
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byOp := map[string]int{}
+	var committed, added float64
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		byOp[m["msg"].(string)]++
+		switch m["msg"] {
+		case "paimon realtime":
+			committed += m["committed_rows"].(float64)
+		case "paimon commit":
+			added += m["added_records"].(float64)
+		}
+	}
+	if commits == 0 || byOp["paimon commit"] != commits || byOp["paimon realtime"] != commits || byOp["paimon scan"] == 0 ||
+		committed != 20000 || added <= 0 {
+		t.Errorf("%d commits; reports %v, %v rows committed, %v records added", commits, byOp, committed, added)
+	}
+	if want := fmt.Sprintf("rtbench: --metrics: %d commit, %d realtime, %d scan reports to %s", commits, commits, byOp["paimon scan"], mpath); !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
 }

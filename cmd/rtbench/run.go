@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paimon-go/paimon/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,6 +88,8 @@ type env struct {
 	fl       *dataset
 	floor    *floor
 	progress func(total int64, desc string) progressBar
+	// reporter receives the metrics reports of --metrics; nil: none.
+	reporter metrics.Reporter
 }
 
 // progressBar is the part of the progress bar a run uses.
@@ -188,9 +191,9 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 	commitUser := "rtbench-" + w.name
 	var sk sink
 	if e.cfg.realtime {
-		sk, err = newRealtimeSink(ctx, tbl, commitUser)
+		sk, err = newRealtimeSink(ctx, tbl, commitUser, e.reporter)
 	} else {
-		sk, err = newPlainSink(ctx, tbl, commitUser)
+		sk, err = newPlainSink(ctx, tbl, commitUser, e.reporter)
 	}
 	if err != nil {
 		return nil, err

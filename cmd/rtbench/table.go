@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paimon-go/paimon/metrics"
 	"iter"
 	"strings"
 
@@ -87,10 +88,11 @@ type plainSink struct {
 	w                *writer.Write
 	c                *commit.Committer
 	trace            phaseTrace
+	reporter         metrics.Reporter // --metrics; nil: none
 }
 
-func newPlainSink(ctx context.Context, tbl *catalog.Table, commitUser string) (s *plainSink, err error) {
-	s = &plainSink{tbl: tbl}
+func newPlainSink(ctx context.Context, tbl *catalog.Table, commitUser string, rep metrics.Reporter) (s *plainSink, err error) {
+	s = &plainSink{tbl: tbl, reporter: rep}
 	defer func() {
 		if err != nil {
 			_ = s.Close()
@@ -113,7 +115,7 @@ func newPlainSink(ctx context.Context, tbl *catalog.Table, commitUser string) (s
 	if s.w, err = writer.New(s.wfio, tbl.Schema, commitUser, writer.WithAsyncCompaction(1)); err != nil {
 		return s, fmt.Errorf("rtbench: new write: %w", err)
 	}
-	if s.c, err = commit.New(s.cfio, tbl.Schema, commitUser, s.trace.option()); err != nil {
+	if s.c, err = commit.New(s.cfio, tbl.Schema, commitUser, s.trace.option(), commit.WithReporter(rep)); err != nil {
 		return s, fmt.Errorf("rtbench: new commit: %w", err)
 	}
 	return s, nil
@@ -137,7 +139,7 @@ func (s *plainSink) Publish(ctx context.Context, p pending, identifier int64) (i
 func (s *plainSink) Refresh(context.Context, int64) error { return nil }
 
 func (s *plainSink) Plan(ctx context.Context, opts ...reader.Option) (readPlan, error) {
-	p, err := reader.NewScan(s.qfio, opts...).Plan(ctx)
+	p, err := reader.NewScan(s.qfio, append([]reader.Option{reader.WithReporter(s.reporter)}, opts...)...).Plan(ctx)
 	if err != nil {
 		return nil, err
 	}
