@@ -237,8 +237,10 @@ func (r *ScanReport) LogAttrs() []slog.Attr {
 // context held in memory, and how long the rows waited.
 type RealtimeReport struct {
 	Table string
-	// Snapshot is the snapshot published; 0 when there was nothing to
-	// publish or the commit failed.
+	// Snapshot is the snapshot that records the progress (the one
+	// CommitWithProgress returns; compaction changes may publish one
+	// more, see the CommitReport); 0 when there was nothing to publish or
+	// the commit failed.
 	Snapshot int64
 	// Ranges are the partition-buckets whose offsets the commit advanced;
 	// CommittedRows the offsets they advanced by (rows made durable).
