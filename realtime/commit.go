@@ -132,6 +132,9 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		err = nil
 	}
 	if err == nil {
+		if id > 0 {
+			cm.c.warmLookups(ctx, msgs)
+		}
 		cm.c.published(prog)
 	}
 	return id, err

@@ -15,6 +15,7 @@ import (
 	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/expire"
 	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/realtime"
 )
 
 // lookupRows looks keys (id, pt) up in rc and renders the rows.
@@ -214,4 +215,55 @@ func TestLookupBetweenCommitAndRefresh(t *testing.T) {
 	equal(t, "committed, not adopted", slices.Sorted(slices.Values(lookupRows(t, rc.Lookup, keys))), []string{"1|a|p0", "2|b|p0"})
 	refresh(t, rc, 2)
 	equal(t, "adopted", slices.Sorted(slices.Values(lookupRows(t, rc.Lookup, keys))), []string{"1|a|p0", "2|b|p0"})
+}
+
+// TestLookupWarmedAfterCommit: once the context's lookups ran, a commit
+// reads the data files it added into the lookup cache before the context
+// moves on to its snapshot, so the lookups after it decode no file; the
+// rows they return are those of the commit, then those written after it.
+func TestLookupWarmedAfterCommit(t *testing.T) {
+	tbl := newFooTable(t, []string{"id", "pt"}, []string{"pt"}, map[string]string{"bucket": "2"})
+	cache := reader.NewCache(reader.DefaultCacheBytes)
+	rc := newContext(t, tbl, realtime.WithCache(cache))
+	w := newWrite(t, rc, "u")
+	cm := newCommit(t, rc, "u")
+	keys := [][]any{{int64(1), "p0"}, {int64(2), "p0"}, {int64(3), "p1"}, {int64(4), "p1"}}
+	// No lookup yet: the commit warms nothing.
+	write(t, w, kindRows(t, []any{int64(1), "one", "p0", "+I"}, []any{int64(3), "three", "p1", "+I"}))
+	refresh(t, rc, commitProg(t, cm, prepare(t, w, 1), 1))
+	if st := cache.LookupFiles().Stats(); st.Misses != 0 || st.Files != 0 {
+		t.Fatalf("before any lookup: cache %+v, want empty", st)
+	}
+	equal(t, "after commit 1", sortedRows(lookupRows(t, rc.Lookup, keys)), []string{"1|one|p0", "3|three|p1"})
+	st := cache.LookupFiles().Stats()
+	// The commit added files for the partitions p0 and p1 (their buckets).
+	files1 := st.Files
+	if files1 == 0 || st.Misses != int64(files1) {
+		t.Fatalf("first lookup: cache %+v, want one miss per file", st)
+	}
+	// Commit 2 adds a file per touched bucket: warmed at the commit.
+	write(t, w, kindRows(t, []any{int64(2), "two", "p0", "+I"}, []any{int64(4), "four", "p1", "+I"}, []any{int64(1), "uno", "p0", "+U"}))
+	prog := prepare(t, w, 2)
+	var added int
+	for _, p := range prog {
+		added += len(p.Message.Data.NewFiles)
+	}
+	id := commitProg(t, cm, prog, 2)
+	warmed := cache.LookupFiles().Stats()
+	if warmed.Misses != st.Misses+int64(added) || warmed.Files != st.Files+added {
+		t.Fatalf("after commit 2 (%d new files): cache %+v, was %+v", added, warmed, st)
+	}
+	refresh(t, rc, id)
+	equal(t, "after commit 2", sortedRows(lookupRows(t, rc.Lookup, keys)), []string{"1|uno|p0", "2|two|p0", "3|three|p1", "4|four|p1"})
+	if got := cache.LookupFiles().Stats(); got.Misses != warmed.Misses || got.Hits <= warmed.Hits {
+		t.Errorf("lookup after the warmed commit: cache %+v, want no new miss (was %+v)", got, warmed)
+	}
+	// Rows written after the commit are merged from memory.
+	write(t, w, kindRows(t, []any{int64(3), "tres", "p1", "+U"}))
+	equal(t, "memory over warmed files", sortedRows(lookupRows(t, rc.Lookup, keys)), []string{"1|uno|p0", "2|two|p0", "3|tres|p1", "4|four|p1"})
+}
+
+func sortedRows(rows []string) []string {
+	slices.Sort(rows)
+	return rows
 }

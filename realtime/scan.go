@@ -306,12 +306,16 @@ func (s *Scan) plan(ctx context.Context, keys arrow.RecordBatch) (*Plan, error) 
 // disk returns the disk plan of the scan: the last one while the table's
 // latest snapshot is the one it read, otherwise a new one (which becomes
 // the last one).
-func (s *Scan) disk(ctx context.Context) (*diskPlan, error) {
+func (s *Scan) disk(ctx context.Context) (*diskPlan, error) { return s.diskPlan(ctx, false) }
+
+// diskPlan is disk; fresh skips the recheck interval, so the store's latest
+// snapshot is always asked for.
+func (s *Scan) diskPlan(ctx context.Context, fresh bool) (*diskPlan, error) {
 	c := s.c
 	s.mu.Lock()
 	last, checked := s.last, s.checked
 	s.mu.Unlock()
-	if s.recheck > 0 && last != nil && last.rp.Snapshot != nil && time.Since(checked) < s.recheck {
+	if !fresh && s.recheck > 0 && last != nil && last.rp.Snapshot != nil && time.Since(checked) < s.recheck {
 		c.mu.Lock()
 		adopted, loaded := c.adoptedID, c.loaded
 		covers := true

@@ -258,8 +258,14 @@ func show(v any) string {
 	return fmt.Sprint(v)
 }
 
-// appendValue appends the Go value v (types package convention, nil for
-// null) to b, whose Arrow type is types.ToArrow of the target type.
+// AppendValue appends the Go value v (the types package convention: int32
+// for INT, types.Decimal for DECIMAL, ...; nil for null) to b, whose Arrow
+// type is types.ToArrow of v's type. Errors wrap ErrUnsupported for a
+// builder of a nested type, format.ErrOutOfRange for a timestamp the unit
+// cannot hold.
+func AppendValue(b array.Builder, v any) error { return appendValue(b, v) }
+
+// appendValue is AppendValue.
 func appendValue(b array.Builder, v any) error {
 	if v == nil {
 		b.AppendNull()

@@ -1,0 +1,55 @@
+package realtime
+
+import (
+	"context"
+
+	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/reader"
+)
+
+// warmLookups readies the context's lookups for a commit of msgs that was
+// published but that the context does not know of yet (Commit calls it
+// before Context.published): it plans the new snapshot for the lookup scan
+// and looks up the smallest key of each data file the commit added, so
+// that the lookup cache holds those files decoded. Lookups after it then
+// find the new snapshot planned and its files in memory instead of
+// decoding a file each (0.5–1.2 ms for a 30,000-row file of flights); until
+// then they keep the last plan, whose rows memory still holds. Contexts
+// whose lookups never ran skip it. It is best effort: a failure leaves the
+// work to the next lookup.
+func (c *Context) warmLookups(ctx context.Context, msgs []commit.Message) {
+	s := c.lookupScan.Load()
+	if s == nil || c.cache.LookupFiles().Stats().MaxBytes <= 0 {
+		return
+	}
+	if _, err := s.diskPlan(ctx, true); err != nil {
+		return
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		before := map[string]bool{}
+		for _, f := range m.Compact.Before {
+			before[f.FileName] = true
+		}
+		files := append([]manifest.DataFileMeta(nil), m.Data.NewFiles...)
+		for _, f := range m.Compact.After {
+			if !before[f.FileName] { // not a level upgrade: a new file
+				files = append(files, f)
+			}
+		}
+		if len(files) == 0 {
+			continue
+		}
+		keys, err := reader.FileKeys(c.ts, m.Partition, files)
+		if err != nil {
+			return
+		}
+		rec, err := c.Lookup(ctx, keys)
+		keys.Release()
+		if err != nil {
+			return
+		}
+		rec.Release()
+	}
+}
