@@ -169,7 +169,37 @@ func TestReports(t *testing.T) {
 			out, outBytes = out+1, outBytes+sz
 		}
 	}
-	cr := reportsOf[*metrics.CompactionReport](t, &crec)
+	var cr []*metrics.CompactionReport
+	var ccommit []*metrics.CommitReport
+	for _, x := range crec.Reports() {
+		switch x := x.(type) {
+		case *metrics.CompactionReport:
+			cr = append(cr, x)
+		case *metrics.CommitReport:
+			ccommit = append(ccommit, x)
+		}
+	}
+	// Its commit deletes the inputs and the files moved up a level (the
+	// same file added at its new level).
+	levels := func(p *reader.Plan) map[string]int32 {
+		m := map[string]int32{}
+		for _, sp := range p.Splits {
+			for _, f := range sp.Files {
+				m[f.FileName] = f.Level
+			}
+		}
+		return m
+	}
+	l0, l1 := levels(p0), levels(p1)
+	moved := 0
+	for n, l := range l0 {
+		if nl, ok := l1[n]; ok && nl != l {
+			moved++
+		}
+	}
+	if len(ccommit) != 1 || !slices.Equal(ccommit[0].Snapshots, []int64{snap}) || ccommit[0].DeletedFiles != in+moved || ccommit[0].AddedFiles != out+moved {
+		t.Errorf("compaction's commit reports %+v, want one of snapshot %d", ccommit, snap)
+	}
 	if len(cr) != 1 || cr[0].Snapshot != snap || cr[0].InputFiles != in || cr[0].OutputFiles != out ||
 		cr[0].InputBytes != inBytes || cr[0].OutputBytes != outBytes || cr[0].Err != nil || in == 0 {
 		t.Fatalf("compaction report %+v; the plans differ by %d files in (%d bytes), %d out (%d bytes), snapshot %d", cr, in, inBytes, out, outBytes, snap)

@@ -48,7 +48,8 @@ type Options struct {
 	// Now is the clock for file creation times and the time-based strategy
 	// rules; nil means time.Now.
 	Now func() time.Time
-	// Reporter receives a *metrics.CompactionReport per Compact call (the
+	// Reporter receives a *metrics.CompactionReport per Compact call, and
+	// the *metrics.CommitReport of its commit (the
 	// buckets compacted, the files rewritten and written with their bytes
 	// (files only moved to another level count in neither), the snapshot,
 	// duration and store requests); nil reports nothing.
@@ -490,7 +491,7 @@ func compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, co
 			}
 		}
 	}
-	c, err := commit.New(fio, ts, commitUser)
+	c, err := commit.New(fio, ts, commitUser, commit.WithReporter(opts.Reporter))
 	if err != nil {
 		_ = res.Discard(context.WithoutCancel(ctx), fio)
 		return 0, err

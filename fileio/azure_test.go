@@ -3,10 +3,13 @@ package fileio_test
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/testenv"
 )
 
 // TestOpenAzureURLs: azblob:// URLs are checked before any request: a
@@ -50,5 +53,47 @@ func TestOpenAzureURLs(t *testing.T) {
 	defer fio.Close()
 	if got := fio.URL(); got != "azblob://c/wh/db.db?localemu=true&protocol=http&domain=127.0.0.1:1" {
 		t.Errorf("URL() = %q", got)
+	}
+}
+
+// TestAzureSecretsMasked: errors of an azblob:// FileIO never show the
+// SAS signature of AZURE_STORAGE_SAS_TOKEN (the SDK repeats the request
+// URL, SAS query included) nor the account key.
+func TestAzureSecretsMasked(t *testing.T) {
+	for _, env := range []string{"AZURE_STORAGE_KEY", "AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGEBLOB_CONNECTIONSTRING"} {
+		t.Setenv(env, "")
+	}
+	const sig = "XBJa4PN4MsWv0c/y3kZDJkTT5VwIpxN/lZEvJhaHAUQ="
+	t.Setenv("AZURE_STORAGE_ACCOUNT", "devstoreaccount1")
+	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "sv=2021-08-06&se=2030-01-01T00%3A00%3A00Z&sr=c&sp=racwdl&sig="+url.QueryEscape(sig))
+	// Nothing listens on port 1: the request fails with its URL in the error.
+	fio, err := fileio.Open(context.Background(), "azblob://whx/db?localemu=true&protocol=http&domain=127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fio.Close()
+	_, err = fio.ReadFile(context.Background(), "snapshot/LATEST")
+	if err == nil {
+		t.Fatal("read from a closed port succeeded")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, sig) || strings.Contains(msg, url.QueryEscape(sig)) || !strings.Contains(msg, fileio.Redacted) {
+		t.Errorf("error shows the SAS signature or masks nothing: %s", msg)
+	}
+}
+
+// TestAzureWrongKey: a request Azure denies (a wrong account key) is a
+// short error wrapping fs.ErrPermission, not retried, and names the file.
+func TestAzureWrongKey(t *testing.T) {
+	u := testenv.Azurite(t)
+	t.Setenv("AZURE_STORAGE_KEY", "d3Jvbmd3cm9uZ3dyb25n")
+	fio := openURL(t, u)
+	defer fio.Close()
+	_, err := fio.ReadFile(context.Background(), "snapshot/LATEST")
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "snapshot/LATEST") || len(err.Error()) > 300 {
+		t.Fatalf("read with a wrong key: %v (%d bytes), want a short fs.ErrPermission naming the file", err, len(err.Error()))
+	}
+	if got := fio.Stats(); got.Get != 1 {
+		t.Errorf("requests %+v, want 1 GET (a denial is not retried)", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"gocloud.dev/gcerrors"
 )
 
@@ -55,8 +56,18 @@ func (f *FileIO) wrapErr(op, key string, err error) error {
 	// Drivers repeat what the URL configured (an endpoint with a password
 	// that fails to parse only shows on the first request): mask it.
 	err = maskError(err, f.s.secrets)
+	var aerr *azcore.ResponseError
+	if errors.As(err, &aerr) {
+		// The Azure SDK's text is the whole HTTP exchange (request line,
+		// headers, XML body): keep its status and error code.
+		err = &redactedError{err: err, msg: fmt.Sprintf("azure: HTTP %d %s", aerr.StatusCode, aerr.ErrorCode)}
+	}
 	if notFound(err) {
 		return fmt.Errorf("fileio: %s %s: %w", op, loc, ErrNotExist)
+	}
+	if status, ok := httpStatus(err); (ok && (status == http.StatusForbidden || status == http.StatusUnauthorized)) ||
+		gcerrors.Code(err) == gcerrors.PermissionDenied {
+		return fmt.Errorf("fileio: %s %s: %w: %w", op, loc, fs.ErrPermission, err)
 	}
 	if gcerrors.Code(err) == gcerrors.NotFound { // a denial gcsblob calls NotFound
 		return fmt.Errorf("fileio: %s %s: %w: %w", op, loc, fs.ErrPermission, err)

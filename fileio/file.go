@@ -44,7 +44,7 @@ func (f *FileIO) Open(ctx context.Context, path string) (File, error) {
 	}
 	var head []byte
 	var size int64
-	err = f.s.do(ctx, opGet, func() error {
+	err = f.s.do(ctx, opGet, func(ctx context.Context) error {
 		r, sz, err := f.openRange(ctx, key, 0, chunkSize)
 		if err != nil {
 			return err
@@ -136,8 +136,8 @@ func (r *file) loadTail() ([]byte, error) {
 
 // readRange reads exactly len(p) bytes at off with one ranged GET, retried.
 func (r *file) readRange(p []byte, off int64) error {
-	err := r.fio.s.do(r.ctx, opGet, func() error {
-		rc, _, err := r.fio.openRange(r.ctx, r.key, off, int64(len(p)))
+	err := r.fio.s.do(r.ctx, opGet, func(ctx context.Context) error {
+		rc, _, err := r.fio.openRange(ctx, r.key, off, int64(len(p)))
 		if err != nil {
 			return err
 		}

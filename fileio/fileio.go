@@ -148,6 +148,7 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			s.deleteHeads = true
 		case "azblob":
 			s.bucket, s.streams, err = openAzure(ctx, u.Host, u.Query(), s.retry)
+			s.secrets = append(s.secrets, azureSecrets()...)
 		default:
 			if err = gcsCredentials(ctx, u.Query()); err != nil {
 				return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), err)
@@ -371,7 +372,7 @@ func (f *FileIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	var data []byte
-	err = f.s.do(ctx, opGet, func() error {
+	err = f.s.do(ctx, opGet, func(ctx context.Context) error {
 		r, err := f.s.bucket.NewReader(ctx, key, nil)
 		if err != nil {
 			return err
@@ -422,7 +423,9 @@ func (f *FileIO) rangeReader(ctx context.Context, key string, offset, length int
 		rc   io.ReadCloser
 		size int64
 	)
-	err := f.s.do(ctx, opGet, func() error {
+	// The body is read after do returns: the caller's ctx, not the
+	// attempt's, must stay live for it.
+	err := f.s.do(ctx, opGet, func(context.Context) error {
 		var err error
 		rc, size, err = f.openRange(ctx, key, offset, length)
 		return err
@@ -468,7 +471,7 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 	if err != nil {
 		return err
 	}
-	err = f.s.do(ctx, opPut, func() error {
+	err = f.s.do(ctx, opPut, func(ctx context.Context) error {
 		return f.s.bucket.WriteAll(ctx, key, data, writerOptions(false))
 	})
 	return f.wrapErr("write", key, err)
@@ -567,7 +570,7 @@ func noClientRetries(as func(any) bool) error {
 // err is the read's error (ErrNotExist-wrapping when the object is absent).
 func (f *FileIO) holds(ctx context.Context, key string, data []byte) (bool, error) {
 	var got []byte
-	err := f.s.do(ctx, opGet, func() error {
+	err := f.s.do(ctx, opGet, func(ctx context.Context) error {
 		var err error
 		got, err = f.s.bucket.ReadAll(ctx, key)
 		return err
@@ -651,7 +654,7 @@ func (w *writer) Abort() error {
 // attributes returns the attributes of the file key with retries.
 func (f *FileIO) attributes(ctx context.Context, key string) (*blob.Attributes, error) {
 	var attrs *blob.Attributes
-	err := f.s.do(ctx, opHead, func() error {
+	err := f.s.do(ctx, opHead, func(ctx context.Context) error {
 		var err error
 		attrs, err = f.s.bucket.Attributes(ctx, key)
 		return err
@@ -697,7 +700,7 @@ func (f *FileIO) Delete(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	err = f.s.do(ctx, opDelete, func() error {
+	err = f.s.do(ctx, opDelete, func(ctx context.Context) error {
 		if f.s.deleteHeads {
 			f.s.stats.add(opHead)
 		}
@@ -766,7 +769,7 @@ func (f *FileIO) listWith(ctx context.Context, prefix, delim string, before func
 	for len(token) > 0 {
 		var page []*blob.ListObject
 		var next []byte
-		err := f.s.do(ctx, opList, func() error {
+		err := f.s.do(ctx, opList, func(ctx context.Context) error {
 			var err error
 			page, next, err = f.s.bucket.ListPage(ctx, token, listPageSize, opts)
 			return err

@@ -27,7 +27,7 @@ func (f *FileIO) ReadFileLimit(ctx context.Context, path string, limit int64) ([
 		data []byte
 		size int64
 	)
-	err = f.s.do(ctx, opGet, func() error {
+	err = f.s.do(ctx, opGet, func(ctx context.Context) error {
 		r, err := f.s.bucket.NewReader(ctx, key, nil)
 		if err != nil {
 			return err

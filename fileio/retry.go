@@ -23,13 +23,18 @@ type retryPolicy struct {
 	// store that applies a create and never answers would otherwise hold
 	// the commit forever. The metadata files it writes are small.
 	createTimeout time.Duration
+	// requestTimeout bounds each attempt of the other requests that are
+	// complete when they return (0: unbounded): reads of whole files and
+	// chunks, writes of whole files, HEADs, DELETEs and listing pages.
+	requestTimeout time.Duration
 }
 
 // remoteRetry returns the policy for S3 and GCS: 4 attempts, 50 ms doubling
 // to at most 1 s; an unanswered create-if-absent attempt is given up after
-// a minute.
+// a minute, and so is any other attempt of a request that is complete when
+// it returns.
 func remoteRetry() retryPolicy {
-	return retryPolicy{attempts: 4, base: 50 * time.Millisecond, max: time.Second, createTimeout: time.Minute}
+	return retryPolicy{attempts: 4, base: 50 * time.Millisecond, max: time.Second, createTimeout: time.Minute, requestTimeout: time.Minute}
 }
 
 // noRetry returns the policy for local and memory stores: a single attempt.
@@ -99,11 +104,21 @@ func (p retryPolicy) wait(ctx context.Context, attempt int) error {
 }
 
 // do runs fn, counting one request of kind k per attempt, and retries it
-// while it fails transiently and attempts remain.
-func (s *store) do(ctx context.Context, k opKind, fn func() error) error {
+// while it fails transiently and attempts remain. Each attempt gets a
+// context that ends after the policy's requestTimeout (remote stores), so a
+// store that accepts a request and never answers costs that long per
+// attempt, not forever; an attempt given up so is transient. fn must be
+// done with its context when it returns (streamed reads pass the caller's
+// context on instead).
+func (s *store) do(ctx context.Context, k opKind, fn func(ctx context.Context) error) error {
 	for attempt := 1; ; attempt++ {
 		s.stats.add(k)
-		err := fn()
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if s.retry.requestTimeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, s.retry.requestTimeout)
+		}
+		err := fn(actx)
+		cancel()
 		if err == nil || attempt >= s.retry.attempts || !transient(ctx, err) {
 			return err
 		}

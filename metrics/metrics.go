@@ -71,7 +71,8 @@ func Or(r Reporter) Reporter {
 }
 
 // Slog logs every report at level Info on Logger (slog.Default when nil)
-// as the message "paimon <operation>" with the report's LogAttrs.
+// as the message "paimon <operation>" with the report's LogAttrs. Durations
+// are slog.Duration values: integer nanoseconds in slog's JSON handler.
 type Slog struct {
 	Logger *slog.Logger
 }
@@ -150,7 +151,9 @@ type CommitReport struct {
 	// Phases are the wall-clock spans of the attempts that published, by
 	// commit.Phase name ("manifests", "manifest-lists", "offsets",
 	// "snapshot"), summed over the snapshots of the call; "retry" sums the
-	// lost attempts.
+	// lost attempts. Manifests, manifest lists and offsets are written
+	// concurrently, so their spans overlap (see commit.Phase) and may add
+	// up to more than Duration.
 	Phases map[string]time.Duration
 	// AddedFiles, DeletedFiles count data files of the commit messages
 	// (new and compaction outputs; deleted and compaction inputs);
@@ -161,7 +164,9 @@ type CommitReport struct {
 	AddedRecords             int64
 	ChangelogFiles           int
 	// Requests are the store requests of the committer's FileIO during the
-	// call (other users of the same FileIO count too).
+	// call (other users of the same FileIO count too). On object stores the
+	// committer writes the LATEST hint and prepares the next base list in
+	// the background after the call returns: those PUTs are not counted.
 	Requests Requests
 	// Err is the call's error, nil on success.
 	Err error

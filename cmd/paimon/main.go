@@ -148,7 +148,7 @@ func newRoot(out io.Writer) *cobra.Command {
 		},
 	}
 	root.SetOut(out)
-	root.PersistentFlags().Bool("metrics", false, "print a JSON line of metrics (package metrics) on stderr for every commit, scan plan, compaction and expiration")
+	root.PersistentFlags().Bool("metrics", false, "print a JSON line of metrics (package metrics) on stderr for every commit, scan plan, compaction and expiration; durations in nanoseconds")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newSnapshotsCmd(), newSchemaCmd(), newFilesCmd(), newCatCmd(), newCreateCmd(), newImportCmd(), newExpireCmd(), newCleanOrphansCmd(), newTagCmd(), newRollbackCmd(), newCompactCmd(), newAlterCmd(), newTailCmd(), newLookupCmd(), newServeCmd())
 	return root

@@ -66,8 +66,10 @@ func TestMetricsFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The compaction's commit, then the compaction.
 	ls := lines("compact", stderr)
-	if len(ls) != 1 || ls[0]["msg"] != "paimon compaction" || ls[0]["snapshot"].(float64) != 3 || ls[0]["input_files"].(float64) != 2 || ls[0]["output_files"].(float64) != 1 {
+	if len(ls) != 2 || ls[0]["msg"] != "paimon commit" || ls[0]["snapshots"].([]any)[0].(float64) != 3 || ls[0]["deleted_files"].(float64) != 2 ||
+		ls[1]["msg"] != "paimon compaction" || ls[1]["snapshot"].(float64) != 3 || ls[1]["input_files"].(float64) != 2 || ls[1]["output_files"].(float64) != 1 {
 		t.Fatalf("compact: metrics %v", ls)
 	}
 	_, stderr, err = runErr("--metrics", "expire", "--retain-min", "1", "--retain-max", "1", url)

@@ -356,3 +356,30 @@ func TestCompactSignalsRandom(t *testing.T) {
 		checkTable(t, tbl, c, 0)
 	}
 }
+
+// TestImportCreateRace: separate `paimon import --create` processes
+// racing to create one table all import into it (create if it does not
+// exist): the losers of the create go on with the winner's table, and
+// every row lands once. Ten rounds of three processes.
+func TestImportCreateRace(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "flights", "flights-3m.parquet")
+	for round := range 10 {
+		tbl := filepath.Join(t.TempDir(), "db.db", "t")
+		var ps []*importProc
+		for range 3 {
+			ps = append(ps, startImport(t, "--create", "--limit", "1000", tbl, src))
+		}
+		for i, p := range ps {
+			if code := p.wait(t); code != 0 {
+				t.Fatalf("round %d, process %d: exit %d: %s", round, i, code, p.errb.String())
+			}
+		}
+		out, err := run(t, "cat", "--format", "jsonl", tbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(out, "\n"); n != 3000 {
+			t.Fatalf("round %d: %d rows, want 3000", round, n)
+		}
+	}
+}

@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.queryInterval, "query-interval", 100*time.Millisecond, "pause between union-read latency queries")
 	fs.StringVar(&c.data, "data", "", "flights Parquet file (default: testdata/flights/flights-3m.parquet of the repository)")
 	fs.StringVar(&c.jsonPath, "json", "", "write the results as JSON to this file")
-	fs.StringVar(&c.metricsPath, "metrics", "", "write a JSON line per metrics report (package metrics: every commit, scan plan and real-time commit) to this file")
+	fs.StringVar(&c.metricsPath, "metrics", "", "write a JSON line per metrics report (package metrics: every commit, scan plan and real-time commit; durations in nanoseconds) to this file")
 	fs.StringVar(&c.detailPath, "detail", "", "write every measure of the summary as JSON to this file (keys may grow; --json's are fixed)")
 	fs.StringVar(&c.plotPath, "plot", "", "draw latency CDFs and commit latency over time to this .svg or .png file")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the workload runs to this file (go tool pprof)")
