@@ -60,7 +60,13 @@
 //
 // Operations on remote stores that fail transiently are retried, up to 4
 // attempts in total, with jittered exponential backoff (50 ms doubling, capped
-// at 1 s). Transient means an HTTP answer of 5xx, 429, 408 or 409 (S3's
+// at 1 s). Every attempt of a remote request that is complete when it
+// returns (whole-file reads and writes, ranged chunk reads of a File, HEADs,
+// DELETEs, listing pages, create-if-absent) is given up after a minute
+// without an answer and counts as transient, so a store that accepts
+// connections and never answers fails a call within about four minutes
+// instead of hanging it; streamed reads and writes are bounded by the
+// caller's context only. Transient means an HTTP answer of 5xx, 429, 408 or 409 (S3's
 // ConditionalRequestConflict), or an error without an HTTP answer (a network
 // failure) whose gocloud.dev/gcerrors code is Unknown, Internal,
 // ResourceExhausted or DeadlineExceeded, while ctx is still live. Not-found,
