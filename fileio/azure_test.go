@@ -97,3 +97,21 @@ func TestAzureWrongKey(t *testing.T) {
 		t.Errorf("requests %+v, want 1 GET (a denial is not retried)", got)
 	}
 }
+
+// TestMissingBucket: a container or bucket that does not exist is
+// fs.ErrNotExist with a message that says so, on Azurite and MinIO.
+func TestMissingBucket(t *testing.T) {
+	for name, u := range map[string]func(testing.TB) string{"azure": testenv.Azurite, "minio": testenv.MinIO} {
+		t.Run(name, func(t *testing.T) {
+			good := u(t)
+			scheme, rest, _ := strings.Cut(good, "://")
+			_, query, _ := strings.Cut(rest, "?")
+			fio := openURL(t, scheme+"://nosuchbucket0/wh?"+query)
+			defer fio.Close()
+			_, err := fio.List(context.Background(), "db.db")
+			if !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, fileio.ErrNoBucket) || !strings.Contains(err.Error(), "the bucket or container does not exist") {
+				t.Fatalf("list in a missing bucket: %v", err)
+			}
+		})
+	}
+}

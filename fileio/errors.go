@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/aws/smithy-go"
 	"gocloud.dev/gcerrors"
 )
 
@@ -32,6 +33,10 @@ var (
 	// ErrClosed means the FileIO or the File was used after Close. It is
 	// io/fs.ErrClosed.
 	ErrClosed = fs.ErrClosed
+
+	// ErrNoBucket means the bucket or container of the URL does not exist
+	// (S3 NoSuchBucket, Azure ContainerNotFound). It wraps ErrNotExist.
+	ErrNoBucket = fmt.Errorf("%w: the bucket or container does not exist", fs.ErrNotExist)
 
 	// ErrInvalidURL means Open could not parse the URL or does not support
 	// its scheme or form.
@@ -62,6 +67,9 @@ func (f *FileIO) wrapErr(op, key string, err error) error {
 		// headers, XML body): keep its status and error code.
 		err = &redactedError{err: err, msg: fmt.Sprintf("azure: HTTP %d %s", aerr.StatusCode, aerr.ErrorCode)}
 	}
+	if code := bucketMissing(err); code != "" {
+		return fmt.Errorf("fileio: %s %s: %w (%s)", op, loc, ErrNoBucket, code)
+	}
 	if notFound(err) {
 		return fmt.Errorf("fileio: %s %s: %w", op, loc, ErrNotExist)
 	}
@@ -87,4 +95,20 @@ func notFound(err error) bool {
 	}
 	status, ok := httpStatus(err)
 	return !ok || status != http.StatusForbidden
+}
+
+// bucketMissing returns the store's error code when err says the bucket
+// or container itself does not exist (S3 NoSuchBucket, Azure
+// ContainerNotFound), else "": then nothing below it exists either, and
+// the message should say why.
+func bucketMissing(err error) string {
+	var aerr *azcore.ResponseError
+	if errors.As(err, &aerr) && aerr.ErrorCode == "ContainerNotFound" {
+		return aerr.ErrorCode
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "NoSuchBucket" {
+		return api.ErrorCode()
+	}
+	return ""
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/testenv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +84,16 @@ func TestMetricsFlag(t *testing.T) {
 	}
 	if _, stderr, err := runErr("cat", "--format", "jsonl", url); err != nil || stderr != "" {
 		t.Fatalf("cat without --metrics: stderr %q, %v", stderr, err)
+	}
+}
+
+// TestMissingBucketMessage: a table URL whose bucket does not exist says
+// so, instead of "no schema file".
+func TestMissingBucketMessage(t *testing.T) {
+	good := testenv.MinIO(t)
+	_, query, _ := strings.Cut(good, "?")
+	_, err := run(t, "cat", "s3://nosuchbucket0/db.db/t?"+query)
+	if err == nil || !strings.Contains(err.Error(), "its bucket or container does not exist") || !errors.Is(err, fileio.ErrNoBucket) {
+		t.Fatalf("cat in a missing bucket: %v", err)
 	}
 }

@@ -78,6 +78,9 @@ func isBranch(branch string) bool { return branch != "" && branch != schema.Main
 // notExist is the one line of a missing table or branch.
 func notExist(url, branch string, err error) error {
 	url = fileio.Redact(url)
+	if errors.Is(err, fileio.ErrNoBucket) {
+		return cliError{fmt.Sprintf("table %s does not exist: its bucket or container does not exist", url), err}
+	}
 	if isBranch(branch) {
 		return cliError{fmt.Sprintf("table %s has no branch %q", url, branch), err}
 	}
