@@ -101,7 +101,7 @@ func (c *Committer) finishReport(ctx context.Context, t *tally, identifier int64
 		Table: fileio.Redact(c.fio.URL()), CommitUser: c.commitUser, Identifier: identifier,
 		Snapshots: t.snapshots, Duration: c.now().Sub(t.start), Attempts: t.attempts, LostRaces: t.lost,
 		Phases:   t.phases,
-		Requests: metrics.Requests{Get: s.Get, Put: s.Put, List: s.List, Delete: s.Delete, Head: s.Head},
+		Requests: metrics.Requests(s),
 		Err:      err,
 	}
 	t.mu.Unlock()

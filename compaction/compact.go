@@ -441,7 +441,7 @@ func Compact(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, co
 	snapshotID, err = compact(ctx, fio, ts, commitUser, opts, r)
 	s := fio.Stats().Since(before)
 	r.Snapshot, r.Err, r.Duration = snapshotID, err, time.Since(start)
-	r.Requests = metrics.Requests{Get: s.Get, Put: s.Put, List: s.List, Delete: s.Delete, Head: s.Head}
+	r.Requests = metrics.Requests(s)
 	opts.Reporter.Report(ctx, r)
 	return snapshotID, err
 }

@@ -216,7 +216,7 @@ func Expire(ctx context.Context, fio *fileio.FileIO, ts *schema.TableSchema, opt
 	s := fio.Stats().Since(before)
 	r := &metrics.ExpirationReport{
 		Table: fileio.Redact(fio.URL()), Duration: time.Since(start), Snapshots: len(res.Expired), Err: err,
-		Requests: metrics.Requests{Get: s.Get, Put: s.Put, List: s.List, Delete: s.Delete, Head: s.Head},
+		Requests: metrics.Requests(s),
 	}
 	for _, p := range res.Deleted {
 		switch {

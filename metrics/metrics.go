@@ -110,8 +110,9 @@ func (c *Recorder) Reports() []Report {
 	return out
 }
 
-// Requests counts store requests by kind (fileio.Stats); each retry is a
-// request.
+// Requests counts store requests by kind; each retry is a request. It has
+// fileio.Stats's fields in its order, so a fileio.Stats converts to it
+// (metrics.Requests(stats)) without this package importing fileio.
 type Requests struct {
 	Get, Put, List, Delete, Head int64
 }

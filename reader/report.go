@@ -18,7 +18,7 @@ func WithReporter(r metrics.Reporter) Option { return func(c *config) { c.report
 func scanReport(s *Scan, p *Plan, err error, d time.Duration, req fileio.Stats) *metrics.ScanReport {
 	r := &metrics.ScanReport{
 		Table: fileio.Redact(s.root.URL()), Duration: d, Err: err,
-		Requests: metrics.Requests{Get: req.Get, Put: req.Put, List: req.List, Delete: req.Delete, Head: req.Head},
+		Requests: metrics.Requests(req),
 	}
 	if s.cfg.filter != nil {
 		r.Filter = s.cfg.filter.String()

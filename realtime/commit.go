@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paimon-go/paimon/metrics"
 	"time"
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/maintain"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/progress"
 )
 

@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/paimon-go/paimon/fileio"
-	"github.com/paimon-go/paimon/testenv"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/testenv"
 )
 
 // runErr executes the CLI in-process and returns stdout, stderr and the

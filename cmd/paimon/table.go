@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paimon-go/paimon/metrics"
 	"log/slog"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/snapshot"
 )

@@ -41,7 +41,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/paimon-go/paimon/metrics"
 	"io"
 	"log/slog"
 	"os"
@@ -53,6 +52,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/paimon-go/paimon/internal/benchstore"
+	"github.com/paimon-go/paimon/metrics"
 )
 
 func main() {

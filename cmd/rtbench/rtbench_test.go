@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/paimon-go/paimon/testenv"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/internal/flights"
+	"github.com/paimon-go/paimon/testenv"
 	"github.com/paimon-go/paimon/types"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paimon-go/paimon/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/reader"
 )
 

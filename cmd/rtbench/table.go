@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paimon-go/paimon/metrics"
 	"iter"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/metrics"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/writer"
 )
