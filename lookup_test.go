@@ -70,6 +70,10 @@ func TestTableLookup(t *testing.T) {
 		t.Errorf("snapshot 1: %v", rec)
 	}
 	rec.Release()
+	// No key batch at all is refused, not read as the whole table.
+	if rec, err := table.Lookup(ctx, nil); !errors.Is(err, reader.ErrInvalidScan) {
+		t.Errorf("nil keys: %v, %v; want ErrInvalidScan", rec, err)
+	}
 	// An append table has no key.
 	app := createTable(t, catalog.Schema{Fields: []types.DataField{types.Field(0, "k", types.Int()), types.Field(1, "n", types.BigInt())}})
 	if _, err := app.Lookup(ctx, kb); !errors.Is(err, reader.ErrInvalidScan) {
@@ -369,6 +373,72 @@ func TestKeyFilterBeforeMerge(t *testing.T) {
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("%v %q: %v, want %v", opts, tc.where, got, tc.want)
+			}
+		}
+	}
+}
+
+// TestProjectionUnreadNotNull: partial-update and aggregation tables with
+// remove-record-on-delete and a NOT NULL value column s; after +I(1, s=1)
+// and -D(1, s=3) in two commits, a read or lookup of (k, n) only, whose
+// merge reads s as nulls, finds the key deleted instead of failing on s's
+// NOT NULL (Java's merge functions check projected fields only), as the
+// full read does.
+func TestProjectionUnreadNotNull(t *testing.T) {
+	ctx := context.Background()
+	for _, opts := range []map[string]string{
+		{"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true"},
+		{"merge-engine": "aggregation", "aggregation.remove-record-on-delete": "true", "fields.n.aggregate-function": "sum"},
+	} {
+		opts["bucket"] = "1"
+		k, s := types.Int(), types.BigInt()
+		k.Nullable, s.Nullable = false, false
+		table := createTable(t, catalog.Schema{
+			Fields:      []types.DataField{types.Field(0, "k", k), types.Field(1, "n", types.BigInt()), types.Field(2, "s", s)},
+			PrimaryKeys: []string{"k"}, Options: opts,
+		})
+		sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int32}, {Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+			{Name: "s", Type: arrow.PrimitiveTypes.Int64}, {Name: "_ROW_KIND", Type: arrow.PrimitiveTypes.Int8}}, nil)
+		for _, row := range []struct {
+			s    int64
+			kind int8
+		}{{1, 0}, {3, 3}} {
+			b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+			b.Field(0).(*array.Int32Builder).Append(1)
+			b.Field(1).(*array.Int64Builder).AppendNull()
+			b.Field(2).(*array.Int64Builder).Append(row.s)
+			b.Field(3).(*array.Int8Builder).Append(row.kind)
+			rec := b.NewRecordBatch()
+			b.Release()
+			writeCommit(t, table, rec)
+			rec.Release()
+		}
+		for _, cols := range [][]string{nil, {"k", "n"}} {
+			var o []reader.Option
+			if cols != nil {
+				o = append(o, reader.WithColumns(cols...))
+			}
+			keys := intKeys([]int32{1})
+			rec, err := table.Lookup(ctx, keys, o...)
+			keys.Release()
+			if err != nil || rec.NumRows() != 0 {
+				t.Fatalf("%s, columns %v: lookup %v rows, error %v; want the key deleted", opts["merge-engine"], cols, rec, err)
+			}
+			rec.Release()
+			p, err := table.NewScan(o...).Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := int64(0)
+			for r, err := range p.Records(ctx) {
+				if err != nil {
+					t.Fatalf("%s, columns %v: read: %v", opts["merge-engine"], cols, err)
+				}
+				n += r.NumRows()
+				r.Release()
+			}
+			if n != 0 {
+				t.Fatalf("%s, columns %v: read %d rows, want 0", opts["merge-engine"], cols, n)
 			}
 		}
 	}

@@ -121,14 +121,23 @@ func TestReports(t *testing.T) {
 		r.PrunedByPartition+r.PrunedByBucket+r.PrunedByStats+r.PrunedByIndex != 0 {
 		t.Errorf("unfiltered: %+v", r)
 	}
-	// p = 2: the partition statistics of two manifests rule them out.
-	r, _ = scan("p = 2", reader.WithWhere("p = 2"))
+	// p = 2 on a cold cache: the partition statistics of two manifests rule
+	// them out.
+	r, _ = scan("p = 2", reader.WithWhere("p = 2"), reader.WithCache(reader.NewCache(1<<20)))
 	if r.Manifests != 3 || r.ManifestsSkipped != 2 || r.Entries != 1 || r.DataFiles != 1 || r.Filter != "p = 2" {
 		t.Errorf("p = 2: %+v", r)
 	}
+	// p = 2 again through the table's cache, which kept the live files of
+	// snapshot 3 when the unfiltered scan read all its manifests (delta
+	// planning): no manifest is read, two of the three files are pruned by
+	// partition.
+	r, _ = scan("p = 2, kept files", reader.WithWhere("p = 2"))
+	if r.Manifests != 0 || r.ManifestsSkipped != 0 || r.Entries != 3 || r.PrunedByPartition != 2 || r.DataFiles != 1 {
+		t.Errorf("p = 2, kept files: %+v", r)
+	}
 	// 15 <= id <= 50: the key statistics keep only the third file.
 	r, _ = scan("id range", reader.WithWhere("id >= 15 AND id <= 50"))
-	if r.Manifests != 3 || r.ManifestsSkipped != 0 || r.Entries != 3 || r.PrunedByStats != 2 || r.DataFiles != 1 {
+	if r.Manifests != 0 || r.ManifestsSkipped != 0 || r.Entries != 3 || r.PrunedByStats != 2 || r.DataFiles != 1 {
 		t.Errorf("id range: %+v", r)
 	}
 	// Requests equal what the FileIO counted.

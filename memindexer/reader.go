@@ -96,12 +96,16 @@ func releaseFrom(es []*entry) {
 // realtime.ErrSchemaMismatch for an unknown name), in pieces of at most
 // q.BatchSize rows (ErrInvalidQuery when q.BatchSize <= 0). For AppendOnly
 // there is one reader in offset order; for PrimaryKey one per stored batch,
-// each sorted by key then sequence number. A view without candidate batches
-// gets no readers.
+// each sorted by key then sequence number, or with q.Keys one reader of the
+// rows of those keys in all batches, sorted by key then sequence number
+// (keysReader). A view without candidate batches gets no readers.
 //
 // Pruning: a batch whose offset bounds miss a non-empty q.Visible is
-// skipped, and AppendOnly batches are cut (binary search) to the rows whose
-// offsets lie in q.Visible; PrimaryKey batches are never cut. With
+// skipped, and only rows whose offsets lie in q.Visible are yielded
+// (realtime.ClipsVisible): AppendOnly batches are cut by binary search,
+// PrimaryKey batches whose offset bounds lie inside q.Visible are yielded
+// whole and the others as their runs of visible rows (each run sorted, so
+// each reader stays sorted). With
 // realtime.StatsFull and a q.Filter (over transport column indexes), a batch
 // whose statistics cannot match (predicate TestStats) is skipped. Exact
 // filtering is left to the caller, and so is the choice of a filter that is
@@ -133,6 +137,21 @@ func (s *store) QueryReaders(ctx context.Context, rv realtime.ReadView, q realti
 		}
 		cols[i], fields[i] = idx[0], s.schema.Field(idx[0])
 	}
+	if k := q.Keys; k != nil {
+		if len(k.Types) != len(k.Columns) {
+			return nil, fmt.Errorf("%w: %d key columns, %d key types", ErrInvalidQuery, len(k.Columns), len(k.Types))
+		}
+		for _, c := range k.Columns {
+			if c < 0 || c >= s.schema.NumFields() {
+				return nil, fmt.Errorf("%w: key column %d of a %d-column transport schema", ErrInvalidQuery, c, s.schema.NumFields())
+			}
+		}
+		for _, v := range k.Values {
+			if len(v) != len(k.Columns) {
+				return nil, fmt.Errorf("%w: key of %d values for %d key columns", ErrInvalidQuery, len(v), len(k.Columns))
+			}
+		}
+	}
 	md := s.schema.Metadata()
 	p := &projection{schema: arrow.NewSchema(fields, &md), cols: cols, batchSize: int64(q.BatchSize)}
 	if !q.Visible.Empty() {
@@ -162,6 +181,9 @@ func (s *store) QueryReaders(ctx context.Context, rv realtime.ReadView, q realti
 	if s.mode == realtime.AppendOnly {
 		return []reader{p.reader(ctx, v, keep)}, nil
 	}
+	if q.Keys != nil {
+		return []reader{p.keysReader(ctx, v, keep, q.Keys, s.alloc)}, nil
+	}
 	rs := make([]reader, len(keep))
 	for i := range keep {
 		rs[i] = p.reader(ctx, v, keep[i:i+1])
@@ -189,9 +211,29 @@ func (p *projection) reader(ctx context.Context, v *view, es []*entry) reader {
 		defer releaseFrom(es)
 		for _, e := range es {
 			lo, hi := int64(0), e.rows
-			if p.cut {
+			switch {
+			case p.cut:
 				l, h := e.sortedBounds(p.visible)
 				lo, hi = int64(l), int64(h)
+			case !p.visible.Empty() && (e.first < p.visible.Begin || e.last >= p.visible.End):
+				// A PrimaryKey batch (sorted by key) with rows on both sides
+				// of the visible range: its visible rows, as runs of
+				// consecutive rows, in order.
+				for i := 0; i < len(e.offsets); {
+					if !p.visible.Contains(e.offsets[i]) {
+						i++
+						continue
+					}
+					j := i + 1
+					for j < len(e.offsets) && p.visible.Contains(e.offsets[j]) {
+						j++
+					}
+					if !p.emit(ctx, e.rec, int64(i), int64(j), yield) {
+						return
+					}
+					i = j
+				}
+				continue
 			}
 			if lo >= hi {
 				continue
@@ -211,6 +253,15 @@ func (p *projection) emit(ctx context.Context, rec arrow.RecordBatch, lo, hi int
 		arrs[i] = rec.Column(c)
 	}
 	proj := array.NewRecordBatch(p.schema, arrs, rec.NumRows())
+	if lo == 0 && hi == rec.NumRows() && hi <= p.batchSize {
+		// The whole batch in one piece: no slice to make.
+		if err := ctx.Err(); err != nil {
+			proj.Release()
+			yield(nil, err)
+			return false
+		}
+		return yield(proj, nil)
+	}
 	defer proj.Release()
 	for at := lo; at < hi; at += p.batchSize {
 		if err := ctx.Err(); err != nil {

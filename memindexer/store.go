@@ -332,6 +332,10 @@ func (s *store) AdvanceCommittedOffset(ctx context.Context, end int64) error {
 	return nil
 }
 
+// ClipsVisible implements realtime.ClipsVisible: QueryReaders yields only
+// rows whose offsets lie in a non-empty Query.Visible.
+func (s *store) ClipsVisible() bool { return true }
+
 // Usage implements realtime.Store: bytes (see the package comment) and rows
 // of the building batches and of the sealed, not reclaimed segments, read
 // under the lock. All zero after Close.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/realtime"
+	"github.com/paimon-go/paimon/types"
 )
 
 func rng(b, e int64) progress.Range { return progress.Range{Begin: b, End: e} }
@@ -605,7 +606,10 @@ func TestPrimaryKeyReaders(t *testing.T) {
 		want [][][]int64
 	}{
 		{"all, batch 2", realtime.Query{BatchSize: 2}, [][][]int64{{{1, 2}, {5}}, {{1, 3}}, {{9}}}},
-		{"visible skips batches, never cuts", realtime.Query{BatchSize: 10, Visible: rng(1, 4)}, [][][]int64{{{1, 2, 5}}, {{1, 3}}}},
+		// Offsets: ids 1, 2, 5 of the first batch at 2, 0, 1; ids 1, 3 of the
+		// second at 4, 3; id 9 at 7.
+		{"visible cuts batches to their runs of visible rows", realtime.Query{BatchSize: 10, Visible: rng(1, 4)}, [][][]int64{{{1}, {5}}, {{3}}}},
+		{"visible holds whole batches", realtime.Query{BatchSize: 10, Visible: rng(0, 5)}, [][][]int64{{{1, 2, 5}}, {{1, 3}}}},
 		{"visible second batch", realtime.Query{BatchSize: 10, Visible: rng(3, 5)}, [][][]int64{{{1, 3}}}},
 		{"key id >= 4", realtime.Query{BatchSize: 10, Filter: predicateID(4, ">=")}, [][][]int64{{{1, 2, 5}}, {{9}}}},
 		{"key id = 3", realtime.Query{BatchSize: 10, Filter: predicateID(3, "=")}, [][][]int64{{{1, 2, 5}}, {{1, 3}}}},
@@ -679,5 +683,72 @@ func TestWriteCompactsSlack(t *testing.T) {
 	}
 	if s.(*store).building[0].rec != exact {
 		t.Fatal("a compact batch was copied")
+	}
+}
+
+// TestPrimaryKeyKeysReader checks Query.Keys: one reader yielding the rows
+// of the looked-up keys from every stored batch, key by key and within a
+// key in write order (so by sequence number), gathered into one batch,
+// without rows outside Visible, and malformed keys refused.
+func TestPrimaryKeyKeysReader(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := newPKStore(t, realtime.StatsFull)
+	defer s.Close()
+	// ids 1, 1, 2, 5 at offsets 2, 3, 0, 1; ids 1, 3, 5 at 4, 5, 6; id 1 at 7.
+	write(t, s, pkRec(mem, []int8{0, 0, 0, 0}, []int64{10, 11, 12, 13}, []int64{2, 3, 0, 1}, []int64{1, 1, 2, 5}, []string{"a", "b", "c", "d"}), rng(0, 4))
+	write(t, s, pkRec(mem, []int8{2, 0, 3}, []int64{14, 15, 16}, []int64{4, 5, 6}, []int64{1, 3, 5}, []string{"e", "f", "g"}), rng(4, 7))
+	write(t, s, pkRec(mem, []int8{0}, []int64{17}, []int64{7}, []int64{1}, []string{"h"}), rng(7, 8))
+	v, _ := s.AcquireReadView(bg)
+	defer v.Release()
+	keys := func(ids ...int64) *realtime.QueryKeys {
+		k := &realtime.QueryKeys{Columns: []int{3}, Types: []types.DataType{types.BigInt()}}
+		for _, id := range ids {
+			k.Values = append(k.Values, []any{id})
+		}
+		return k
+	}
+	cols := []string{realtime.SequenceColumn, "id", "payload", realtime.OffsetColumn}
+	cases := []struct {
+		name    string
+		q       realtime.Query
+		seqs    [][]int64
+		payload []string
+	}{
+		{"one key in every batch", realtime.Query{BatchSize: 10, Keys: keys(1)}, [][]int64{{10, 11, 14, 17}}, []string{"a", "b", "e", "h"}},
+		{"keys in key order, batch 2", realtime.Query{BatchSize: 2, Keys: keys(1, 5)}, [][]int64{{10, 11}, {14, 17}, {13, 16}}, []string{"a", "b", "e", "h", "d", "g"}},
+		{"missing key", realtime.Query{BatchSize: 10, Keys: keys(4)}, nil, nil},
+		{"visible cuts", realtime.Query{BatchSize: 10, Keys: keys(1, 5), Visible: rng(3, 7)}, [][]int64{{11, 14, 16}}, []string{"b", "e", "g"}},
+	}
+	for _, c := range cases {
+		c.q.Columns = cols
+		rs := query(t, s, v, c.q)
+		if len(rs) != 1 {
+			t.Fatalf("%s: %d readers, want 1", c.name, len(rs))
+		}
+		var seqs [][]int64
+		var payload []string
+		for rec, err := range rs[0] {
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs = append(seqs, int64Col(t, rec, realtime.SequenceColumn))
+			p := rec.Column(2).(*array.String)
+			for i := range p.Len() {
+				payload = append(payload, p.Value(i))
+			}
+			rec.Release()
+		}
+		if !reflect.DeepEqual(seqs, c.seqs) || !reflect.DeepEqual(payload, c.payload) {
+			t.Fatalf("%s: sequences %v payloads %v, want %v %v", c.name, seqs, payload, c.seqs, c.payload)
+		}
+	}
+	for _, bad := range []*realtime.QueryKeys{
+		{Columns: []int{3}, Types: nil, Values: [][]any{{int64(1)}}},
+		{Columns: []int{9}, Types: []types.DataType{types.BigInt()}, Values: [][]any{{int64(1)}}},
+		{Columns: []int{3}, Types: []types.DataType{types.BigInt()}, Values: [][]any{{int64(1), int64(2)}}},
+	} {
+		_, err := s.QueryReaders(bg, v, realtime.Query{Columns: cols, BatchSize: 10, Keys: bad})
+		mustIs(t, err, ErrInvalidQuery)
 	}
 }

@@ -59,7 +59,11 @@ type PartitionBucket struct {
 // sorted key/value pairs compared lexicographically, pair by pair), then by
 // bucket. It returns -1, 0 or +1.
 func (pb PartitionBucket) Compare(o PartitionBucket) int {
-	ka, kb := slices.Sorted(maps.Keys(pb.Partition)), slices.Sorted(maps.Keys(o.Partition))
+	// Offsets.End runs this for every lookup and scan: sort the keys in
+	// buffers on the stack rather than allocate (partitions rarely have more
+	// than a few keys).
+	var bufA, bufB [8]string
+	ka, kb := sortedKeys(pb.Partition, bufA[:0]), sortedKeys(o.Partition, bufB[:0])
 	for i := 0; i < len(ka) && i < len(kb); i++ {
 		if c := strings.Compare(ka[i], kb[i]); c != 0 {
 			return c
@@ -72,6 +76,15 @@ func (pb PartitionBucket) Compare(o PartitionBucket) int {
 		return c
 	}
 	return cmp.Compare(pb.Bucket, o.Bucket)
+}
+
+// sortedKeys appends the keys of m to buf, sorted.
+func sortedKeys(m map[string]string, buf []string) []string {
+	for k := range m {
+		buf = append(buf, k)
+	}
+	slices.Sort(buf)
+	return buf
 }
 
 // Key returns a string that is equal for equal partition-buckets and

@@ -25,6 +25,7 @@ type Cache struct {
 	manifests *manifest.Cache
 	lookup    *LookupCache
 	indexes   *indexFiles // separate file index files (up to 16 MiB)
+	live      *liveSets   // live files of the last snapshot planned, per branch (delta planning)
 }
 
 // NewCache returns a Cache that keeps at most maxBytes bytes of decoded
@@ -32,7 +33,7 @@ type Cache struct {
 // <= 0 keeps only the compiled decoders. Its LookupCache keeps up to
 // DefaultLookupCacheBytes.
 func NewCache(maxBytes int64) *Cache {
-	return &Cache{manifests: manifest.NewCache(maxBytes), lookup: NewLookupCache(DefaultLookupCacheBytes), indexes: newIndexFiles(defaultIndexFileBytes)}
+	return &Cache{manifests: manifest.NewCache(maxBytes), lookup: NewLookupCache(DefaultLookupCacheBytes), indexes: newIndexFiles(defaultIndexFileBytes), live: newLiveSets()}
 }
 
 // LookupFiles returns the cache of data files decoded for point lookups,

@@ -174,6 +174,9 @@ func Concat(records iter.Seq2[arrow.RecordBatch, error], sc *arrow.Schema, mem m
 // other options (snapshot, tag, timestamp, filters). The caller releases
 // the batch. Errors: those of KeyFilter (ErrInvalidScan), Plan and reading.
 func (s *Scan) Lookup(ctx context.Context, keys arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if keys == nil {
+		return nil, fmt.Errorf("%w: lookup: no key batch", ErrInvalidScan)
+	}
 	c := *s
 	c.cfg.keys = keys
 	p, err := c.Plan(ctx)
@@ -218,12 +221,17 @@ func (p *Plan) Narrow(ctx context.Context, keys arrow.RecordBatch) (*Plan, error
 		return nil, err
 	}
 	pr := newPruner(p.table, p.Schema, filter, p.cfg.bucket)
+	pr.memo = p.memo
 	out := *p
 	out.filter, out.sel, out.Splits = filter, pr.sel, nil
 	out.cfg.keys = keys
 	for _, sp := range p.Splits {
 		if sp.post != nil || sp.diff || sp.Changes || sp.table != p.table {
 			return nil, fmt.Errorf("%w: narrow: split %s is not a plain split of the plan's table", ErrInvalidScan, sp.BucketPath)
+		}
+		if len(sp.Files) == 0 || (pr.sel.bucket != nil && sp.Bucket != *pr.sel.bucket) ||
+			(pr.sel.buckets != nil && !pr.sel.buckets.selects(sp.Bucket, sp.TotalBuckets)) {
+			continue // not the keys' bucket: no file of it is kept
 		}
 		var kept []manifest.DataFileMeta
 		for i := range sp.Files {

@@ -2,7 +2,6 @@ package reader
 
 import (
 	"iter"
-	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -117,13 +116,6 @@ func (sr *splitRead) pointKeys(inFields []types.DataField, thin bool) *pointKeys
 	pk := &pointKeys{}
 	src := make([]arrow.Array, len(trimmed))
 	for i, f := range trimmed {
-		switch f.Type.Kind {
-		case types.KindBoolean, types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
-			types.KindDate, types.KindTime, types.KindTimestamp, types.KindLocalZonedTimestamp,
-			types.KindChar, types.KindVarChar, types.KindBinary, types.KindVarBinary:
-		default:
-			return nil
-		}
 		name := f.Name
 		if !thin {
 			name = keyFieldPrefix + f.Name
@@ -142,39 +134,17 @@ func (sr *splitRead) pointKeys(inFields []types.DataField, thin bool) *pointKeys
 		pk.cols = append(pk.cols, col)
 		pk.types = append(pk.types, f.Type)
 	}
-	for r := range int(keys.NumRows()) {
-		key := make([]any, len(src))
-		for i, a := range src {
-			v, err := types.ArrowValue(pk.types[i], a, r)
-			if err != nil || v == nil {
-				return nil
-			}
-			key[i] = v
-		}
-		pk.keys = append(pk.keys, key)
+	var ok bool
+	if pk.keys, ok = types.SortedKeys(pk.types, src, int(keys.NumRows())); !ok {
+		return nil
 	}
-	slices.SortFunc(pk.keys, pk.cmpKeys)
-	pk.keys = slices.CompactFunc(pk.keys, func(a, b []any) bool { return pk.cmpKeys(a, b) == 0 })
 	return pk
-}
-
-func (pk *pointKeys) cmpKeys(a, b []any) int {
-	for i, t := range pk.types {
-		if c := types.Compare(t, a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 // cmpRow orders row of rec against key.
 func (pk *pointKeys) cmpRow(rec arrow.RecordBatch, row int, key []any) int {
 	for i, c := range pk.cols {
-		v, err := types.ArrowView(pk.types[i], rec.Column(c), row)
-		if err != nil {
-			v = nil
-		}
-		if o := types.Compare(pk.types[i], v, key[i]); o != 0 {
+		if o := types.CompareArrow(pk.types[i], rec.Column(c), row, key[i]); o != 0 {
 			return o
 		}
 	}

@@ -41,6 +41,9 @@ type pruner struct {
 	values predicate.Predicate
 	// partOK memoizes the partition filter per serialized partition.
 	partOK map[string]bool
+	// memo, when set, keeps decoded key statistics across the lookups of
+	// one kept plan (Plan.Narrow).
+	memo *planMemo
 	// index skips files by their embedded file index; nil without Equal or
 	// In conjuncts it may use.
 	index *indexPruner
@@ -124,7 +127,7 @@ func (p *pruner) keep(ctx context.Context, e *manifest.Entry) (bool, error) {
 	var err error
 	switch {
 	case p.keys != nil:
-		ok, err = p.keys.mayContain(ctx, p.t, p.ts, &e.File)
+		ok, err = p.keys.mayContain(ctx, p.t, p.ts, &e.File, p.memo)
 	case p.values != nil:
 		ok, err = fileMayMatch(ctx, p.t, p.ts, &e.File, p.values)
 	default:
@@ -154,6 +157,22 @@ func (p *pruner) keepLive(ctx context.Context, e *manifest.Entry) (bool, error) 
 		return true, nil
 	}
 	return p.index.mayContainSeparate(ctx, e)
+}
+
+// judge returns the live files of es (netted ADD entries, left unchanged)
+// that keep and then live keep.
+func (p *pruner) judge(ctx context.Context, es []manifest.Entry) ([]manifest.Entry, error) {
+	kept := make([]manifest.Entry, 0, len(es))
+	for i := range es {
+		ok, err := p.keep(ctx, &es[i])
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			kept = append(kept, es[i])
+		}
+	}
+	return p.live(ctx, kept)
 }
 
 // live drops the entries keepLive rules out.
@@ -518,7 +537,13 @@ func newKeyPruner(filter predicate.Predicate, ts *schema.TableSchema) *keyPruner
 
 // mayContain reports whether file f may hold a key the key filter allows.
 // Key statistics that do not decode never prune.
-func (k *keyPruner) mayContain(ctx context.Context, t *tableState, ts *schema.TableSchema, f *manifest.DataFileMeta) (bool, error) {
+func (k *keyPruner) mayContain(ctx context.Context, t *tableState, ts *schema.TableSchema, f *manifest.DataFileMeta, memo *planMemo) (bool, error) {
+	if memo != nil {
+		if st, ok := memo.keyStats.Load(f.FileName); ok {
+			st := st.(row.Stats)
+			return k.filter.TestStats(f.RowCount, st.Min, st.Max, st.NullCounts), nil
+		}
+	}
 	fileSchema := ts
 	if f.SchemaID != ts.ID {
 		var err error
@@ -541,6 +566,9 @@ func (k *keyPruner) mayContain(ctx context.Context, t *tableState, ts *schema.Ta
 	}
 	if fileSchema != ts {
 		st = row.EvolveStats(fileKeys, st, k.fields, f.RowCount)
+	}
+	if memo != nil {
+		memo.keyStats.Store(f.FileName, st)
 	}
 	return k.filter.TestStats(f.RowCount, st.Min, st.Max, st.NullCounts), nil
 }

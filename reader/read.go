@@ -172,6 +172,53 @@ type splitRead struct {
 	rawKV     bool              // key-value files read without merging (change splits, rowkind reads)
 	kindCol   bool              // source batches carry _VALUE_KIND after the value columns
 	mem       memory.Allocator
+	targets   [2]*fileTarget // by withKeys: see target
+}
+
+// fileTarget is the layout data files are read into by one split read,
+// built once per split read rather than once per file.
+type fileTarget struct {
+	fields []types.DataField
+	schema *arrow.Schema // types.SchemaToArrow(fields)
+	cols   []string      // the fields as the lookup cache's key names them
+}
+
+// target returns the layout readFile reads files into: the key-value
+// layout (kvFields) for merged and raw key-value reads, else the value
+// columns.
+func (sr *splitRead) target(withKeys bool) *fileTarget {
+	i := 0
+	if withKeys {
+		i = 1
+	}
+	if t := sr.targets[i]; t != nil {
+		return t
+	}
+	// A merge read's layout depends only on the split's schema (its value
+	// columns are all of them): the plan's lookups share it.
+	var mk targetKey
+	memo := sr.plan.memo
+	if memo != nil && sr.kv {
+		mk = targetKey{ts: sr.ts, withKeys: withKeys, poison: sr.poison != nil}
+		if t, ok := memo.targets.Load(mk); ok {
+			sr.targets[i] = t.(*fileTarget)
+			return sr.targets[i]
+		}
+	}
+	t := &fileTarget{fields: sr.valueCols}
+	if sr.kv || sr.rawKV {
+		t.fields = sr.kvFields(withKeys)
+	}
+	t.schema = types.SchemaToArrow(t.fields)
+	t.cols = make([]string, len(t.fields))
+	for i, f := range t.fields {
+		t.cols[i] = strconv.Itoa(f.ID) + ":" + f.Name + ":" + f.Type.String()
+	}
+	sr.targets[i] = t
+	if memo != nil && sr.kv {
+		memo.targets.Store(mk, t)
+	}
+	return t
 }
 
 // newSplitRead prepares reading sp, with in-memory runs when withMem. A
@@ -376,6 +423,17 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 		if sr.poison != nil {
 			fields = sr.valueCols // with castRowIDField
 		}
+		if len(sr.unneeded) > 0 {
+			// Columns left unread come as nulls: the merge must not hold
+			// their NOT NULL against a retraction (Java's merge functions
+			// take the projection and check the projected fields only).
+			fields = slices.Clone(fields)
+			for i := range fields {
+				if sr.unneeded[fields[i].ID] {
+					fields[i].Type.Nullable = true
+				}
+			}
+		}
 		cfg, err := merge.NewConfig(sr.ts.Options, fields, sr.ts.PrimaryKeys)
 		if err != nil {
 			yield(nil, err)
@@ -396,7 +454,8 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 			yield(nil, err)
 			return
 		}
-		inFields := sr.kvFields(!thin)
+		tg := sr.target(!thin)
+		inFields, inSchema := tg.fields, tg.schema
 		points := sr.pointKeys(inFields, thin)
 		keyPred := sr.keyFilter(inFields, thin)
 		pre := func(run iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
@@ -409,8 +468,35 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 			return run
 		}
 		runs := make([]merge.Run, 0, len(runsFiles)+len(mem))
+		defer func() {
+			// Runs the merge never took (a selection failed below).
+			for _, r := range runs {
+				_ = r.Close()
+			}
+		}()
+		// toRun makes the merge's run of seq. A point lookup selects a few
+		// rows of each run, so its runs are selected at once into memory
+		// (merge.RunOf): a pulled iterator (merge.RunFromSeq) would run each
+		// run in a coroutine of its own, and growing those coroutines'
+		// stacks cost a lookup about as much as the rest of it.
+		toRun := func(seq iter.Seq2[arrow.RecordBatch, error]) (merge.Run, error) {
+			if points == nil {
+				return merge.RunFromSeq(seq), nil
+			}
+			var got []arrow.RecordBatch
+			for rec, err := range seq {
+				if err != nil {
+					for _, b := range got {
+						b.Release()
+					}
+					return nil, err
+				}
+				got = append(got, rec)
+			}
+			return merge.RunOf(got...), nil
+		}
 		for _, files := range runsFiles {
-			runs = append(runs, merge.AtLevel(merge.RunFromSeq(pre(func(y func(arrow.RecordBatch, error) bool) {
+			r, err := toRun(pre(func(y func(arrow.RecordBatch, error) bool) {
 				for _, f := range files {
 					for rec, err := range sr.readFile(ctx, f, !thin) {
 						if !y(rec, err) || err != nil {
@@ -418,12 +504,21 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 						}
 					}
 				}
-			})), int(files[0].Level)))
+			}))
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			runs = append(runs, merge.AtLevel(r, int(files[0].Level)))
 		}
 		if len(mem) > 0 {
-			inSchema := types.SchemaToArrow(inFields)
 			for i, m := range mem {
-				runs = append(runs, merge.AtLevel(merge.RunFromSeq(pre(sr.adaptMem(ctx, m, i, inFields, inSchema))), -1))
+				r, err := toRun(pre(sr.adaptMem(ctx, m, i, inFields, inSchema)))
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				runs = append(runs, merge.AtLevel(r, -1))
 			}
 		}
 		var keyCols []int
@@ -442,7 +537,9 @@ func (sr *splitRead) merged(ctx context.Context, mem []iter.Seq2[arrow.RecordBat
 		if sr.kindCol {
 			opts.Layout = merge.LayoutKindValues
 		}
-		for rec, err := range merge.Merge(ctx, cfg, types.SchemaToArrow(inFields), runs, opts) {
+		taken := runs
+		runs = nil // the merge closes them
+		for rec, err := range merge.Merge(ctx, cfg, inSchema, taken, opts) {
 			if err == nil && sr.kindCol {
 				moved := moveColumn(rec, 0)
 				rec.Release()
@@ -531,12 +628,8 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			yield(nil, err)
 			return
 		}
-		var target []types.DataField
-		if sr.kv || sr.rawKV {
-			target = sr.kvFields(withKeys)
-		} else {
-			target = sr.valueCols
-		}
+		tg := sr.target(withKeys)
+		target := tg.fields
 		filePath := path.Join(sr.sp.BucketPath, f.FileName)
 		opts := FileReadOptions{BatchSize: sr.plan.cfg.batchSize, Allocator: sr.mem, NullColumns: sr.unneeded, RowCount: f.RowCount}
 		lc := sr.lookupCache(f)
@@ -576,7 +669,7 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 		}
 		records := ReadDataFile(ctx, fio, filePath, fileSchema, target, opts)
 		if lc != nil {
-			records = lc.file(ctx, sr.lookupKey(fio, filePath, f, target), types.SchemaToArrow(target), records)
+			records = lc.file(ctx, sr.lookupKey(fio, filePath, f, tg), tg.schema, records)
 		}
 		for rec, err := range records {
 			if err != nil {
@@ -615,16 +708,12 @@ func (sr *splitRead) lookupCache(f *manifest.DataFileMeta) *LookupCache {
 
 // lookupKey names the read of f at filePath (through fio) with target for
 // the lookup cache.
-func (sr *splitRead) lookupKey(fio *fileio.FileIO, filePath string, f *manifest.DataFileMeta, target []types.DataField) string {
-	cols := make([]string, len(target))
-	for i, t := range target {
-		cols[i] = strconv.Itoa(t.ID) + ":" + t.Name + ":" + t.Type.String()
-	}
+func (sr *splitRead) lookupKey(fio *fileio.FileIO, filePath string, f *manifest.DataFileMeta, tg *fileTarget) string {
 	dv := ""
 	if df, ok := sr.sp.DeletionFiles[f.FileName]; ok {
 		dv = df.IndexFile + "@" + strconv.FormatInt(int64(df.Offset), 10) + "+" + strconv.FormatInt(int64(df.Length), 10)
 	}
-	return lookupKey(fio.URL(), filePath, f.SchemaID, cols, sr.unneeded, dv)
+	return lookupKey(fio.URL(), filePath, f.SchemaID, tg.cols, sr.unneeded, dv)
 }
 
 // FileReadOptions configure ReadDataFile.

@@ -210,6 +210,22 @@ type Plan struct {
 	cfg    config
 	sel    *selector // partition and bucket selection, for SelectsBucket
 	pr     *pruner   // the pruner that planned it (ScanReport)
+	memo   *planMemo // shared with the plans Narrow makes of it
+}
+
+// planMemo holds what each lookup narrowing a kept plan (Narrow) would
+// otherwise build again: the file layouts of merge reads and the data
+// files' decoded key statistics. The plan and its narrowed copies share it.
+type planMemo struct {
+	targets  sync.Map // targetKey → *fileTarget
+	keyStats sync.Map // data file name → row.Stats over the plan's schema
+}
+
+// targetKey identifies the file layout of a merge read (splitRead.target).
+type targetKey struct {
+	ts       *schema.TableSchema
+	withKeys bool
+	poison   bool
 }
 
 // tableState is what reading needs about one branch of a table. Java keeps
@@ -222,6 +238,7 @@ type tableState struct {
 	fio     *fileio.FileIO  // manifest/, index/ and data files (table root)
 	mc      *manifest.Cache // decoded manifest files (Cache, or a per-Plan one)
 	indexes *indexFiles     // separate file index files read (Cache, or a per-Plan one)
+	live    *liveSets       // the Cache's kept live files (delta planning); nil without a Cache
 	schemas *schema.Manager
 	mu      sync.Mutex
 	cache   map[int64]*schema.TableSchema
@@ -274,13 +291,15 @@ func (s *Scan) plan(ctx context.Context) (*Plan, error) {
 	}
 	var mc *manifest.Cache
 	var idx *indexFiles
+	var live *liveSets
 	if s.cfg.cache != nil {
-		mc, idx = s.cfg.cache.manifests, s.cfg.cache.indexes
+		mc, idx, live = s.cfg.cache.manifests, s.cfg.cache.indexes, s.cfg.cache.live
 	} else {
 		mc = manifest.NewCache(0) // shares compiled decoders within this Plan only
 		idx = newIndexFiles(defaultIndexFileBytes)
 	}
 	main := newTableState(s.root, s.cfg.branch, mc, idx)
+	main.live = live
 	plan, err := s.planBranch(ctx, main, s.cfg.filter)
 	if err != nil {
 		return nil, err
@@ -295,6 +314,7 @@ func (s *Scan) plan(ctx context.Context) (*Plan, error) {
 	// FallbackReadFileStoreTable: partitions missing from the main branch are
 	// read from the fallback branch.
 	fb := newTableState(s.root, fallback, mc, idx)
+	fb.live = live
 	fbPlan, err := s.planBranch(ctx, fb, s.cfg.filter)
 	if err != nil {
 		return nil, fmt.Errorf("reader: fallback branch %q: %w", fallback, err)
@@ -440,7 +460,7 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 		filter = p
 	}
 	pr := newPruner(t, ts, filter, s.cfg.bucket)
-	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg, sel: pr.sel, pr: pr}
+	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg, sel: pr.sel, pr: pr, memo: &planMemo{}}
 	if len(s.cfg.columns) > 0 {
 		for _, c := range s.cfg.columns {
 			if _, _, ok := types.FieldByName(ts.Fields, c); !ok {
@@ -508,6 +528,14 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 // parallel, drops the entries the pruner rules out and nets ADD/DELETE
 // entries into the live files.
 func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snapshot, pr *pruner) ([]manifest.Entry, error) {
+	if t.live != nil {
+		if live, manifests, ok := liveEntries(ctx, t, sn); ok {
+			// Delta planning: the live files kept for an earlier snapshot
+			// netted with the deltas since; the pruner judges each file.
+			pr.counts.manifests += manifests
+			return pr.judge(ctx, live)
+		}
+	}
 	var metas []manifest.FileMeta
 	for _, name := range []string{sn.BaseManifestList, sn.DeltaManifestList} {
 		if name == "" {
@@ -554,6 +582,20 @@ func (s *Scan) readEntries(ctx context.Context, t *tableState, sn *snapshot.Snap
 	// The cached entries are shared: they are copied, never changed.
 	all := make([]manifest.Entry, 0, n)
 	pruned := slices.Contains(keep, false)
+	if t.live != nil && !pruned {
+		// Every manifest was read: net every entry, keep the live files for
+		// planning later snapshots from their deltas, then let the pruner
+		// judge each file (as delta planning does).
+		for i := range metas {
+			all = append(all, results[i]...)
+		}
+		netted, err := manifest.Net(all)
+		if err != nil {
+			return nil, err
+		}
+		t.live.put(t.meta.URL(), &liveSet{id: sn.ID, lists: listsOf(sn), entries: netted})
+		return pr.judge(ctx, netted)
+	}
 	for i := range metas {
 		for j := range results[i] {
 			e := &results[i][j]

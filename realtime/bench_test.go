@@ -548,7 +548,6 @@ func BenchmarkIngest(b *testing.B) {
 // second half in memory): hit is a route both halves hold, miss a route
 // nobody flew. A new key batch per call, one Context for the whole run.
 func BenchmarkContextLookup(b *testing.B) {
-	ctx := context.Background()
 	rc, batches := halfInMemory(b, true)
 	first := batches[0]
 	o, d := first.Column(flights.Origin).(*array.String).Value(0), first.Column(flights.Destination).(*array.String).Value(0)
@@ -558,23 +557,45 @@ func BenchmarkContextLookup(b *testing.B) {
 		wantFound int64
 	}{{"hit", o, d, 1}, {"miss", "ZZZ", "ZZZ", 0}} {
 		b.Run(tc.name, func(b *testing.B) {
-			for b.Loop() {
-				kb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
-					{Name: "origin", Type: arrow.BinaryTypes.String}, {Name: "destination", Type: arrow.BinaryTypes.String}}, nil))
-				kb.Field(0).(*array.StringBuilder).Append(tc.o)
-				kb.Field(1).(*array.StringBuilder).Append(tc.d)
-				keys := kb.NewRecordBatch()
-				kb.Release()
-				rec, err := rc.Lookup(ctx, keys)
-				keys.Release()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if rec.NumRows() != tc.wantFound {
-					b.Fatalf("%d rows, want %d", rec.NumRows(), tc.wantFound)
-				}
-				rec.Release()
-			}
+			benchLookups(b, rc, tc.o, tc.d, tc.wantFound)
 		})
+	}
+	// rtbench's shape: 10,000-row writes, a commit every few of them
+	// (one level-0 file per commit and bucket, not compacted) and the
+	// writes since the last commit in memory: every run holds the route.
+	b.Run("hit-runs", func(b *testing.B) {
+		batches, _ := flights.Batches(b, flights.Options{MaxRows: 120000, BatchRows: 10000})
+		rc := newContext(b, benchFlightsTable(b, true))
+		w := newWrite(b, rc, "bench")
+		cm := newCommit(b, rc, "bench")
+		for i := range 4 {
+			benchWrite(b, w, batches[i*2:i*2+2])
+			refresh(b, rc, commitProg(b, cm, prepare(b, w, int64(i+1)), int64(i+1)))
+		}
+		benchWrite(b, w, batches[8:])
+		benchLookups(b, rc, o, d, 1)
+	})
+}
+
+// benchLookups looks up route o→d in rc with a new key batch per call and
+// fails unless each lookup finds want rows.
+func benchLookups(b *testing.B, rc *realtime.Context, o, d string, want int64) {
+	ctx := context.Background()
+	for b.Loop() {
+		kb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+			{Name: "origin", Type: arrow.BinaryTypes.String}, {Name: "destination", Type: arrow.BinaryTypes.String}}, nil))
+		kb.Field(0).(*array.StringBuilder).Append(o)
+		kb.Field(1).(*array.StringBuilder).Append(d)
+		keys := kb.NewRecordBatch()
+		kb.Release()
+		rec, err := rc.Lookup(ctx, keys)
+		keys.Release()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rec.NumRows() != want {
+			b.Fatalf("%d rows, want %d", rec.NumRows(), want)
+		}
+		rec.Release()
 	}
 }

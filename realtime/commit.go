@@ -30,7 +30,7 @@ func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, 
 	if c.isClosed() {
 		return nil, fmt.Errorf("%w: real-time context", ErrClosed)
 	}
-	m, err := maintain.New(c.fio, c.ts, commitUser, maintain.Options{})
+	m, err := maintain.New(c.cfio, c.ts, commitUser, maintain.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, 
 	if c.reporter != nil {
 		pre = append(pre, commit.WithReporter(c.reporter))
 	}
-	cm, err := commit.New(c.fio, c.ts, commitUser, append(pre, opts...)...)
+	cm, err := commit.New(c.cfio, c.ts, commitUser, append(pre, opts...)...)
 	if err != nil {
 		return nil, err
 	}

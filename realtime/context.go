@@ -50,10 +50,11 @@ const (
 type ContextOption func(*contextConfig)
 
 type contextConfig struct {
-	mem      memory.Allocator
-	ttl      time.Duration
-	cache    *reader.Cache
-	reporter metrics.Reporter
+	mem                memory.Allocator
+	ttl                time.Duration
+	cache              *reader.Cache
+	reporter           metrics.Reporter
+	commitFIO, scanFIO *fileio.FileIO
 }
 
 // WithReporter makes the context's committers (NewCommit) hand r a
@@ -77,6 +78,29 @@ func WithCache(c *reader.Cache) ContextOption {
 	return func(cfg *contextConfig) { cfg.cache = c }
 }
 
+// WithCommitFileIO makes the context's committers (NewCommit, with the
+// maintenance they run after each commit) read and write through fio
+// instead of the context's FileIO. fio must reach the same files: another
+// FileIO of the same table root, e.g. fileio.Open of the context FileIO's
+// URL (a mem:// store is private to one FileIO). Its request counters
+// (fileio.FileIO.Stats) then count the committers' requests apart from the
+// writers' and scans'. The context does not close fio; nil keeps the
+// context's FileIO.
+func WithCommitFileIO(fio *fileio.FileIO) ContextOption {
+	return func(c *contextConfig) { c.commitFIO = fio }
+}
+
+// WithScanFileIO makes the context's scans (NewScan, Lookup, and the
+// lookup planning that RefreshCommittedSnapshot and
+// Commit.CommitWithProgress do for lookups) read through fio instead of the
+// context's FileIO; fio must reach the same files, as for
+// WithCommitFileIO. Writers, the context's baseline and
+// RefreshCommittedSnapshot's progress reads keep the context's FileIO. The
+// context does not close fio; nil keeps the context's FileIO.
+func WithScanFileIO(fio *fileio.FileIO) ContextOption {
+	return func(c *contextConfig) { c.scanFIO = fio }
+}
+
 // WithReadViewTTL overrides realtime.read-view-ttl: how long a real-time
 // split's ticket stays valid before a read consumes it. d must be > 0.
 func WithReadViewTTL(d time.Duration) ContextOption {
@@ -95,6 +119,8 @@ func WithReadViewTTL(d time.Duration) ContextOption {
 // a fixed bucket count on the main branch are served.
 type Context struct {
 	fio     *fileio.FileIO
+	cfio    *fileio.FileIO // committers' (WithCommitFileIO; fio by default)
+	sfio    *fileio.FileIO // scans' (WithScanFileIO; fio by default)
 	ts      *schema.TableSchema
 	factory Factory
 	mem     memory.Allocator
@@ -207,7 +233,8 @@ func NewContext(fio *fileio.FileIO, ts *schema.TableSchema, f Factory, opts ...C
 		return nil, err
 	}
 	c := &Context{
-		fio: fio, ts: ts, factory: f, mem: cfg.mem, ttl: cfg.ttl, cache: cfg.cache, reporter: cfg.reporter,
+		fio: fio, cfio: cmp.Or(cfg.commitFIO, fio), sfio: cmp.Or(cfg.scanFIO, fio),
+		ts: ts, factory: f, mem: cfg.mem, ttl: cfg.ttl, cache: cfg.cache, reporter: cfg.reporter,
 		lay:     newLayout(ts),
 		pc:      row.PartitionComputer{Fields: ts.PartitionFields(), DefaultName: ts.Options.PartitionDefaultName(), Legacy: legacy},
 		buckets: int32(n),

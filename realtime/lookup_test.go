@@ -71,6 +71,12 @@ func TestLookup(t *testing.T) {
 			t.Errorf("%s: %v, want ErrInvalidScan", name, err)
 		}
 	}
+	// No key batch at all is refused, not read as the whole table.
+	for _, opts := range [][]reader.Option{nil, {reader.WithColumns("payload")}} {
+		if rec, err := rc.Lookup(context.Background(), nil, opts...); !errors.Is(err, reader.ErrInvalidScan) {
+			t.Errorf("nil keys (options %d): %v rows, %v; want ErrInvalidScan", len(opts), rec, err)
+		}
+	}
 }
 
 // TestLookupMatchesUnion: over 36 rounds of random upserts and deletes
@@ -81,7 +87,7 @@ func TestLookup(t *testing.T) {
 // looked up at once, one at a time and from 4 goroutines through the
 // context's lookup scan (Plan.Narrow of a kept disk plan) equals the union
 // scan's rows of the same moment, for deduplicate, deletion vectors,
-// first-row and lookup changelog.
+// first-row, lookup changelog, aggregation and partial-update.
 func TestLookupMatchesUnion(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -91,6 +97,10 @@ func TestLookupMatchesUnion(t *testing.T) {
 		{"deletion vectors", map[string]string{"deletion-vectors.enabled": "true"}},
 		{"first-row", map[string]string{"merge-engine": "first-row", "ignore-delete": "true"}},
 		{"lookup changelog", map[string]string{"changelog-producer": "lookup"}},
+		// Every version of a key counts: the memory rows of one lookup
+		// gathered into one sorted run must merge as the stored batches do.
+		{"aggregation", map[string]string{"merge-engine": "aggregation", "fields.payload.aggregate-function": "listagg", "ignore-delete": "true"}},
+		{"partial-update", map[string]string{"merge-engine": "partial-update", "ignore-delete": "true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := map[string]string{"bucket": "2"}

@@ -121,9 +121,25 @@ func ReadUnion(ctx context.Context, rp *reader.Plan, off progress.Offsets, porti
 			byKey[pbKey(pt.Partition, pt.PartitionBucket.Bucket)] = i
 		}
 		primary := rp.Schema != nil && len(rp.Schema.PrimaryKeys) > 0
+		// take returns the memory runs of portion i. A primary-key portion's
+		// batches are each sorted by key (a stored batch, or a piece of one:
+		// the transport may cut them), not sorted across each other, so each
+		// is a sorted run of its own; an append portion is one run in offset
+		// order.
 		take := func(i int) []iter.Seq2[arrow.RecordBatch, error] {
 			used[i] = true
 			rows := portions[i].Rows
+			if primary {
+				runs := make([]iter.Seq2[arrow.RecordBatch, error], len(rows))
+				for j, r := range rows {
+					runs[j] = func(yield func(arrow.RecordBatch, error) bool) {
+						if !yield(r, nil) {
+							r.Release() // a consumer that stops leaves the batch to the producer
+						}
+					}
+				}
+				return runs
+			}
 			return []iter.Seq2[arrow.RecordBatch, error]{func(yield func(arrow.RecordBatch, error) bool) {
 				for j, r := range rows {
 					if !yield(r, nil) {

@@ -90,6 +90,9 @@ type Plan struct {
 	filter predicate.Predicate
 	known  bool
 	hint   predicate.Predicate
+	// keys is the point lookup hint of the stores' queries (Query.Keys),
+	// nil unless the plan is a lookup's of a primary-key table.
+	keys *QueryKeys
 }
 
 // Split is one unit of reading (paimon-cpp RealtimeSplit, metadata version
@@ -208,6 +211,9 @@ func (s *Scan) plan(ctx context.Context, keys arrow.RecordBatch) (*Plan, error) 
 	p.filter, p.known = planFilter(rp)
 	if p.filter != nil {
 		p.hint = c.storeHint(p.filter, rp)
+	}
+	if keys != nil && c.lay.mode == PrimaryKey {
+		p.keys = c.queryKeys(keys)
 	}
 
 	mems := map[string]*memPB{}
@@ -336,7 +342,7 @@ func (s *Scan) diskPlan(ctx context.Context, fresh bool) (*diskPlan, error) {
 		if last == nil {
 			return false, nil
 		}
-		id, err := snapshot.NewManager(c.fio).LatestID(ctx)
+		id, err := snapshot.NewManager(c.sfio).LatestID(ctx)
 		ok := (err == nil && last.rp.Snapshot != nil && id == last.rp.Snapshot.ID) ||
 			(errors.Is(err, snapshot.ErrNotFound) && last.rp.Snapshot == nil)
 		if ok {
@@ -382,11 +388,11 @@ func (s *Scan) diskPlan(ctx context.Context, fresh bool) (*diskPlan, error) {
 	if c.reporter != nil {
 		pre = append(pre, reader.WithReporter(c.reporter))
 	}
-	rp, err := planDisk(ctx, reader.NewScan(c.fio, append(pre, opts...)...))
+	rp, err := planDisk(ctx, reader.NewScan(c.sfio, append(pre, opts...)...))
 	if err != nil {
 		return nil, err
 	}
-	off, _, err := progress.OfSnapshot(ctx, c.fio, "", rp.Snapshot)
+	off, _, err := progress.OfSnapshot(ctx, c.sfio, "", rp.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -465,6 +471,31 @@ func (c *Context) storeHint(f predicate.Predicate, rp *reader.Plan) predicate.Pr
 		return nil
 	}
 	return hint
+}
+
+// queryKeys returns the primary keys of keys (a batch of Lookup) as the
+// stores' point lookup hint, or nil when a key column is missing, a key is
+// null or a key type is not one types.SortedKeys orders as the sort of
+// stored batches does (the reader's exact selection then works alone).
+func (c *Context) queryKeys(keys arrow.RecordBatch) *QueryKeys {
+	fields := c.ts.TrimmedPrimaryKeyFields()
+	if len(fields) != len(c.lay.keys) {
+		return nil
+	}
+	qk := &QueryKeys{Columns: c.lay.keys, Types: make([]types.DataType, len(fields))}
+	src := make([]arrow.Array, len(fields))
+	for i, f := range fields {
+		idx := keys.Schema().FieldIndices(f.Name)
+		if len(idx) != 1 {
+			return nil
+		}
+		src[i], qk.Types[i] = keys.Column(idx[0]), f.Type
+	}
+	var ok bool
+	if qk.Values, ok = types.SortedKeys(qk.Types, src, int(keys.NumRows())); !ok {
+		return nil
+	}
+	return qk
 }
 
 // foldSplits returns one split holding the files of every disk split of a
@@ -581,11 +612,14 @@ func (p *Plan) openMemory(ctx context.Context, sp *Split) (*pin, []iter.Seq2[arr
 	if err != nil {
 		return nil, nil, err
 	}
-	q := Query{Columns: c.lay.names(), Filter: p.hint, Visible: r, BatchSize: p.batchSize}
+	q := Query{Columns: c.lay.names(), Filter: p.hint, Visible: r, BatchSize: p.batchSize, Keys: p.keys}
 	readers, err := sp.st.store.QueryReaders(ctx, pn.view, q)
 	if err != nil {
 		c.restoreTicket(pn)
 		return nil, nil, fmt.Errorf("realtime: query readers of %s: %w", sp.st.pb, err)
+	}
+	if cv, ok := sp.st.store.(ClipsVisible); ok && cv.ClipsVisible() {
+		return pn, readers, nil
 	}
 	mem := make([]iter.Seq2[arrow.RecordBatch, error], len(readers))
 	for i, rd := range readers {
@@ -734,6 +768,9 @@ func (c *Context) lookups() *Scan {
 // The caller releases the batch. Errors: reader.ErrInvalidScan for keys
 // that do not fit the table, and those of Plan and reading.
 func (c *Context) Lookup(ctx context.Context, keys arrow.RecordBatch, opts ...reader.Option) (arrow.RecordBatch, error) {
+	if keys == nil {
+		return nil, fmt.Errorf("%w: lookup: no key batch", reader.ErrInvalidScan)
+	}
 	// Whole memory batches and files per run: the pre-merge selection
 	// finds the keys by binary search in each, so cutting them into read
 	// batches first only adds work.

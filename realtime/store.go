@@ -11,6 +11,7 @@ import (
 	"github.com/paimon-go/paimon/predicate"
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/schema"
+	"github.com/paimon-go/paimon/types"
 )
 
 // Transport columns of the batches a Store holds (paimon-cpp
@@ -134,6 +135,36 @@ type Query struct {
 	Visible progress.Range
 	// BatchSize bounds the rows of each returned batch (> 0).
 	BatchSize int
+	// Keys, when not nil, is the point lookup hint of a PrimaryKey query
+	// (Context.Lookup): the store may drop every row whose key is not
+	// among Keys.Values, and may yield the rows of all its batches from
+	// one reader, sorted by key then sequence number, because the
+	// framework writes the rows of a store in ascending sequence numbers
+	// (a later batch holds higher ones). The framework selects the keys
+	// exactly afterwards.
+	Keys *QueryKeys
+}
+
+// QueryKeys are the primary keys of a point lookup over the transport
+// schema (Query.Keys).
+type QueryKeys struct {
+	// Columns are the transport column indexes of the trimmed primary key
+	// and Types their types.
+	Columns []int
+	Types   []types.DataType
+	// Values are the keys, one value per column as types.ArrowValue gives
+	// it, sorted by types.Compare column by column and distinct.
+	Values [][]any
+}
+
+// ClipsVisible is implemented by a Store whose query readers yield no row
+// whose offset lies outside a non-empty Query.Visible (a store that knows
+// each stored batch's offset bounds checks whole batches instead of rows).
+// When ClipsVisible returns true, the framework does not check the offset
+// of every row it reads from the store again: a point lookup then costs no
+// pass over the rows of each memory batch it searches.
+type ClipsVisible interface {
+	ClipsVisible() bool
 }
 
 // Usage is one consistent picture of a store's data (paimon-cpp

@@ -362,6 +362,31 @@ func TestServeEngines(t *testing.T) {
 	}
 }
 
+// TestRemoteUnionBatches: a primary-key table whose memory holds several
+// put batches, each sorted but later ones with smaller keys, reads the same
+// from another table handle (each batch of a portion is a sorted run of its
+// own) as the server's union, before and after a commit.
+func TestRemoteUnionBatches(t *testing.T) {
+	path := newTable(t, true, nil)
+	_, c := start(t, path, serve.Config{})
+	put(t, c, kn([]int32{5, 7}, []int64{50, 70}, nil))
+	put(t, c, kn([]int32{1, 6}, []int64{10, 60}, nil))
+	put(t, c, kn([]int32{3, 5}, []int64{30, 55}, nil))
+	want := []string{"1 10", "3 30", "5 55", "6 60", "7 70"}
+	if got := views(t, c, path, []int32{5, 6}); !slices.Equal(got, want) {
+		t.Errorf("three puts: %v, want %v", got, want)
+	}
+	if _, err := c.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	put(t, c, kn([]int32{9}, []int64{90}, nil))
+	put(t, c, kn([]int32{2, 7}, []int64{20, 77}, nil))
+	want = []string{"1 10", "2 20", "3 30", "5 55", "6 60", "7 77", "9 90"}
+	if got := views(t, c, path, []int32{2, 7}); !slices.Equal(got, want) {
+		t.Errorf("after a commit and two puts: %v, want %v", got, want)
+	}
+}
+
 // TestServeRefusals: calls without or with a wrong token are refused;
 // malformed tickets, actions, bodies and batches get InvalidArgument with
 // a clear text and change nothing; the server keeps serving after 1,000

@@ -153,6 +153,9 @@ func keyBatch(ts *schema.TableSchema, keys []string) (arrow.RecordBatch, error) 
 			if err := appendValue(b.Field(i), f.Type, raw); err != nil {
 				return nil, fmt.Errorf("--key %q: column %q: %w", k, f.Name, err)
 			}
+			if b.Field(i).NullN() > 0 {
+				return nil, fmt.Errorf("--key %q: column %q: a primary key value cannot be null", k, f.Name)
+			}
 		}
 		for col := range given {
 			return nil, fmt.Errorf("--key %q: %q is not a primary key column (the primary key is %s)", k, col, strings.Join(ts.PrimaryKeys, ", "))

@@ -49,6 +49,7 @@ func TestLookup(t *testing.T) {
 		{"--key", "id=1,dt=2024-01-01,v=a"},
 		{"--key", "id=1,id=2,dt=2024-01-01"},
 		{"--key", "id"},
+		{"--key", "id=null,dt=2024-01-01"},
 		{},
 	} {
 		_, err := run(t, append([]string{"lookup", url}, args...)...)

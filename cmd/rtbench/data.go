@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,6 +17,9 @@ import (
 type dataset struct {
 	batches []arrow.RecordBatch
 	rows    int64
+	// heapBytes is the live heap the batches hold (liveHeap before and
+	// after loading them).
+	heapBytes int64
 }
 
 // Release releases the batches.
@@ -30,6 +34,7 @@ func (d *dataset) Release() {
 // in batches of at most batchRows rows (batches do not span row groups, so a
 // few are shorter).
 func loadFlights(ctx context.Context, path string, batchRows int, maxRows int64) (*dataset, error) {
+	h0 := liveHeap()
 	batches, rows, err := flights.Load(ctx, path, flights.Options{BatchRows: batchRows, MaxRows: maxRows})
 	if err != nil {
 		return nil, fmt.Errorf("rtbench: %w", err)
@@ -37,7 +42,19 @@ func loadFlights(ctx context.Context, path string, batchRows int, maxRows int64)
 	if rows == 0 {
 		return nil, fmt.Errorf("rtbench: flights data %s holds no rows", path)
 	}
-	return &dataset{batches: batches, rows: rows}, nil
+	return &dataset{batches: batches, rows: rows, heapBytes: max(liveHeap()-h0, 0)}, nil
+}
+
+// liveHeap returns the bytes of live heap objects after a full collection
+// (two, so that what sync.Pools hold is dropped as well): measured before
+// and after loading something, it gives the memory that thing keeps
+// resident.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
 
 // flightRow is one flight as Go values (date in microseconds since the epoch,

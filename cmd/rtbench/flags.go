@@ -112,11 +112,17 @@ Usage: rtbench [flags]
 With no flags it runs every workload on %s rows of testdata/flights/flights-3m.parquet
 in a fresh temporary local warehouse. --json writes one object per workload (an array
 of them for --workload all) with the keys store, workload, rows, commits,
-commit_ms{p50,p95,p99,max}, put_ms{p50,p99}, commit_to_put_p50_ratio,
-requests_per_commit, ingest_rows_per_s, freshness_ms{p50,p99}, for primary-key workloads
-through the real-time layer lookup_freshness_ms{p50,p99} (Write return → Context.Lookup
-returns the row), rows_verified, peak_rss_bytes, and for --workload follow also
-follow{latency_ms{p50,p95,p99,max}, rows, deliveries, rows_per_s}. The exit status is 1 when a correctness check fails, 2 for bad usage.
+commit_ms{p50,p95,p99,max}, data_files_ms{p50,p99} (PrepareCommit), metadata_ms{p50,p99}
+(Commit), put_ms{p50,p99}, commit_to_put_p50_ratio, metadata_to_put_p50_ratio,
+requests_per_commit (the committer's own FileIO; every side's on mem://),
+data_files_rows_per_s, pqarrow_encode_rows_per_s (arrow-go encoding the same batches, one
+file per commit, with the table's compression), encode_ratio (the first over the second),
+ingest_rows_per_s, freshness_ms{p50,p99}, for primary-key workloads through the real-time
+layer lookup_freshness_ms{p50,p99} (Write return → Context.Lookup returns the row),
+query_ms{p50,p99} (union-read queries), plan_ms{p50,p99} (their planning), rows_verified,
+input_bytes (live heap of the loaded input), peak_rss_bytes, and for --workload follow
+also follow{latency_ms{p50,p95,p99,max}, rows, deliveries, rows_per_s}. The exit status is
+1 when a correctness check fails, 2 for bad usage.
 interop/peers/run.sh runs the same workloads with pypaimon and Java Paimon and prints ratios.
 
 Flags:

@@ -30,7 +30,15 @@
 // commit.WithTrace reports: the manifest PUTs, the manifest-list PUTs and
 // the offsets file (spans of one round of concurrent PUTs, which overlap),
 // the snapshot's create-if-absent, and lost races (summary, --detail and
-// --plot; the keys of --json stay those of issue 5).
+// --plot; the keys of --json are those of issues 5 and 16).
+//
+// The writer, the committer and the queries each get a FileIO of their own
+// (the real-time context through realtime.WithCommitFileIO and
+// WithScanFileIO), so requests per commit are the committer's own. The
+// data-file phase's rate is set against arrow-go's pqarrow encoding the
+// same batches in the same run (encode.go), and the peak RSS against the
+// resident size of the loaded input (the flights batches, the workload's
+// batches and model).
 //
 // Exit status: 0 when every check passed, 1 when a run failed or its rows did
 // not verify, 2 for bad usage.

@@ -59,8 +59,12 @@ type commitEvent struct {
 	phases phaseTimes
 	// snapshot is the id Commit returned (0: no snapshot).
 	snapshot int64
-	// rows is the number of rows the commit made durable.
-	rows int64
+	// rows is the number of rows the commit made durable: those of the
+	// batches [first, end) of the stream, whose Write had returned when
+	// the commit began (a real-time commit may flush a few rows written
+	// during its data-file phase, which the next commit counts).
+	rows       int64
+	first, end int
 }
 
 func (e commitEvent) total() time.Duration { return e.prepare + e.publish }

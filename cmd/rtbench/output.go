@@ -14,21 +14,42 @@ import (
 	"github.com/paimon-go/paimon/fileio"
 )
 
-// jsonRun is one workload's result in --json: exactly the keys issue 5 lists.
+// jsonRun is one workload's result in --json: exactly the keys issues 5
+// and 16 list, and the two rates encode_ratio is made of.
 type jsonRun struct {
 	Store               string     `json:"store"`
 	Workload            string     `json:"workload"`
 	Rows                int64      `json:"rows"`
 	Commits             int        `json:"commits"`
 	CommitMS            commitJSON `json:"commit_ms"`
+	DataFilesMS         p50p99     `json:"data_files_ms"` // PrepareCommit
+	MetadataMS          p50p99     `json:"metadata_ms"`   // Commit
 	PutMS               p50p99     `json:"put_ms"`
 	CommitToPutP50Ratio float64    `json:"commit_to_put_p50_ratio"`
-	RequestsPerCommit   float64    `json:"requests_per_commit"`
-	IngestRowsPerS      float64    `json:"ingest_rows_per_s"`
-	FreshnessMS         p50p99     `json:"freshness_ms"`
-	LookupFreshnessMS   *p50p99    `json:"lookup_freshness_ms,omitempty"` // Write return → Context.Lookup returns the row
-	RowsVerified        bool       `json:"rows_verified"`
-	PeakRSSBytes        int64      `json:"peak_rss_bytes"`
+	// MetadataToPutP50Ratio is metadata_ms.p50 / put_ms.p50.
+	MetadataToPutP50Ratio float64 `json:"metadata_to_put_p50_ratio"`
+	// RequestsPerCommit counts the committer's own FileIO (all sides on
+	// mem://, whose one FileIO they share).
+	RequestsPerCommit float64 `json:"requests_per_commit"`
+	// DataFilesRowsPerS is the rows of the commits per second of their
+	// data-file phases; PqarrowEncodeRowsPerS arrow-go's pqarrow encoding
+	// the same batches (measureEncode); EncodeRatio the first over the
+	// second.
+	DataFilesRowsPerS     float64 `json:"data_files_rows_per_s"`
+	PqarrowEncodeRowsPerS float64 `json:"pqarrow_encode_rows_per_s"`
+	EncodeRatio           float64 `json:"encode_ratio"`
+	IngestRowsPerS        float64 `json:"ingest_rows_per_s"`
+	FreshnessMS           p50p99  `json:"freshness_ms"`
+	LookupFreshnessMS     *p50p99 `json:"lookup_freshness_ms,omitempty"` // Write return → Context.Lookup returns the row
+	// QueryMS is the union-read query latency, PlanMS its planning part.
+	QueryMS      p50p99 `json:"query_ms"`
+	PlanMS       p50p99 `json:"plan_ms"`
+	RowsVerified bool   `json:"rows_verified"`
+	// InputBytes is the resident size of the loaded input: the live heap
+	// of the flights batches and of the workload's batches and model
+	// (result.inputBytes), part of PeakRSSBytes.
+	InputBytes   int64 `json:"input_bytes"`
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
 	// Follow is set for --workload follow only.
 	Follow *followJSON `json:"follow,omitempty"`
 }
@@ -101,19 +122,54 @@ func (r *result) lostRaces() int {
 	return n
 }
 
-func (r *result) ratio() float64 {
+// ratio is the whole commit's p50 over the store's PUT p50.
+func (r *result) ratio() float64 { return r.putRatio(r.commitDist()) }
+
+// metadataRatio is the metadata phase's p50 over the store's PUT p50.
+func (r *result) metadataRatio() float64 { return r.putRatio(r.phaseDist(true)) }
+
+func (r *result) putRatio(d dist) float64 {
 	put := r.floor.put.pct(50)
 	if put <= 0 {
 		return 0
 	}
-	return round3(float64(r.commitDist().pct(50)) / float64(put))
+	return round3(float64(d.pct(50)) / float64(put))
 }
 
-func (r *result) requestsPerCommit() float64 {
+// requestsPerCommit is the committer's requests per commit (all sides'
+// when they share one counter).
+func (r *result) requestsPerCommit() float64 { return r.perCommit(r.commitReq) }
+
+func (r *result) perCommit(s fileio.Stats) float64 {
 	if len(r.commits) == 0 {
 		return 0
 	}
-	return round3(float64(r.requests.Total()) / float64(len(r.commits)))
+	return round3(float64(s.Total()) / float64(len(r.commits)))
+}
+
+// dataFilesRate is the rows the commits made durable per second of their
+// data-file phases (PrepareCommit), over the whole run.
+func (r *result) dataFilesRate() float64 {
+	var rows int64
+	var d time.Duration
+	for _, c := range r.commits {
+		rows += c.rows
+		d += c.prepare
+	}
+	if rows == 0 || d <= 0 {
+		return 0
+	}
+	return float64(rows) / d.Seconds()
+}
+
+// encodeRatio is dataFilesRate over the raw pqarrow encode rate of the
+// same batches; 0 when the encode was not measured.
+func (r *result) encodeRatio() float64 {
+	e := r.encode.rate()
+	if e <= 0 {
+		return 0
+	}
+	return round3(r.dataFilesRate() / e)
 }
 
 func (r *result) ingestRate() float64 {
@@ -129,18 +185,29 @@ func (r *result) json() jsonRun {
 	c := r.commitDist()
 	return jsonRun{
 		Store: r.store, Workload: r.workload, Rows: r.rows, Commits: len(r.commits),
-		CommitMS:            commitJSON{ms(c.pct(50)), ms(c.pct(95)), ms(c.pct(99)), ms(c.max())},
-		PutMS:               p50p99{ms(r.floor.put.pct(50)), ms(r.floor.put.pct(99))},
-		CommitToPutP50Ratio: r.ratio(),
-		RequestsPerCommit:   r.requestsPerCommit(),
-		IngestRowsPerS:      r.ingestRate(),
-		FreshnessMS:         p50p99{ms(r.freshness.pct(50)), ms(r.freshness.pct(99))},
-		LookupFreshnessMS:   r.lookupJSON(),
-		RowsVerified:        r.rowsVerified,
-		PeakRSSBytes:        r.peakRSS,
-		Follow:              r.followJSON(),
+		CommitMS:              commitJSON{ms(c.pct(50)), ms(c.pct(95)), ms(c.pct(99)), ms(c.max())},
+		DataFilesMS:           p50p99Of(r.phaseDist(false)),
+		MetadataMS:            p50p99Of(r.phaseDist(true)),
+		PutMS:                 p50p99Of(r.floor.put),
+		CommitToPutP50Ratio:   r.ratio(),
+		MetadataToPutP50Ratio: r.metadataRatio(),
+		RequestsPerCommit:     r.requestsPerCommit(),
+		DataFilesRowsPerS:     float64(int64(r.dataFilesRate())),
+		PqarrowEncodeRowsPerS: float64(int64(r.encode.rate())),
+		EncodeRatio:           r.encodeRatio(),
+		IngestRowsPerS:        r.ingestRate(),
+		FreshnessMS:           p50p99Of(r.freshness),
+		LookupFreshnessMS:     r.lookupJSON(),
+		QueryMS:               p50p99Of(r.query),
+		PlanMS:                p50p99Of(r.plan),
+		RowsVerified:          r.rowsVerified,
+		InputBytes:            r.inputBytes,
+		PeakRSSBytes:          r.peakRSS,
+		Follow:                r.followJSON(),
 	}
 }
+
+func p50p99Of(d dist) p50p99 { return p50p99{ms(d.pct(50)), ms(d.pct(99))} }
 
 func (r *result) lookupJSON() *p50p99 {
 	if len(r.lookupFresh) == 0 {
@@ -183,7 +250,10 @@ func writeJSON(path string, results []*result) error {
 	return nil
 }
 
-// detail is --detail: every measure of the summary.
+// detail is --detail: every measure of the summary. RequestsPerCommit is
+// the committer's requests per commit, WriterRequests the writer's and
+// QueryRequests the queries' (each side on a FileIO of its own, but with
+// SharedRequests: then each is the one counter).
 type detail struct {
 	Workload            string                        `json:"workload"`
 	Store               string                        `json:"store"`
@@ -204,8 +274,20 @@ type detail struct {
 	RefreshMS           map[string]float64            `json:"refresh_ms"`
 	FloorMS             map[string]map[string]float64 `json:"floor_ms"`
 	CommitToPutP50Ratio float64                       `json:"commit_to_put_p50_ratio"`
+	MetadataToPutRatio  float64                       `json:"metadata_to_put_p50_ratio"`
 	RequestsPerCommit   map[string]float64            `json:"requests_per_commit"`
+	WriterRequests      map[string]float64            `json:"writer_requests_per_commit"`
+	QueryRequests       map[string]float64            `json:"query_requests_per_commit"`
+	DataFilesRequests   map[string]float64            `json:"data_files_phase_requests_per_commit"`
+	MetadataRequests    map[string]float64            `json:"metadata_phase_requests_per_commit"`
 	SharedRequests      bool                          `json:"requests_include_reads"`
+	DataFilesRowsPerS   float64                       `json:"data_files_rows_per_s"`
+	EncodeRowsPerS      float64                       `json:"pqarrow_encode_rows_per_s"`
+	EncodeRatio         float64                       `json:"encode_ratio"`
+	EncodeRows          int64                         `json:"pqarrow_encode_rows"`
+	EncodeFiles         int                           `json:"pqarrow_encode_files"`
+	EncodeBytes         int64                         `json:"pqarrow_encode_bytes"`
+	EncodeCompression   string                        `json:"pqarrow_encode_compression"`
 	IngestRowsPerS      float64                       `json:"ingest_rows_per_s"`
 	WriteMS             map[string]float64            `json:"write_call_ms"`
 	FreshnessMS         map[string]float64            `json:"freshness_ms"`
@@ -219,6 +301,7 @@ type detail struct {
 	Files               int                           `json:"files"`
 	Level0Files         int                           `json:"level0_files"`
 	FinalSnapshot       int64                         `json:"final_snapshot"`
+	InputBytes          int64                         `json:"input_bytes"`
 	PeakRSSBytes        int64                         `json:"peak_rss_bytes"`
 	RowsVerified        bool                          `json:"rows_verified"`
 	VerifyError         string                        `json:"verify_error,omitempty"`
@@ -235,8 +318,30 @@ func pctMap(d dist) map[string]float64 {
 	return map[string]float64{"p50": ms(d.pct(50)), "p95": ms(d.pct(95)), "p99": ms(d.pct(99)), "max": ms(d.max()), "n": float64(len(d))}
 }
 
-func (r *result) detail() detail {
+// reqMap is s per commit by kind, and their total.
+func (r *result) reqMap(s fileio.Stats) map[string]float64 {
 	n := float64(max(len(r.commits), 1))
+	return map[string]float64{
+		"total": r.perCommit(s), "put": float64(s.Put) / n, "get": float64(s.Get) / n,
+		"list": float64(s.List) / n, "head": float64(s.Head) / n, "delete": float64(s.Delete) / n,
+	}
+}
+
+// phaseRequests sums the requests of the data-file phases (publish false)
+// or the metadata phases of the commits.
+func (r *result) phaseRequests(publish bool) fileio.Stats {
+	var s fileio.Stats
+	for _, c := range r.commits {
+		if publish {
+			s = addStats(s, c.publishReq)
+		} else {
+			s = addStats(s, c.prepareReq)
+		}
+	}
+	return s
+}
+
+func (r *result) detail() detail {
 	return detail{
 		Workload: r.workload, Store: r.store, Realtime: r.realtime, Commit: r.mode,
 		Rows: r.rows, Batches: r.batches, Commits: len(r.commits),
@@ -250,19 +355,19 @@ func (r *result) detail() detail {
 		FloorMS: map[string]map[string]float64{
 			"put": pctMap(r.floor.put), "get": pctMap(r.floor.get), "list": pctMap(r.floor.list),
 		},
-		CommitToPutP50Ratio: r.ratio(),
-		RequestsPerCommit: map[string]float64{
-			"total": r.requestsPerCommit(), "put": float64(r.requests.Put) / n, "get": float64(r.requests.Get) / n,
-			"list": float64(r.requests.List) / n, "head": float64(r.requests.Head) / n, "delete": float64(r.requests.Delete) / n,
-		},
-		SharedRequests: r.sharedRequests,
+		CommitToPutP50Ratio: r.ratio(), MetadataToPutRatio: r.metadataRatio(),
+		RequestsPerCommit: r.reqMap(r.commitReq), WriterRequests: r.reqMap(r.writerReq), QueryRequests: r.reqMap(r.queryReq),
+		DataFilesRequests: r.reqMap(r.phaseRequests(false)), MetadataRequests: r.reqMap(r.phaseRequests(true)),
+		SharedRequests:    r.sharedRequests,
+		DataFilesRowsPerS: float64(int64(r.dataFilesRate())), EncodeRowsPerS: float64(int64(r.encode.rate())),
+		EncodeRatio: r.encodeRatio(), EncodeRows: r.encode.rows, EncodeFiles: r.encode.files, EncodeBytes: r.encode.bytes, EncodeCompression: r.encode.codec,
 		IngestRowsPerS: r.ingestRate(), WriteMS: pctMap(r.write),
 		FreshnessMS: pctMap(r.freshness), FreshnessPlanMS: pctMap(r.freshnessPlanned),
 		FreshnessViolations: r.freshnessViolations,
 		LookupFreshnessMS:   lookupMap(r.lookupFresh), LookupMissed: r.lookupMissed,
 		QueryMS: pctMap(r.query), PlanMS: pctMap(r.plan), ReadBackMS: ms(r.readBack),
 		Files: r.files, Level0Files: r.level0, FinalSnapshot: r.finalSnapshot,
-		PeakRSSBytes: r.peakRSS, RowsVerified: r.rowsVerified, VerifyError: oneLine(r.verifyErr),
+		InputBytes: r.inputBytes, PeakRSSBytes: r.peakRSS, RowsVerified: r.rowsVerified, VerifyError: oneLine(r.verifyErr),
 	}
 }
 
@@ -407,33 +512,36 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	row("  refresh ms p50/p99", func(r *result) string { return pcts(r.refresh, 50, 99) })
 	row("commit p50 / PUT p50", func(r *result) string { return fmt.Sprintf("%.2f×", r.ratio()) })
 	row("  metadata p50 / PUT p50", func(r *result) string {
-		put := r.floor.put.pct(50)
-		if put <= 0 {
+		if r.floor.put.pct(50) <= 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.2f×", float64(r.phaseDist(true).pct(50))/float64(put))
+		return fmt.Sprintf("%.2f×", r.metadataRatio())
 	})
-	row("requests per commit", func(r *result) string {
-		s := fmt.Sprintf("%.1f (%s)", r.requestsPerCommit(), perCommit(r.requests, len(r.commits)))
+	row("data files rows/s (pqarrow encode) §", func(r *result) string {
+		if r.encode.rate() <= 0 {
+			return thousands(int64(r.dataFilesRate())) + " (-)"
+		}
+		return fmt.Sprintf("%s (%s): %.2f×", thousands(int64(r.dataFilesRate())), thousands(int64(r.encode.rate())), r.encodeRatio())
+	})
+	reqRow := func(name string, s func(r *result) fileio.Stats) {
+		row(name, func(r *result) string {
+			if r.sharedRequests {
+				return "one counter *"
+			}
+			return fmt.Sprintf("%.1f (%s)", r.perCommit(s(r)), perCommit(s(r), len(r.commits)))
+		})
+	}
+	row("requests per commit: committer ‡", func(r *result) string {
+		s := fmt.Sprintf("%.1f (%s)", r.requestsPerCommit(), perCommit(r.commitReq, len(r.commits)))
 		if r.sharedRequests {
 			s += " *"
 		}
 		return s
 	})
-	row("  data files phase", func(r *result) string {
-		var s fileio.Stats
-		for _, c := range r.commits {
-			s = addStats(s, c.prepareReq)
-		}
-		return perCommit(s, len(r.commits))
-	})
-	row("  metadata phase", func(r *result) string {
-		var s fileio.Stats
-		for _, c := range r.commits {
-			s = addStats(s, c.publishReq)
-		}
-		return perCommit(s, len(r.commits))
-	})
+	row("  of which metadata phase", func(r *result) string { return perCommit(r.phaseRequests(true), len(r.commits)) })
+	reqRow("  writer ‡", func(r *result) fileio.Stats { return r.writerReq })
+	row("  of which data files phase", func(r *result) string { return perCommit(r.phaseRequests(false), len(r.commits)) })
+	reqRow("  queries ‡", func(r *result) fileio.Stats { return r.queryReq })
 	row("ingest rows/s", func(r *result) string { return thousands(int64(r.ingestRate())) })
 	row("Write call ms p50/p99", func(r *result) string { return pcts(r.write, 50, 99) })
 	row("freshness ms p50/p99", func(r *result) string { return pcts(r.freshness, 50, 99) })
@@ -464,6 +572,18 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 				return "-"
 			}
 			return "Write return → Context.Lookup returns the row"
+		})
+		row("  lookups over 1 ms", func(r *result) string {
+			if len(r.lookupFresh) == 0 {
+				return "-"
+			}
+			over := 0
+			for _, d := range r.lookupFresh {
+				if d > time.Millisecond {
+					over++
+				}
+			}
+			return fmt.Sprintf("%d of %d", over, len(r.lookupFresh))
 		})
 	}
 	if slices.ContainsFunc(results, func(r *result) bool { return r.workload == "follow" }) {
@@ -511,7 +631,9 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 		})
 	}
 	row("read back ms", func(r *result) string { return fmtMS(r.readBack) })
-	row("peak RSS", func(r *result) string { return bytesIEC(r.peakRSS) })
+	row("peak RSS (loaded input; peak - input)", func(r *result) string {
+		return fmt.Sprintf("%s (%s; %s)", bytesIEC(r.peakRSS), bytesIEC(r.inputBytes), bytesIEC(r.peakRSS-r.inputBytes))
+	})
 	row("rows verified", func(r *result) string {
 		if r.rowsVerified {
 			s := fmt.Sprintf("yes (%s rows read back)", thousands(r.verifiedRows))
@@ -525,9 +647,19 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	tw.Flush()
 	fmt.Fprintln(out, "\n† written in one round of concurrent PUTs: the spans overlap each other (not the snapshot")
 	fmt.Fprintln(out, "  publish, which follows them); the metadata phase also holds encoding, reads and checks.")
+	fmt.Fprintln(out, "\n‡ store requests over the stream per commit, each side counted on a FileIO of its own:")
+	fmt.Fprintln(out, "  committer: the commit.Committer's (manifests, manifest lists, snapshot, offsets file, hints,")
+	fmt.Fprintln(out, "  expiration), including what it does in the background after a commit returns; writer: data")
+	fmt.Fprintln(out, "  files and compaction (real-time: also the context's baseline and refresh reads); queries: the")
+	fmt.Fprintln(out, "  union-read queries, freshness and lookup probes (real-time: also the lookups' warming after each")
+	fmt.Fprintln(out, "  commit). The phase rows count the committer's requests during Commit and the writer's during")
+	fmt.Fprintln(out, "  PrepareCommit (with any background compaction running then).")
+	fmt.Fprintln(out, "\n§ rows of the commits per second of their data-file phases, and in brackets arrow-go's pqarrow")
+	fmt.Fprintln(out, "  encoding the same batches, one file per commit, to a discarding writer with the table's")
+	fmt.Fprintln(out, "  compression, after the stream with nothing else running; then their ratio.")
 	if slices.ContainsFunc(results, func(r *result) bool { return r.sharedRequests }) {
-		fmt.Fprintln(out, "\n* one request counter for writes, commits and reads (the real-time context, or a mem:// store,")
-		fmt.Fprintln(out, "  has one FileIO): the counts include the GETs and LISTs of the concurrent queries and probes.")
+		fmt.Fprintln(out, "\n* one request counter for writes, commits and reads (a mem:// store has one FileIO): the")
+		fmt.Fprintln(out, "  committer's row counts every side, the concurrent queries' and probes' GETs and LISTs too.")
 	}
 }
 

@@ -24,17 +24,20 @@ const realtimeAvailable = true
 
 // rtSink writes through the real-time layer: a realtime.Context with the
 // built-in memindexer store, its writer and committer, and union scans.
-// Writer, committer and scans share the context's FileIO, so their requests
-// are counted together.
+// The context's writers use fio, its committer cfio
+// (realtime.WithCommitFileIO) and its scans and lookups qfio
+// (realtime.WithScanFileIO): three FileIOs of the table root, so that each
+// side's requests are counted apart (one shared FileIO on mem://).
 type rtSink struct {
-	tbl     *catalog.Table
-	fio     *fileio.FileIO
-	own     bool
-	rctx    *realtime.Context
-	w       *realtime.Write
-	c       *realtime.Commit
-	trace   phaseTrace
-	primary bool
+	tbl             *catalog.Table
+	fio, cfio, qfio *fileio.FileIO
+	owned           []*fileio.FileIO
+	shared          bool
+	rctx            *realtime.Context
+	w               *realtime.Write
+	c               *realtime.Commit
+	trace           phaseTrace
+	primary         bool
 }
 
 func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string, rep metrics.Reporter) (s *rtSink, err error) {
@@ -44,10 +47,11 @@ func newRealtimeSink(ctx context.Context, tbl *catalog.Table, commitUser string,
 			_ = s.Close()
 		}
 	}()
-	if s.fio, s.own, err = openFIO(ctx, tbl); err != nil {
-		return s, fmt.Errorf("rtbench: open table: %w", err)
+	if s.owned, s.shared, err = openFIOs(ctx, tbl, &s.fio, &s.cfio, &s.qfio); err != nil {
+		return s, err
 	}
-	if s.rctx, err = realtime.NewContext(s.fio, tbl.Schema, timedFactory{memindexer.Factory{}}, realtime.WithReporter(rep)); err != nil {
+	if s.rctx, err = realtime.NewContext(s.fio, tbl.Schema, timedFactory{memindexer.Factory{}}, realtime.WithReporter(rep),
+		realtime.WithCommitFileIO(s.cfio), realtime.WithScanFileIO(s.qfio)); err != nil {
 		return s, fmt.Errorf("rtbench: real-time context: %w", err)
 	}
 	// A streaming job: compactions run in the background, as Java's stream
@@ -98,8 +102,7 @@ func (s *rtSink) Plan(ctx context.Context, opts ...reader.Option) (readPlan, err
 func (s *rtSink) union() bool { return true }
 
 func (s *rtSink) requests() (w, p, q fileio.Stats, shared bool) {
-	st := s.fio.Stats()
-	return st, st, st, true
+	return s.fio.Stats(), s.cfio.Stats(), s.qfio.Stats(), s.shared
 }
 
 func (s *rtSink) Close() error {
@@ -113,8 +116,8 @@ func (s *rtSink) Close() error {
 	if s.rctx != nil {
 		errs = append(errs, s.rctx.Close())
 	}
-	if s.own {
-		errs = append(errs, s.fio.Close())
+	for _, f := range s.owned {
+		errs = append(errs, f.Close())
 	}
 	return errors.Join(errs...)
 }

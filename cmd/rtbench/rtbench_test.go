@@ -24,12 +24,17 @@ import (
 	"github.com/paimon-go/paimon/types"
 )
 
-// jsonKeys are the keys issue 5 fixes for --json, with their nested keys.
+// jsonKeys are the keys issues 5 and 16 fix for --json, with their nested
+// keys.
 var jsonKeys = map[string][]string{
 	"store": nil, "workload": nil, "rows": nil, "commits": nil,
 	"commit_ms": {"p50", "p95", "p99", "max"}, "put_ms": {"p50", "p99"},
 	"commit_to_put_p50_ratio": nil, "requests_per_commit": nil, "ingest_rows_per_s": nil,
 	"freshness_ms": {"p50", "p99"}, "rows_verified": nil, "peak_rss_bytes": nil,
+	// issue 16
+	"data_files_ms": {"p50", "p99"}, "metadata_ms": {"p50", "p99"}, "metadata_to_put_p50_ratio": nil,
+	"data_files_rows_per_s": nil, "pqarrow_encode_rows_per_s": nil, "encode_ratio": nil,
+	"query_ms": {"p50", "p99"}, "plan_ms": {"p50", "p99"}, "input_bytes": nil,
 }
 
 // runCLI runs rtbench with args and returns its exit status, stdout and
@@ -114,6 +119,105 @@ func checkRunRT(t *testing.T, obj map[string]any, workload string, rows int, rea
 			t.Errorf("%s: %s is empty", workload, k)
 		}
 	}
+	checkConsistent(t, obj, workload, rows)
+}
+
+// checkConsistent checks that the measures of one --json object agree
+// with each other: each ratio is the quotient of the values it names
+// (within the rounding of those values to 3 decimals, or to whole rows
+// per second), each p50 is at most its p99 and positive where every commit
+// has one, planning is part of the query, the committer made requests, and
+// the loaded input holds at least the bytes of the rows' fixed-width
+// columns and string offsets and are part of the peak RSS.
+func checkConsistent(t *testing.T, obj map[string]any, workload string, rows int) {
+	t.Helper()
+	num := func(k string) float64 { v, _ := obj[k].(float64); return v }
+	pct := func(k, p string) float64 { v, _ := obj[k].(map[string]any)[p].(float64); return v }
+	// quotient checks got == round3(a/b), where a and b were rounded to
+	// ±ea and ±eb before they were printed.
+	quotient := func(name string, got, a, ea, b, eb float64) {
+		t.Helper()
+		if b <= eb {
+			return // rounded to nothing: the quotient cannot be checked
+		}
+		want := a / b
+		tol := (ea+want*eb)/(b-eb) + 0.0005 + 1e-9
+		if d := got - want; d > tol || d < -tol {
+			t.Errorf("%s: %s = %v, want %v / %v = %v (±%.4f)", workload, name, got, a, b, want, tol)
+		}
+	}
+	const msRound = 0.0005 // ms() rounds to the microsecond
+	quotient("metadata_to_put_p50_ratio", num("metadata_to_put_p50_ratio"), pct("metadata_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
+	quotient("commit_to_put_p50_ratio", num("commit_to_put_p50_ratio"), pct("commit_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
+	quotient("encode_ratio", num("encode_ratio"), num("data_files_rows_per_s"), 1, num("pqarrow_encode_rows_per_s"), 1)
+	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "put_ms", "query_ms", "plan_ms", "freshness_ms"} {
+		if pct(k, "p50") > pct(k, "p99") {
+			t.Errorf("%s: %s p50 %v > p99 %v", workload, k, pct(k, "p50"), pct(k, "p99"))
+		}
+	}
+	for _, k := range []string{"data_files_ms", "metadata_ms"} {
+		if pct(k, "p50") <= 0 {
+			t.Errorf("%s: %s p50 = %v, want > 0", workload, k, pct(k, "p50"))
+		}
+	}
+	// Each query's planning is part of it, so every order statistic is too.
+	for _, p := range []string{"p50", "p99"} {
+		if pct("plan_ms", p) > pct("query_ms", p) {
+			t.Errorf("%s: plan_ms %s %v > query_ms %s %v", workload, p, pct("plan_ms", p), p, pct("query_ms", p))
+		}
+	}
+	if num("requests_per_commit") <= 0 || num("data_files_rows_per_s") <= 0 || num("pqarrow_encode_rows_per_s") <= 0 {
+		t.Errorf("%s: requests_per_commit %v, data_files_rows_per_s %v, pqarrow_encode_rows_per_s %v; want each > 0",
+			workload, num("requests_per_commit"), num("data_files_rows_per_s"), num("pqarrow_encode_rows_per_s"))
+	}
+	// date, delay and distance are 8 bytes a row, origin and destination
+	// 4 bytes of offsets a row besides their characters.
+	if in, peak := num("input_bytes"), num("peak_rss_bytes"); in < float64(rows)*(3*8+2*4) || (peak > 0 && in >= peak) {
+		t.Errorf("%s: input_bytes %v, want at least %d and below peak_rss_bytes %v", workload, in, rows*(3*8+2*4), peak)
+	}
+}
+
+// checkRequests checks the request counters of one --detail object: with
+// a FileIO per side (not shared), the requests of the metadata phases are
+// part of the committer's, those of the data-file phases part of the
+// writer's, kind by kind, the committer made some and the queries wrote
+// nothing; with one shared FileIO every side reports that counter. The
+// committer's total is --json's requests_per_commit.
+func checkRequests(t *testing.T, d, obj map[string]any, shared bool) {
+	t.Helper()
+	w := d["workload"]
+	req := func(k string) map[string]any { m, _ := d[k].(map[string]any); return m }
+	committer, writer, queries := req("requests_per_commit"), req("writer_requests_per_commit"), req("query_requests_per_commit")
+	if committer["total"] != obj["requests_per_commit"] {
+		t.Errorf("%s: detail requests_per_commit.total %v, json requests_per_commit %v", w, committer["total"], obj["requests_per_commit"])
+	}
+	if d["requests_include_reads"] != shared {
+		t.Errorf("%s: requests_include_reads = %v, want %v", w, d["requests_include_reads"], shared)
+	}
+	if shared {
+		if !maps.Equal(committer, writer) || !maps.Equal(committer, queries) {
+			t.Errorf("%s: one shared counter, but committer %v, writer %v, queries %v", w, committer, writer, queries)
+		}
+		return
+	}
+	total := committer["total"].(float64) + writer["total"].(float64) + queries["total"].(float64)
+	if c := committer["total"].(float64); c <= 0 || c >= total {
+		t.Errorf("%s: committer requests per commit %v, want > 0 and below all sides' %v", w, c, total)
+	}
+	if c := committer["put"].(float64); c < 1 {
+		t.Errorf("%s: committer PUTs per commit %v, want at least the snapshot", w, c)
+	}
+	for _, kind := range []string{"put", "get", "list", "head", "delete"} {
+		if m, c := req("metadata_phase_requests_per_commit")[kind].(float64), committer[kind].(float64); m > c {
+			t.Errorf("%s: metadata phase %s %v per commit > the committer's %v", w, kind, m, c)
+		}
+		if p, wr := req("data_files_phase_requests_per_commit")[kind].(float64), writer[kind].(float64); p > wr {
+			t.Errorf("%s: data files phase %s %v per commit > the writer's %v", w, kind, p, wr)
+		}
+	}
+	if queries["put"] != float64(0) || queries["delete"] != float64(0) {
+		t.Errorf("%s: queries wrote: %v", w, queries)
+	}
 }
 
 func readJSON(t *testing.T, path string) any {
@@ -146,7 +250,8 @@ func TestAllWorkloads(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := []string{"--rows", "20000", "--batch-rows", "1000", "--commit-every", "2",
-				"--floor-samples", "5", "--json", filepath.Join(dir, "out.json"), "--plot", filepath.Join(dir, "out.svg")}
+				"--floor-samples", "5", "--json", filepath.Join(dir, "out.json"), "--plot", filepath.Join(dir, "out.svg"),
+				"--detail", filepath.Join(dir, "detail.json")}
 			args = append(args, tc.args...)
 			st := strings.TrimSuffix(tc.name, "-plain")
 			code, stdout, stderr := runCLI(t, args...)
@@ -157,12 +262,31 @@ func TestAllWorkloads(t *testing.T) {
 			if !ok || len(runs) != 3 {
 				t.Fatalf("json is %T of %d, want an array of 3 runs", runs, len(runs))
 			}
+			det, ok := readJSON(t, filepath.Join(dir, "detail.json")).([]any)
+			if !ok || len(det) != 3 {
+				t.Fatalf("detail.json is %T of %d, want an array of 3 runs", det, len(det))
+			}
 			for i, w := range workloadNames {
 				obj := runs[i].(map[string]any)
 				checkRunRT(t, obj, w, 20000, !strings.HasSuffix(tc.name, "-plain"))
 				// 20 batches committed every 2 batches: 10 commits.
 				if obj["commits"] != float64(10) {
 					t.Errorf("%s: commits = %v, want 10", w, obj["commits"])
+				}
+				d := det[i].(map[string]any)
+				checkRequests(t, d, obj, st == "mem")
+				// The encode baseline: every row once, one file per commit,
+				// with the tables' default compression.
+				if d["pqarrow_encode_rows"] != float64(20000) || d["pqarrow_encode_files"] != float64(10) ||
+					d["pqarrow_encode_compression"] != "zstd level 1" || d["pqarrow_encode_bytes"].(float64) <= 0 {
+					t.Errorf("%s: pqarrow encode of %v rows in %v files of %v bytes with %v; want 20000 rows in 10 files with zstd level 1",
+						w, d["pqarrow_encode_rows"], d["pqarrow_encode_files"], d["pqarrow_encode_bytes"], d["pqarrow_encode_compression"])
+				}
+				if d["input_bytes"] != obj["input_bytes"] || d["metadata_to_put_p50_ratio"] != obj["metadata_to_put_p50_ratio"] ||
+					d["encode_ratio"] != obj["encode_ratio"] {
+					t.Errorf("%s: detail input_bytes %v, metadata_to_put_p50_ratio %v, encode_ratio %v; json %v, %v, %v", w,
+						d["input_bytes"], d["metadata_to_put_p50_ratio"], d["encode_ratio"],
+						obj["input_bytes"], obj["metadata_to_put_p50_ratio"], obj["encode_ratio"])
 				}
 				if st == "mem" && obj["store"] != "mem://" {
 					t.Errorf("store = %v, want mem://", obj["store"])
@@ -221,8 +345,24 @@ func TestSingleWorkloadJSON(t *testing.T) {
 		t.Fatalf("detail.json is not an array of one run")
 	}
 	d := det[0].(map[string]any)
+	checkRequests(t, d, obj, false)
+	// The offsets column of --app-offsets is left out of the encode. A
+	// commit on the interval may flush rows whose Write had not returned
+	// when it began, which the next commit counts (then it has no file).
+	if files, _ := d["pqarrow_encode_files"].(float64); d["pqarrow_encode_rows"] != float64(20000) || files < 1 || files > d["commits"].(float64) {
+		t.Errorf("detail: pqarrow encode of %v rows in %v files; want 20000 rows, at most one file per commit (%v)",
+			d["pqarrow_encode_rows"], d["pqarrow_encode_files"], d["commits"])
+	}
 	if lf, _ := d["lookup_freshness_ms"].(map[string]any); d["lookup_probes_missed"] != float64(0) || lf == nil || lf["n"].(float64) < 1 {
 		t.Errorf("detail: lookup_probes_missed %v, lookup_freshness_ms %v: want no missed probe and at least one", d["lookup_probes_missed"], d["lookup_freshness_ms"])
+	}
+	// Every batch of a primary-key workload gets one probe: a union read
+	// probe at most every 5 ms, a lookup probe otherwise.
+	if lf, _ := d["lookup_freshness_ms"].(map[string]any); lf != nil {
+		fr, _ := d["freshness_ms"].(map[string]any)
+		if n := lf["n"].(float64) + fr["n"].(float64) + d["freshness_violations"].(float64); n != 4 {
+			t.Errorf("detail: %v lookup and %v union read probes for 4 batches", lf["n"], fr["n"])
+		}
 	}
 	if d["workload"] != "pk-agg" || d["realtime"] != true || d["rows_verified"] != true || d["freshness_violations"] != float64(0) {
 		t.Errorf("detail: workload %v, realtime %v, rows_verified %v, freshness_violations %v",

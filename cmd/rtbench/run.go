@@ -52,10 +52,23 @@ type result struct {
 	write dist
 	// ingest is the time from the first Write call to the last return.
 	ingest time.Duration
-	// requests are the store requests of the write and commit sides over
-	// the stream (querier excluded unless sharedRequests).
-	requests       fileio.Stats
-	sharedRequests bool
+	// writerReq, commitReq and queryReq are the store requests over the
+	// stream, each side counted on a FileIO of its own: the writer's (data
+	// files, compaction; for the real-time layer also the context's
+	// baseline and refresh reads), the committer's (commit.Committer:
+	// manifests, manifest lists, snapshot, offsets file, hints,
+	// expiration) and the queries' (union-read queries, freshness and
+	// lookup probes, the real-time lookups' warming after a commit). With
+	// sharedRequests (mem://, one FileIO) all three are that one counter.
+	writerReq, commitReq, queryReq fileio.Stats
+	sharedRequests                 bool
+	// inputBytes is the resident size of the loaded input: the live heap
+	// that the flights batches and the workload's stream (the batches
+	// built from them, the expected-state model) hold (liveHeap).
+	inputBytes int64
+	// encode is the raw arrow-go encode of the same batches (encode.go);
+	// zero when not measured.
+	encode encodeResult
 	// rowsVerified and verifyErr: the read-back check(s).
 	rowsVerified bool
 	verifyErr    error
@@ -179,11 +192,13 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 	if e.cfg.snapshots > 0 {
 		steps = int(e.cfg.snapshots)
 	}
+	h0 := liveHeap()
 	st, err := newStream(ctx, w, e.fl, steps, e.cfg.realtime && e.cfg.appOffsets)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Release()
+	streamBytes := max(liveHeap()-h0, 0)
 	tbl, err := e.createTable(ctx, w)
 	if err != nil {
 		return nil, err
@@ -207,7 +222,7 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 	r := &runner{cfg: e.cfg, sink: sk, st: st, res: res, writtenAt: make([]time.Duration, len(st.batches))}
 	resetPeakRSS()
 
-	reqW0, reqP0, _, shared := sk.requests()
+	reqW0, reqC0, reqQ0, shared := sk.requests()
 	bar := e.progress(st.rows, w.name)
 	var fo *follower
 	fctx, fcancel := context.WithCancel(ctx)
@@ -228,13 +243,10 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 		}
 		fo.finish(fcancel, res, r.writtenAt, cum)
 	}
-	reqW1, reqP1, _, _ := sk.requests()
-	if shared {
-		res.requests = reqW1.Since(reqW0)
-	} else {
-		res.requests = addStats(reqW1.Since(reqW0), reqP1.Since(reqP0))
-	}
+	reqW1, reqC1, reqQ1, _ := sk.requests()
+	res.writerReq, res.commitReq, res.queryReq = reqW1.Since(reqW0), reqC1.Since(reqC0), reqQ1.Since(reqQ0)
 	res.sharedRequests = shared
+	res.inputBytes = e.fl.heapBytes + streamBytes
 
 	// Read back through a FileIO of its own.
 	t0 := time.Now()
@@ -247,6 +259,12 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 	}
 	res.rowsVerified = res.verifyErr == nil
 	res.peakRSS = peakRSS()
+
+	// The raw encode of the same batches, after the peak was taken and
+	// with nothing else of the run going on.
+	if res.encode, err = measureEncode(ctx, tbl.Schema.Options, st.batches, res.commits); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -275,8 +293,8 @@ func (r *runner) stream(ctx context.Context, w *workload, bar progressBar) error
 	var werr error
 	var writeLat []time.Duration
 	var probing time.Duration // time spent on probes, off the ingest clock
-	var lastProbe time.Time
-	probes := 0
+	var lastProbe time.Time   // of the last union read probe
+	lastUnion := false        // the last probe was a union read probe
 	gap := probeGap
 	if r.cfg.snapshots > 0 {
 		gap = scalingProbeGap
@@ -299,19 +317,23 @@ func (r *runner) stream(ctx context.Context, w *workload, bar progressBar) error
 		}
 		writeLat = append(writeLat, t1.Sub(t0))
 		r.latest.Store(&probeReq{batch: i, at: t1})
-		if r.sink.union() && t1.Sub(lastProbe) >= gap {
-			// Primary-key workloads alternate a lookup probe with the union
-			// read probe, so that each is timed from Write returning.
-			probes++
+		lk, lookups := r.sink.(keyLookup)
+		lookups = lookups && w.primaryKey && r.sink.union() && r.cfg.snapshots == 0
+		if r.sink.union() && (t1.Sub(lastProbe) >= gap || lookups) {
+			// One probe per batch at most, so that each is timed from Write
+			// returning: a union read probe at most every gap, and on
+			// primary-key workloads a lookup probe after every other batch
+			// (a lookup is cheap, and a p99 wants a few hundred samples).
 			var d time.Duration
 			var err error
-			if lk, ok := r.sink.(keyLookup); ok && w.primaryKey && probes%2 == 0 {
+			if lookups && (t1.Sub(lastProbe) < gap || lastUnion) {
 				d, err = r.lookupProbe(ctx, lk, w, b, t1)
+				lastUnion = false
 			} else {
 				d, err = r.probeBatch(ctx, i, t1)
+				lastProbe, lastUnion = time.Now(), true
 			}
 			probing += d
-			lastProbe = time.Now()
 			if err != nil {
 				werr = err
 				break
@@ -440,7 +462,8 @@ func (r *runner) commitOnce(ctx context.Context) error {
 	if r.sink.union() {
 		r.res.refresh = append(r.res.refresh, t3.Sub(t2))
 	}
-	ev := commitEvent{at: t0.Sub(r.start), prepare: t1.Sub(t0), publish: t2.Sub(t1), phases: phases, snapshot: snap}
+	ev := commitEvent{at: t0.Sub(r.start), prepare: t1.Sub(t0), publish: t2.Sub(t1), phases: phases, snapshot: snap,
+		first: r.included, end: included}
 	if shared {
 		ev.prepareReq, ev.publishReq = w1.Since(w0), w2.Since(w1)
 	} else {

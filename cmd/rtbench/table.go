@@ -77,6 +77,29 @@ func openFIO(ctx context.Context, tbl *catalog.Table) (*fileio.FileIO, bool, err
 	return f, true, nil
 }
 
+// openFIOs opens a FileIO of the table root into each of dst (openFIO),
+// so that the writer, the committer and the queries count their requests
+// apart. It returns those to close, and shared when they are one FileIO
+// (mem://). On an error it closes what it opened.
+func openFIOs(ctx context.Context, tbl *catalog.Table, dst ...**fileio.FileIO) (owned []*fileio.FileIO, shared bool, err error) {
+	for _, p := range dst {
+		f, own, err := openFIO(ctx, tbl)
+		if err != nil {
+			for _, o := range owned {
+				_ = o.Close()
+			}
+			return nil, false, fmt.Errorf("rtbench: open table: %w", err)
+		}
+		if own {
+			owned = append(owned, f)
+		} else {
+			shared = true
+		}
+		*p = f
+	}
+	return owned, shared, nil
+}
+
 // plainSink writes with writer.Write and commits with commit.Committer.
 // The writer, the committer and the reader each get their own FileIO so
 // that their requests are counted apart.
@@ -98,17 +121,8 @@ func newPlainSink(ctx context.Context, tbl *catalog.Table, commitUser string, re
 			_ = s.Close()
 		}
 	}()
-	for _, p := range []**fileio.FileIO{&s.wfio, &s.cfio, &s.qfio} {
-		f, own, err := openFIO(ctx, tbl)
-		if err != nil {
-			return s, fmt.Errorf("rtbench: open table: %w", err)
-		}
-		if own {
-			s.owned = append(s.owned, f)
-		} else {
-			s.shared = true
-		}
-		*p = f
+	if s.owned, s.shared, err = openFIOs(ctx, tbl, &s.wfio, &s.cfio, &s.qfio); err != nil {
+		return s, err
 	}
 	// A streaming job: compactions run in the background, as Java's stream
 	// write does (prepareCommit(waitCompaction = false)).
