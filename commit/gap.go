@@ -46,7 +46,7 @@ import (
 //     manifest compaction) cannot be searched for: the hint decides
 //     (createdInGap).
 //
-// Cost: a HEAD of the base and a GET of the hint on the usual path; a
+// Cost: a HEAD of the base and a GET of the hint, at once, on the usual path; a
 // listing and a read of the latest snapshot's manifests only when the base
 // was expired during the attempt or the hint is above the created id.
 
@@ -121,17 +121,32 @@ func (c *Committer) takeBackIfInGap(ctx context.Context, path string, base, crea
 	return true, nil
 }
 
-// inGap is the judgment described above.
+// inGap is the judgment described above. The HEAD of the base runs
+// alongside the read of the hint, so the usual path costs one round trip
+// after the create, not two: each is an observation made after the create,
+// and what each observes only moves one way (a deleted snapshot stays
+// deleted), so their order does not matter.
 func (c *Committer) inGap(ctx context.Context, base, created int64, entries []manifest.Entry) (bool, error) {
+	var (
+		baseExists bool
+		existsErr  error
+		headDone   = make(chan struct{})
+	)
+	if base > 0 {
+		go func() {
+			defer close(headDone)
+			baseExists, existsErr = c.snaps.Exists(ctx, base)
+		}()
+	} else {
+		close(headDone)
+	}
 	hinted, err := c.createdInGap(ctx, base)
+	<-headDone
 	if err != nil {
 		return false, err
 	}
-	if base > 0 && !hinted {
-		ok, err := c.snaps.Exists(ctx, base)
-		if err != nil || ok {
-			return false, err
-		}
+	if base > 0 && !hinted && (existsErr != nil || baseExists) {
+		return false, existsErr
 	}
 	added := map[string]bool{}
 	for _, e := range entries {
