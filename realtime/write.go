@@ -407,7 +407,7 @@ func (w *Write) flushJobs(ctx context.Context, jobs []prepJob) ([]Progress, erro
 				return nil, fmt.Errorf("realtime: commit readers of %s %s: %w", j.st.pb, seg.Range(), err)
 			}
 			for k, rd := range readers {
-				if err := w.flushReader(ctx, rd); err != nil {
+				if err := w.flushReader(ctx, j.st, rd); err != nil {
 					return nil, fmt.Errorf("realtime: flush %s %s reader %d: %w", j.st.pb, seg.Range(), k, err)
 				}
 			}
@@ -448,7 +448,9 @@ func (w *Write) flushJobs(ctx context.Context, jobs []prepJob) ([]Progress, erro
 	return out, nil
 }
 
-func (w *Write) flushReader(ctx context.Context, rd func(func(arrow.RecordBatch, error) bool)) error {
+// flushReader writes the rows of rd, all of partition-bucket st, through
+// the flush writer.
+func (w *Write) flushReader(ctx context.Context, st *pbState, rd func(func(arrow.RecordBatch, error) bool)) error {
 	for b, err := range rd {
 		if err != nil {
 			return err
@@ -458,7 +460,7 @@ func (w *Write) flushReader(ctx context.Context, rd func(func(arrow.RecordBatch,
 		if err != nil {
 			return err
 		}
-		err = w.flush.Write(ctx, rec)
+		err = w.flush.WriteBucket(ctx, st.partition, st.bucket, rec)
 		rec.Release()
 		if err != nil {
 			return err

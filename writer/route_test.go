@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/fileio"
 	"github.com/paimon-go/paimon/internal/tabletest"
 	"github.com/paimon-go/paimon/types"
@@ -494,5 +495,72 @@ func TestNextSequenceNumber(t *testing.T) {
 	}
 	if _, err := aw.Route(ctx, nil, false); !errors.Is(err, writer.ErrClosed) {
 		t.Errorf("Route after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestWriteBucket: WriteBucket of each share of Route puts the rows into
+// the partition-buckets Write puts them in; a share given under another
+// bucket or partition is refused with ErrNotInBucket and writes nothing.
+func TestWriteBucket(t *testing.T) {
+	ctx := context.Background()
+	tbl := morTable(t)
+	r := rec(t, arrowFields(tbl.Schema, rowKind), morBatch1...)
+	defer r.Release()
+	rw, err := writer.New(tbl.FileIO, tbl.Schema, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	shares, err := rw.Route(ctx, r, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseShares(shares)
+	summary := func(msgs []commit.Message) []string {
+		var out []string
+		for _, m := range msgs {
+			var n int64
+			for _, f := range m.Data.NewFiles {
+				n += f.RowCount
+			}
+			out = append(out, fmt.Sprintf("%x/%d/%d", m.Partition, m.Bucket, n))
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	ww := must(writer.New(tbl.FileIO, tbl.Schema, "u"))
+	defer ww.Close()
+	if err := ww.Write(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	want := summary(must(ww.PrepareCommit(ctx)))
+
+	bw := must(writer.New(tbl.FileIO, tbl.Schema, "u"))
+	defer bw.Close()
+	for _, s := range shares {
+		if err := bw.WriteBucket(ctx, s.Partition, s.Bucket, s.Record); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := summary(must(bw.PrepareCommit(ctx))); !slices.Equal(got, want) {
+		t.Errorf("WriteBucket's messages %v, Write's %v", got, want)
+	}
+	if len(want) != 3 {
+		t.Fatalf("Write's messages %v, want 3 partition-buckets", want)
+	}
+
+	// shares[0] is bucket 0 of partition 10, shares[2] bucket 0 of 20.
+	for _, bad := range []struct {
+		part   []byte
+		bucket int32
+	}{{shares[0].Partition, 1}, {shares[2].Partition, 0}} {
+		err := bw.WriteBucket(ctx, bad.part, bad.bucket, shares[0].Record)
+		if !errors.Is(err, writer.ErrNotInBucket) {
+			t.Errorf("WriteBucket under partition %x bucket %d: %v, want ErrNotInBucket", bad.part, bad.bucket, err)
+		}
+	}
+	if msgs := must(bw.PrepareCommit(ctx)); len(msgs) != 0 {
+		t.Errorf("refused WriteBucket calls wrote %v", summary(msgs))
 	}
 }

@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -404,8 +405,67 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	if err != nil {
 		return err
 	}
+	return w.writeGroups(ctx, in, groups)
+}
+
+// ErrNotInBucket reports rows given to WriteBucket that do not belong to
+// the partition-bucket named.
+var ErrNotInBucket = errors.New("writer: rows do not belong to the partition-bucket given")
+
+// WriteBucket writes rec as Write does, when every row of rec belongs to
+// one partition-bucket: partition is its serialized BinaryRow (row.Serialize,
+// as commit.Message.Partition and Share.Partition) and bucket its bucket,
+// such as a Share of Route, or the rows a real-time store holds for one
+// partition-bucket. It skips what Write spends on computing each row's
+// partition and bucket (encoding the partition values, hashing the bucket
+// key, grouping); the first row's partition and bucket are computed and
+// must equal those given, else nothing is written and the error wraps
+// ErrNotInBucket. Tables whose bucket assignment keeps state (dynamic
+// bucket, cross-partition upsert, postpone bucket) go through Write, as do
+// batches with row kinds the table drops (ignore-delete). Java has no
+// counterpart: its TableWriteImpl.write(row, bucket) takes a bucket but
+// computes the partition of every row. Errors are Write's.
+func (w *Write) WriteBucket(ctx context.Context, partition []byte, bucket int32, rec arrow.RecordBatch) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if w.xp != nil || w.dyn != nil || w.post != nil {
+		return w.Write(ctx, rec)
+	}
+	if err := w.applyResequenced(ctx); err != nil {
+		return err
+	}
+	in, err := w.prepare(rec)
+	if err != nil {
+		return err
+	}
+	defer in.release()
+	if in.keep != nil || in.numRows() == 0 {
+		groups, err := w.group(ctx, in)
+		if err != nil {
+			return err
+		}
+		return w.writeGroups(ctx, in, groups)
+	}
+	first := &input{rec: in.rec.NewSlice(0, 1)}
+	defer first.release()
+	gs, err := w.group(ctx, first)
+	if err != nil {
+		return err
+	}
+	if len(gs) != 1 || !bytes.Equal(gs[0].partition, partition) || gs[0].bucket != bucket {
+		return fmt.Errorf("%w: given bucket %d of partition %x, the first row is in bucket %d of partition %x", ErrNotInBucket, bucket, partition, gs[0].bucket, gs[0].partition)
+	}
+	g := gs[0]
+	g.rows = nil
+	return w.writeGroups(ctx, in, []*group{g})
+}
+
+// writeGroups writes the rows of in, grouped by partition-bucket.
+func (w *Write) writeGroups(ctx context.Context, in *input, groups []*group) error {
 	// Create every writer first: their restore may fail (bucket count check),
 	// and nothing may be written then.
+	var err error
 	bws := make([]*bucketWriter, len(groups))
 	for i, g := range groups {
 		if bws[i], err = w.writer(ctx, g); err != nil {
