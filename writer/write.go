@@ -537,10 +537,15 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 			return nil, err
 		}
 	}
-	byKey := map[string]*group{}
+	// The groups of the current partition by bucket, so that a row whose
+	// partition is the previous row's finds its group without building a
+	// key: parts holds them per partition.
+	parts := map[string]*bucketGroups{}
 	var out []*group
 	emptyPart := row.Serialize(row.EmptyRow())
 	part, path := emptyPart, ""
+	cur := &bucketGroups{}
+	parts[string(part)] = cur
 	partVals := make([]any, len(w.partIdx))
 	bucketVals := make([]any, len(w.bucketIdx))
 	prev := -1
@@ -563,6 +568,10 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 			part = row.Serialize(br)
 			if path, err = w.partComp.Path(partVals); err != nil {
 				return nil, fmt.Errorf("writer: partition path of row %d: %w", i, err)
+			}
+			if cur = parts[string(part)]; cur == nil {
+				cur = &bucketGroups{}
+				parts[string(part)] = cur
 			}
 		}
 		if in.buckets != nil {
@@ -589,11 +598,10 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 			}
 		}
 		prev = i
-		key := groupKey(part, bucket)
-		g := byKey[key]
+		g := cur.get(bucket)
 		if g == nil {
-			g = &group{key: key, partition: part, partPath: path, bucket: bucket}
-			byKey[key] = g
+			g = &group{key: groupKey(part, bucket), partition: part, partPath: path, bucket: bucket}
+			cur.put(g)
 			out = append(out, g)
 		}
 		g.rows = append(g.rows, int32(i))
@@ -602,6 +610,40 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 		out[0].rows = nil
 	}
 	return out, nil
+}
+
+// bucketGroups are the groups of one partition by bucket: a slice for
+// buckets 0 to 1023, a map for the others (the postpone bucket, larger
+// bucket numbers).
+type bucketGroups struct {
+	low  []*group
+	high map[int32]*group
+}
+
+const lowBuckets = 1024
+
+func (b *bucketGroups) get(bucket int32) *group {
+	if bucket >= 0 && bucket < lowBuckets {
+		if int(bucket) < len(b.low) {
+			return b.low[bucket]
+		}
+		return nil
+	}
+	return b.high[bucket]
+}
+
+func (b *bucketGroups) put(g *group) {
+	if g.bucket >= 0 && g.bucket < lowBuckets {
+		if int(g.bucket) >= len(b.low) {
+			b.low = append(b.low, make([]*group, int(g.bucket)+1-len(b.low))...)
+		}
+		b.low[g.bucket] = g
+		return
+	}
+	if b.high == nil {
+		b.high = map[int32]*group{}
+	}
+	b.high[g.bucket] = g
 }
 
 // bucketOf is the bucket function over the bucket key values.
