@@ -532,9 +532,15 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 			return nil, err
 		}
 	}
+	// Fixed buckets hashed from the Arrow columns straight (row.ArrowEncoder)
+	// when the bucket key's types allow.
+	var keyEnc *row.ArrowEncoder
 	if hashed {
 		if bucketCmp, err = keyComparator(in.cols(w.bucketIdx)); err != nil {
 			return nil, err
+		}
+		if w.dyn == nil && w.post == nil && !w.modBuckets {
+			keyEnc, _ = row.NewArrowEncoder(w.bucketType, in.cols(w.bucketIdx))
 		}
 	}
 	// The groups of the current partition by bucket, so that a row whose
@@ -576,6 +582,8 @@ func (w *Write) group(ctx context.Context, in *input) ([]*group, error) {
 		}
 		if in.buckets != nil {
 			bucket = in.buckets[i]
+		} else if keyEnc != nil && (prev < 0 || bucketCmp(prev, i) != 0) {
+			bucket = int32(row.Bucket(keyEnc.Row(i), w.numBuckets))
 		} else if hashed && (prev < 0 || bucketCmp(prev, i) != 0 || (newPart && (w.dyn != nil || w.post != nil))) {
 			for k, c := range w.bucketIdx {
 				if bucketVals[k], err = viewAt(in.rec.Column(c), i, w.bucketType[k]); err != nil {
