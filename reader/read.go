@@ -166,7 +166,8 @@ type splitRead struct {
 	valueCols []types.DataField // value columns read from files (read schema)
 	outIdx    []int             // positions of p.Fields within valueCols
 	outSchema *arrow.Schema     // types.SchemaToArrow(p.Fields), built once per split read
-	filterCol []int             // per field of p.Schema: its column in valueCols, -1 if not read
+	filter    predicate.Predicate // the row filter: p.filter, nil when the split's partition decides it (partitionDecides)
+	filterCol []int               // per field of p.Schema: its column in valueCols, -1 if not read
 	unneeded  map[int]bool      // field ids of merged value columns read as nulls (mergeUnneeded)
 	poison    *castPoison       // lazy merge read: valueCols ends with castRowIDField
 	rawKV     bool              // key-value files read without merging (change splits, rowkind reads)
@@ -233,7 +234,10 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 	}
 	merging := sp.PrimaryKey && !sp.Changes && (!sp.RawConvertible || withMem || sp.diff)
 	ts := sp.schema // differs from p.Schema for splits of a fallback branch
-	sr := &splitRead{plan: p, sp: sp, ts: ts, kv: merging, mem: memory.DefaultAllocator}
+	sr := &splitRead{plan: p, sp: sp, ts: ts, kv: merging, mem: memory.DefaultAllocator, filter: p.filter}
+	if partitionDecides(p, sp) {
+		sr.filter = nil
+	}
 	sr.rawKV = sp.PrimaryKey && !merging && (sp.Changes || p.cfg.rowKind)
 	sr.kindCol = sp.PrimaryKey && (sr.rawKV || p.cfg.rowKind || sp.diff)
 	// Primary-key merges need the full row (keys, sequence fields, aggregated
@@ -250,8 +254,8 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 		for _, f := range p.tableFields() {
 			need[f.Name] = true
 		}
-		if p.filter != nil {
-			for _, i := range p.filter.Fields() {
+		if sr.filter != nil {
+			for _, i := range sr.filter.Fields() {
 				if i < len(p.Schema.Fields) {
 					need[p.Schema.Fields[i].Name] = true
 				}
@@ -271,10 +275,37 @@ func (p *Plan) newSplitRead(ctx context.Context, sp *Split, withMem bool) (*spli
 		sr.outIdx = append(sr.outIdx, i)
 	}
 	sr.outSchema = types.SchemaToArrow(p.Fields)
-	if p.filter != nil {
+	if sr.filter != nil {
 		sr.filterCol = filterColumns(sr.valueCols, p.Schema.Fields)
 	}
 	return sr, nil
+}
+
+// partitionDecides reports whether every field of p's filter is a
+// partition key and the split's partition satisfies it: then every row of
+// the split does (its partition columns hold the partition's values), and
+// the rows need no filtering. A filter the partition fails is left to the
+// rows (such splits are pruned when planned).
+func partitionDecides(p *Plan, sp *Split) bool {
+	if p.filter == nil || len(sp.PartitionValues) == 0 {
+		return false
+	}
+	keys := p.Schema.PartitionKeys // the order of sp.PartitionValues
+	if sp.schema != nil {
+		keys = sp.schema.PartitionKeys
+	}
+	row := make([]any, len(p.Schema.Fields))
+	for _, i := range p.filter.Fields() {
+		if i >= len(p.Schema.Fields) {
+			return false
+		}
+		k := slices.Index(keys, p.Schema.Fields[i].Name)
+		if k < 0 || k >= len(sp.PartitionValues) {
+			return false
+		}
+		row[i] = sp.PartitionValues[k]
+	}
+	return p.filter.Test(row)
 }
 
 // mergeUnneeded returns the ids of the value columns a merge read of ts
@@ -332,10 +363,10 @@ func mergeUnneeded(ts *schema.TableSchema, p *Plan) map[int]bool {
 // columns. It returns nil when no row is left.
 func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	p := sr.plan
-	if p.filter != nil && rec.NumRows() > 0 {
+	if sr.filter != nil && rec.NumRows() > 0 {
 		if sr.poison != nil {
 			var names []string
-			for _, i := range p.filter.Fields() {
+			for _, i := range sr.filter.Fields() {
 				if i < len(p.Schema.Fields) {
 					names = append(names, p.Schema.Fields[i].Name)
 				}
@@ -344,7 +375,7 @@ func (sr *splitRead) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 				return nil, err
 			}
 		}
-		filtered, err := filterRecord(rec, sr.filterCol, p.Schema.Fields, p.filter, sr.mem)
+		filtered, err := filterRecord(rec, sr.filterCol, p.Schema.Fields, sr.filter, sr.mem)
 		if err != nil {
 			return nil, err
 		}

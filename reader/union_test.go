@@ -423,3 +423,31 @@ func TestAllLevelsDeletionVectors(t *testing.T) {
 	m0 := pkMem(t, p.Schema.Fields, []any{int8(2), int64(3), "Alice", int32(10), int32(1), 0.5})
 	wantRows(t, readSplit(t, p, sp0, 4096, memStream(m0)), "Alice|10|1|0.5", twoRoads)
 }
+
+// TestPartitionDecidesFilter: a filter on partition keys only that the
+// split's partition satisfies is not applied to the rows, and its columns
+// are not read (a memory batch without them is accepted); a filter that
+// also names other columns, or that the partition fails, filters the rows.
+func TestPartitionDecidesFilter(t *testing.T) {
+	tbl := newAppendTable(t)
+	p := plan(t, tbl, reader.WithWhere("dt = 'a'"), reader.WithColumns("name"))
+	sp := onlySplit(t, p)
+	nameOnly := tabletest.Batch(t, memSchema(nil, appendFields[2]), []any{"x"})
+	wantRows(t, readSplit(t, p, sp, 4096, memStream(nameOnly)), "p", "q", "r", "x")
+
+	p = plan(t, tbl, reader.WithWhere("dt = 'a' AND score > 15"), reader.WithColumns("name"))
+	sp = onlySplit(t, p)
+	m := appendMem(t, []any{5.0, "x", int32(4), "a"}, []any{40.0, "y", int32(5), "a"})
+	wantRows(t, readSplit(t, p, sp, 4096, memStream(m)), "q", "r", "y")
+	if _, err := tryReadSplit(p, sp, 4096, memStream(nameOnly)); !errors.Is(err, reader.ErrInvalidScan) {
+		t.Fatalf("memory without score under dt = 'a' AND score > 15: err = %v, want ErrInvalidScan", err)
+	}
+
+	p = plan(t, tbl, reader.WithWhere("dt = 'a'"), reader.WithColumns("name"))
+	es, err := p.EmptySplit(serializedPartition(t, appendFields[:1], "b"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb := appendMem(t, []any{1.0, "s", int32(8), "b"}, []any{2.0, "t", int32(9), "a"})
+	wantRows(t, readSplit(t, p, es, 4096, memStream(mb)), "t")
+}
