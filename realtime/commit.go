@@ -25,7 +25,9 @@ type Commit struct {
 // paimon.Table.NewCommit it expires snapshots and partitions after every
 // successful commit by the table's options (package maintain), without ever
 // failing the commit for it; commit.WithMaintainer among opts replaces that
-// (nil: none). Errors: ErrClosed and those of commit.New and maintain.New.
+// (nil: none). It does its work after a commit in the background on every
+// store (commit.WithBackground): Close the Commit before removing the
+// table. Errors: ErrClosed and those of commit.New and maintain.New.
 func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, error) {
 	if c.isClosed() {
 		return nil, fmt.Errorf("%w: real-time context", ErrClosed)
@@ -34,7 +36,7 @@ func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, 
 	if err != nil {
 		return nil, err
 	}
-	var pre []commit.Option
+	pre := []commit.Option{commit.WithBackground()}
 	if m.Enabled() {
 		pre = append(pre, commit.WithMaintainer(m))
 	}

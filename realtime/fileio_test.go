@@ -52,6 +52,10 @@ func TestCommitAndScanFileIO(t *testing.T) {
 
 	b = take()
 	id := commitProg(t, cm, prog, 1)
+	// The committer writes the LATEST hint and the next base list in the
+	// background (commit.WithBackground); Close waits for them and leaves
+	// it usable.
+	cm.Close()
 	if d := since(b); d.w != none || d.s != none || d.c.Put < 3 {
 		t.Errorf("commit: writer %+v, committer %+v, scans %+v; want the committer's PUTs only (manifest, list, snapshot)", d.w, d.c, d.s)
 	}
