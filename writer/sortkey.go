@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -32,7 +33,32 @@ type normKey struct {
 // fit, so that equal normalized keys mean equal keys; a column with nulls,
 // of another type, or that does not fit ends the encoding.
 func normalizedKeys(cols []arrow.Array, n int) (keys []normKey, exact bool) {
-	buf := make([]byte, normKeyBytes*n)
+	return normalizedKeysInto(&sortScratch{}, cols, n)
+}
+
+// sortScratch holds the buffers of one sort, reused across sorts
+// (scratchPool): a writer sorts every batch it buffers and every flush,
+// and these buffers (about 64 bytes per row) were most of its allocations.
+type sortScratch struct {
+	buf       []byte
+	keys, tmp []normKey
+}
+
+var scratchPool = sync.Pool{New: func() any { return &sortScratch{} }}
+
+// grow returns s[:n], reallocated when its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// normalizedKeysInto is normalizedKeys into the buffers of sc.
+func normalizedKeysInto(sc *sortScratch, cols []arrow.Array, n int) (keys []normKey, exact bool) {
+	sc.buf = grow(sc.buf, normKeyBytes*n)
+	buf := sc.buf
+	clear(buf)
 	off := 0
 	exact = true
 	for _, col := range cols {
@@ -43,7 +69,8 @@ func normalizedKeys(cols []arrow.Array, n int) (keys []normKey, exact bool) {
 			break
 		}
 	}
-	keys = make([]normKey, n)
+	sc.keys = grow(sc.keys, n)
+	keys = sc.keys
 	for i := range keys {
 		b := buf[i*normKeyBytes:]
 		keys[i] = normKey{hi: binary.BigEndian.Uint64(b), lo: binary.BigEndian.Uint64(b[8:]), idx: int32(i)}
@@ -137,7 +164,9 @@ func encodeBytes(offs []int32, data []byte, buf []byte, off, room int) (int, boo
 // rows whose normalized keys tie with the full comparator, unless the
 // normalized keys are exact.
 func sortPermutation(keyCols []arrow.Array, n int) ([]int32, error) {
-	keys, exact := normalizedKeys(keyCols, n)
+	sc := scratchPool.Get().(*sortScratch)
+	defer scratchPool.Put(sc)
+	keys, exact := normalizedKeysInto(sc, keyCols, n)
 	var full comparator
 	if !exact {
 		var err error
@@ -165,7 +194,8 @@ func sortPermutation(keyCols []arrow.Array, n int) ([]int32, error) {
 	if n < radixMinRows {
 		slices.SortFunc(keys, compare)
 	} else {
-		keys = radixSort(keys)
+		sc.tmp = grow(sc.tmp, n)
+		keys = radixSortInto(keys, sc.tmp)
 		if full != nil {
 			// Rows with equal normalized keys, in row order after the
 			// stable radix sort, ordered by their full keys.
@@ -192,10 +222,11 @@ func sortPermutation(keyCols []arrow.Array, n int) ([]int32, error) {
 // sorted by comparison.
 const radixMinRows = 512
 
-// radixSort sorts keys by (hi, lo) with a stable least-significant-digit
-// radix sort over the 16 bytes, skipping bytes that are equal in every key.
-// It returns the sorted keys (in keys or in a buffer of the same length).
-func radixSort(keys []normKey) []normKey {
+// radixSortInto sorts keys by (hi, lo) with a stable least-significant-digit
+// radix sort over the 16 bytes, skipping bytes that are equal in every key,
+// with tmp (of len(keys)) as the second buffer. It returns the sorted keys
+// (in keys or in tmp).
+func radixSortInto(keys, tmp []normKey) []normKey {
 	var counts [normKeyBytes][256]int
 	for _, k := range keys {
 		for b := range 8 {
@@ -204,7 +235,6 @@ func radixSort(keys []normKey) []normKey {
 		}
 	}
 	n := len(keys)
-	tmp := make([]normKey, n)
 	src, dst := keys, tmp
 	for d := range normKeyBytes {
 		c := &counts[d]

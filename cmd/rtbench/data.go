@@ -17,17 +17,20 @@ import (
 type dataset struct {
 	batches []arrow.RecordBatch
 	rows    int64
-	// heapBytes is the live heap the batches hold (liveHeap before and
-	// after loading them).
-	heapBytes int64
+	// inputBytes is the memory the batches hold: their bytes in the arena
+	// (see arena) and what stays on the heap (liveHeap before and after
+	// loading them).
+	inputBytes int64
+	arena      arena
 }
 
-// Release releases the batches.
+// Release releases the batches and unmaps their arena.
 func (d *dataset) Release() {
 	for _, b := range d.batches {
 		b.Release()
 	}
 	d.batches = nil
+	d.arena.reset()
 }
 
 // loadFlights reads up to maxRows rows of the flights Parquet file at path
@@ -42,7 +45,23 @@ func loadFlights(ctx context.Context, path string, batchRows int, maxRows int64)
 	if rows == 0 {
 		return nil, fmt.Errorf("rtbench: flights data %s holds no rows", path)
 	}
-	return &dataset{batches: batches, rows: rows, heapBytes: max(liveHeap()-h0, 0)}, nil
+	d := &dataset{rows: rows}
+	for i, b := range batches {
+		c, err := d.arena.record(b)
+		for _, b := range batches[i:] {
+			if err != nil {
+				b.Release()
+			}
+		}
+		if err != nil {
+			d.Release()
+			return nil, err
+		}
+		b.Release()
+		d.batches = append(d.batches, c)
+	}
+	d.inputBytes = max(liveHeap()-h0, 0) + d.arena.bytes()
+	return d, nil
 }
 
 // liveHeap returns the bytes of live heap objects after a full collection

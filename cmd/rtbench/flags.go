@@ -60,6 +60,8 @@ type config struct {
 	jsonPath, detailPath, plotPath string
 	// cpuProfile is the optional CPU profile file of the runs.
 	cpuProfile string
+	// memProfile is the optional allocation profile file of the runs.
+	memProfile string
 	// progress shows the progress bar (when stderr is a terminal).
 	progress bool
 	// followInterval is the follow workload's polling interval
@@ -103,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.detailPath, "detail", "", "write every measure of the summary as JSON to this file (keys may grow; --json's are fixed)")
 	fs.StringVar(&c.plotPath, "plot", "", "draw latency CDFs and commit latency over time to this .svg or .png file")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the workload runs to this file (go tool pprof)")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write an allocation profile of the workload runs to this file when they end (go tool pprof -sample_index=alloc_space)")
 	fs.BoolVar(&c.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `rtbench: commit latency, freshness, ingest and read speed of paimon-go on real flight data.
@@ -120,7 +123,7 @@ file per commit, with the table's compression), encode_ratio (the first over the
 ingest_rows_per_s, freshness_ms{p50,p99}, for primary-key workloads through the real-time
 layer lookup_freshness_ms{p50,p99} (Write return → Context.Lookup returns the row),
 query_ms{p50,p99} (union-read queries), plan_ms{p50,p99} (their planning), rows_verified,
-input_bytes (live heap of the loaded input), peak_rss_bytes, and for --workload follow
+input_bytes (resident size of the loaded input, held off the Go heap), peak_rss_bytes, and for --workload follow
 also follow{latency_ms{p50,p95,p99,max}, rows, deliveries, rows_per_s}. The exit status is
 1 when a correctness check fails, 2 for bad usage.
 interop/peers/run.sh runs the same workloads with pypaimon and Java Paimon and prints ratios.

@@ -167,6 +167,20 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) ([]*resul
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if cfg.memProfile != "" {
+		// Written when the runs end: the allocations of the workload runs
+		// (alloc_space, alloc_objects) and what was live at the last
+		// collection (inuse_space).
+		defer func() {
+			f, err := os.Create(cfg.memProfile)
+			if err == nil {
+				err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "rtbench: --memprofile: %v\n", err)
+			}
+		}()
+	}
 	if len(cfg.workloads) == 1 && cfg.workloads[0] == "serve" {
 		fmt.Fprintf(stderr, "rtbench: serve: paimon serve in process, a writer process over loopback Flight, commits every %v\n", cfg.serveCommitInterval())
 		if _, err := runServe(ctx, cfg, wh.URL, wh.Catalog, data, stdout, stderr); err != nil {

@@ -62,9 +62,10 @@ type result struct {
 	// sharedRequests (mem://, one FileIO) all three are that one counter.
 	writerReq, commitReq, queryReq fileio.Stats
 	sharedRequests                 bool
-	// inputBytes is the resident size of the loaded input: the live heap
-	// that the flights batches and the workload's stream (the batches
-	// built from them, the expected-state model) hold (liveHeap).
+	// inputBytes is the resident size of the loaded input: the flights
+	// batches and the workload's stream (the batches built from them, off
+	// the heap in arenas) and the live heap they keep (the expected-state
+	// model; liveHeap).
 	inputBytes int64
 	// encode is the raw arrow-go encode of the same batches (encode.go);
 	// zero when not measured.
@@ -198,7 +199,7 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 		return nil, err
 	}
 	defer st.Release()
-	streamBytes := max(liveHeap()-h0, 0)
+	streamBytes := max(liveHeap()-h0, 0) + st.arena.bytes()
 	tbl, err := e.createTable(ctx, w)
 	if err != nil {
 		return nil, err
@@ -246,7 +247,7 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 	reqW1, reqC1, reqQ1, _ := sk.requests()
 	res.writerReq, res.commitReq, res.queryReq = reqW1.Since(reqW0), reqC1.Since(reqC0), reqQ1.Since(reqQ0)
 	res.sharedRequests = shared
-	res.inputBytes = e.fl.heapBytes + streamBytes
+	res.inputBytes = e.fl.inputBytes + streamBytes
 
 	// Read back through a FileIO of its own.
 	t0 := time.Now()

@@ -431,13 +431,19 @@ type stream struct {
 	// to the flights); observed counts the steps the model has seen.
 	srcs     []arrow.RecordBatch
 	observed int
+	// arena holds the table-shaped copies of the flights (off the heap, see
+	// arena); it is unmapped by Release.
+	arena arena
 }
 
+// Release releases the batches and unmaps the arena: nothing may use the
+// batches afterwards.
 func (s *stream) Release() {
 	for _, b := range s.batches {
 		b.Release()
 	}
 	s.batches = nil
+	s.arena.reset()
 }
 
 // observe lets the model see the steps up to n (exclusive).
@@ -476,7 +482,14 @@ func newStream(ctx context.Context, w *workload, fl *dataset, steps int, offsets
 		j := i % len(fl.batches)
 		src := fl.batches[j]
 		if built[j] == nil {
-			built[j] = w.build(src)
+			b := w.build(src)
+			c, err := s.arena.record(b)
+			b.Release()
+			if err != nil {
+				s.Release()
+				return nil, err
+			}
+			built[j] = c
 		}
 		b := built[j]
 		switch {
