@@ -161,9 +161,9 @@ func (p *pruner) keepLive(ctx context.Context, e *manifest.Entry) (bool, error) 
 }
 
 // judge returns the live files of es (netted ADD entries, left unchanged)
-// that keep and then live keep.
-// es may be shared (a kept live set): when keep drops nothing and live has
-// nothing to judge, es itself is returned, else a copy.
+// that keep and then live keep. es may be shared (a kept live set): when
+// keep drops nothing and live has nothing to judge, es itself is returned,
+// else a copy.
 func (p *pruner) judge(ctx context.Context, es []manifest.Entry) ([]manifest.Entry, error) {
 	var kept []manifest.Entry // nil until keep drops an entry
 	for i := range es {
