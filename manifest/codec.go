@@ -352,6 +352,21 @@ func (t *table[T]) encode(e *ocf.Encoder, v *T, g *gen) {
 
 // compile builds a decoder of T from a writer record schema.
 func (t *table[T]) compile(ws *ocf.Schema, c *compiler) (dec[T], error) {
+	f, err := t.compileInto(ws, c)
+	if err != nil {
+		return nil, err
+	}
+	return func(d *ocf.Decoder) T {
+		var v T
+		f(d, &v)
+		return v
+	}, nil
+}
+
+// compileInto builds a decoder from a writer record schema that fills the
+// fields of a T in place (records held in slices or in other records are
+// decoded where they are kept, not built elsewhere and copied).
+func (t *table[T]) compileInto(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
 	if ws.Type != ocf.Record {
 		return nil, typeErr(ws, "record")
 	}
@@ -381,20 +396,92 @@ func (t *table[T]) compile(ws *ocf.Schema, c *compiler) (dec[T], error) {
 			return nil, fmt.Errorf("writer schema lacks required field %s", f.name)
 		}
 	}
-	return func(d *ocf.Decoder) T {
-		var v T
+	return func(d *ocf.Decoder, v *T) {
 		if !d.Enter() {
-			return v
+			return
 		}
 		for _, s := range steps {
-			s(d, &v)
+			s(d, v)
 			if d.Err() != nil {
 				break
 			}
 		}
 		d.Leave()
-		return v
 	}, nil
+}
+
+// optionalInto is optional for decoders that fill a value in place: it
+// reports false, leaving *v alone, when the union's null branch was
+// selected.
+func optionalInto[V any](ws *ocf.Schema, c *compiler, base func(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *V), error)) (func(d *ocf.Decoder, v *V) bool, error) {
+	if ws.Type != ocf.Union {
+		f, err := base(ws, c)
+		if err != nil {
+			return nil, err
+		}
+		return func(d *ocf.Decoder, v *V) bool { f(d, v); return true }, nil
+	}
+	types := ws.Branches
+	branches := make([]func(d *ocf.Decoder, v *V), len(types))
+	usable := false
+	var firstErr error
+	for i, t := range types {
+		if t.Type == ocf.Null {
+			continue
+		}
+		f, err := base(t, c)
+		if err != nil {
+			// A branch of another type is only an error when it is selected by the data.
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		branches[i] = f
+		usable = true
+	}
+	if !usable && firstErr != nil {
+		return nil, firstErr
+	}
+	n := int64(len(types))
+	return func(d *ocf.Decoder, v *V) bool {
+		i := d.Long()
+		if d.Err() != nil {
+			return false
+		}
+		if i < 0 || i >= n {
+			d.Failf("union branch %d out of range [0,%d)", i, n)
+			return false
+		}
+		f := branches[i]
+		if f == nil {
+			if types[i].Type != ocf.Null {
+				d.Failf("union branch %d has type %s, which cannot be read here", i, types[i].Type)
+			}
+			return false
+		}
+		f(d, v)
+		return true
+	}, nil
+}
+
+// recField is reqField for a field of record type V, decoded in place
+// into *get(v).
+func recField[T, V any](name string, sub *table[V], get func(*T) *V,
+	enc func(e *ocf.Encoder, v V, g *gen)) field[T] {
+	f := reqField(name, sub.ptype(false), sub.compile, get, enc)
+	f.dec = func(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder, v *T), error) {
+		into, err := optionalInto(ws, c, sub.compileInto)
+		if err != nil {
+			return nil, err
+		}
+		return func(d *ocf.Decoder, v *T) {
+			if !into(d, get(v)) {
+				d.Failf("null value in required field %s", name)
+			}
+		}, nil
+	}
+	return f
 }
 
 // reqField is a NOT NULL field stored in *get(v).

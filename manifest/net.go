@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // Identifier returns the identity of the data file an entry refers to (Java
@@ -19,32 +20,43 @@ func (e *Entry) Identifier() string {
 	if f.ExternalPath != nil {
 		n += len(*f.ExternalPath)
 	}
-	b := make([]byte, 0, n)
+	// One allocation: the builder's buffer becomes the string.
+	var b strings.Builder
+	b.Grow(n)
+	var u [4]byte
+	uint32Field := func(v uint32) {
+		binary.BigEndian.PutUint32(u[:], v)
+		b.Write(u[:])
+	}
 	bytesField := func(v []byte) {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
-		b = append(b, v...)
+		uint32Field(uint32(len(v)))
+		b.Write(v)
+	}
+	stringField := func(v string) {
+		uint32Field(uint32(len(v)))
+		b.WriteString(v)
 	}
 	bytesField(e.Partition)
-	b = binary.BigEndian.AppendUint32(b, uint32(e.Bucket))
-	b = binary.BigEndian.AppendUint32(b, uint32(f.Level))
-	bytesField([]byte(f.FileName))
-	b = binary.BigEndian.AppendUint32(b, uint32(len(f.ExtraFiles)))
+	uint32Field(uint32(e.Bucket))
+	uint32Field(uint32(f.Level))
+	stringField(f.FileName)
+	uint32Field(uint32(len(f.ExtraFiles)))
 	for _, x := range f.ExtraFiles {
-		bytesField([]byte(x))
+		stringField(x)
 	}
 	if f.EmbeddedIndex == nil {
-		b = append(b, 0)
+		b.WriteByte(0)
 	} else {
-		b = append(b, 1)
+		b.WriteByte(1)
 		bytesField(f.EmbeddedIndex)
 	}
 	if f.ExternalPath == nil {
-		b = append(b, 0)
+		b.WriteByte(0)
 	} else {
-		b = append(b, 1)
-		bytesField([]byte(*f.ExternalPath))
+		b.WriteByte(1)
+		stringField(*f.ExternalPath)
 	}
-	return string(b)
+	return b.String()
 }
 
 // Merge folds a sequence of entries the way Java's FileEntry.mergeEntries does: an ADD is
@@ -53,12 +65,10 @@ func (e *Entry) Identifier() string {
 // not in the sequence (it must then be in earlier manifests). The result keeps first-insertion
 // order. Use Merge for delta entries; use Net for a complete snapshot.
 func Merge(entries []Entry) ([]Entry, error) {
-	type slot struct {
-		entry Entry
-		live  bool
-	}
+	// slots are indexes into entries (copied once, at the end); -1 marks a
+	// cancelled ADD.
 	index := make(map[string]int, len(entries))
-	slots := make([]slot, 0, len(entries))
+	slots := make([]int, 0, len(entries))
 	for i := range entries {
 		e := &entries[i]
 		id := e.Identifier()
@@ -66,26 +76,26 @@ func Merge(entries []Entry) ([]Entry, error) {
 		case Add:
 			if j, ok := index[id]; ok {
 				return nil, fmt.Errorf("%w: trying to add file %s (partition %x, bucket %d, level %d) which is already added (%s entry %d)",
-					ErrMerge, e.File.FileName, e.Partition, e.Bucket, e.File.Level, slots[j].entry.Kind, i)
+					ErrMerge, e.File.FileName, e.Partition, e.Bucket, e.File.Level, entries[slots[j]].Kind, i)
 			}
 			index[id] = len(slots)
-			slots = append(slots, slot{entry: *e, live: true})
+			slots = append(slots, i)
 		case Delete:
 			if j, ok := index[id]; ok {
-				slots[j].live = false
+				slots[j] = -1
 				delete(index, id)
 				continue
 			}
 			index[id] = len(slots)
-			slots = append(slots, slot{entry: *e, live: true})
+			slots = append(slots, i)
 		default:
 			return nil, fmt.Errorf("%w: entry %d has unknown kind %d", ErrMerge, i, e.Kind)
 		}
 	}
 	out := make([]Entry, 0, len(index))
-	for _, s := range slots {
-		if s.live {
-			out = append(out, s.entry)
+	for _, i := range slots {
+		if i >= 0 {
+			out = append(out, entries[i])
 		}
 	}
 	return out, nil

@@ -261,24 +261,26 @@ func decodeAvro[T any](c *codec, data []byte, t *table[T], budget int64) ([]T, e
 			if !d.Charge(size) {
 				return nil, fmt.Errorf("record %d: %w", len(out), d.Err())
 			}
-			v := read(d)
+			var zero T
+			out = append(out, zero)
+			read(d, &out[len(out)-1])
 			if err := d.Err(); err != nil {
-				return nil, fmt.Errorf("record %d: %w", len(out), err)
+				return nil, fmt.Errorf("record %d: %w", len(out)-1, err)
 			}
-			out = append(out, v)
 		}
 	}
 }
 
 // plan returns the decoder compiled for writer schema JSON schema, cached in c (when not nil).
-func plan[T any](c *codec, schema []byte, t *table[T]) (dec[T], error) {
+// It fills a record in place.
+func plan[T any](c *codec, schema []byte, t *table[T]) (func(d *ocf.Decoder, v *T), error) {
 	key := planKey{id: t.desc.id, schema: string(schema)}
 	if c != nil {
 		c.mu.Lock()
 		p, ok := c.plans[key]
 		c.mu.Unlock()
 		if ok {
-			return p.(dec[T]), nil
+			return p.(func(d *ocf.Decoder, v *T)), nil
 		}
 	}
 	ws, err := ocf.ParseSchema(schema)
@@ -302,20 +304,18 @@ func plan[T any](c *codec, schema []byte, t *table[T]) (dec[T], error) {
 
 // compileTop compiles the top-level writer schema: a record, or (0.8/0.9 files) a
 // ["null", record] union whose null branch is never valid data.
-func compileTop[T any](ws *ocf.Schema, t *table[T]) (dec[T], error) {
+func compileTop[T any](ws *ocf.Schema, t *table[T]) (func(d *ocf.Decoder, v *T), error) {
 	c := newCompiler()
 	if ws.Type == ocf.Union {
-		f, err := optional(ws, c, t.compile)
+		f, err := optionalInto(ws, c, t.compileInto)
 		if err != nil {
 			return nil, err
 		}
-		return func(d *ocf.Decoder) T {
-			v, ok := f(d)
-			if !ok && d.Err() == nil {
+		return func(d *ocf.Decoder, v *T) {
+			if !f(d, v) && d.Err() == nil {
 				d.Failf("null top-level record")
 			}
-			return v
 		}, nil
 	}
-	return t.compile(ws, c)
+	return t.compileInto(ws, c)
 }

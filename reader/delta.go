@@ -2,6 +2,7 @@ package reader
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/paimon-go/paimon/manifest"
@@ -84,8 +85,7 @@ func liveEntries(ctx context.Context, t *tableState, sn *snapshot.Snapshot) ([]m
 	if prev, err := snaps.Get(ctx, have.id); err != nil || listsOf(prev) != have.lists {
 		return nil, 0, false
 	}
-	all := make([]manifest.Entry, len(have.entries), len(have.entries)+64)
-	copy(all, have.entries)
+	var deltas []manifest.Entry
 	manifests := 0
 	for id := have.id + 1; id <= sn.ID; id++ {
 		s := sn
@@ -108,13 +108,113 @@ func liveEntries(ctx context.Context, t *tableState, sn *snapshot.Snapshot) ([]m
 			if err != nil {
 				return nil, 0, false
 			}
-			all = append(all, es...)
+			deltas = append(deltas, es...)
 		}
 	}
-	netted, err := manifest.Net(all)
+	netted, err := netOnto(have.entries, deltas)
 	if err != nil {
 		return nil, 0, false
 	}
 	t.live.put(key, &liveSet{id: sn.ID, lists: listsOf(sn), entries: netted})
 	return netted, manifests, true
+}
+
+// netOnto returns what manifest.Net returns for live followed by deltas,
+// in the same order, where live is a netted set of ADD entries (a kept
+// live set, not changed) and deltas the entries of later delta manifests
+// in commit order; it fails with an error wrapping manifest.ErrMerge where
+// Net fails. Only the entries of deltas are identified
+// (manifest.Entry.Identifier) up front: live entries are found by file
+// name and identified only when a delta entry names their file.
+func netOnto(live, deltas []manifest.Entry) ([]manifest.Entry, error) {
+	if len(deltas) == 0 {
+		return live, nil
+	}
+	// byName holds the first live entry of each file name, next the
+	// following one of the same name (-1 ends a chain).
+	byName := make(map[string]int32, len(live))
+	next := make([]int32, len(live))
+	for i := len(live) - 1; i >= 0; i-- {
+		name := live[i].File.FileName
+		if j, ok := byName[name]; ok {
+			next[i] = j
+		} else {
+			next[i] = -1
+		}
+		byName[name] = int32(i)
+	}
+	var removed []bool // live entries a delta deleted; nil until one is
+	findLive := func(e *manifest.Entry, id string) int {
+		j, ok := byName[e.File.FileName]
+		for ok && j >= 0 {
+			if (removed == nil || !removed[j]) && live[j].Identifier() == id {
+				return int(j)
+			}
+			j = next[j]
+		}
+		return -1
+	}
+	type slot struct {
+		i    int // index in deltas
+		live bool
+	}
+	var added []slot            // ADD and pending DELETE entries of deltas, in order
+	addedAt := map[string]int{} // identifier → index in added, of live slots
+	dropped := 0
+	for i := range deltas {
+		e := &deltas[i]
+		id := e.Identifier()
+		switch e.Kind {
+		case manifest.Add:
+			if _, ok := addedAt[id]; ok || findLive(e, id) >= 0 {
+				return nil, fmt.Errorf("%w: trying to add file %s (partition %x, bucket %d, level %d) which is already added",
+					manifest.ErrMerge, e.File.FileName, e.Partition, e.Bucket, e.File.Level)
+			}
+			addedAt[id] = len(added)
+			added = append(added, slot{i: i, live: true})
+		case manifest.Delete:
+			if k, ok := addedAt[id]; ok {
+				added[k].live = false
+				delete(addedAt, id)
+				continue
+			}
+			j := findLive(e, id)
+			if j < 0 {
+				// Pending, as in manifest.Merge: Net fails on it below
+				// unless a later DELETE of the same file cancels it.
+				addedAt[id] = len(added)
+				added = append(added, slot{i: i, live: true})
+				continue
+			}
+			if removed == nil {
+				removed = make([]bool, len(live))
+			}
+			removed[j] = true
+			dropped++
+		default:
+			return nil, fmt.Errorf("%w: entry %d has unknown kind %d", manifest.ErrMerge, len(live)+i, e.Kind)
+		}
+	}
+	for _, a := range added {
+		if e := &deltas[a.i]; a.live && e.Kind == manifest.Delete {
+			return nil, fmt.Errorf("%w: trying to delete file %s (partition %x, bucket %d, level %d) which is not previously added",
+				manifest.ErrMerge, e.File.FileName, e.Partition, e.Bucket, e.File.Level)
+		}
+	}
+	out := make([]manifest.Entry, 0, len(live)-dropped+len(addedAt))
+	if removed == nil {
+		out = append(out, live...)
+	} else {
+		for j := range live {
+			if !removed[j] {
+				out = append(out, live[j])
+			}
+		}
+	}
+	for _, a := range added {
+		if a.live {
+			out = append(out, deltas[a.i])
+		}
+	}
+	return out, nil
 }

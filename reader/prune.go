@@ -3,6 +3,7 @@ package reader
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/paimon-go/paimon/manifest"
@@ -160,17 +161,29 @@ func (p *pruner) keepLive(ctx context.Context, e *manifest.Entry) (bool, error) 
 }
 
 // judge returns the live files of es (netted ADD entries, left unchanged)
-// that keep and then live keep.
+// that keep and then live keep. es may be shared (a kept live set): when
+// keep drops nothing and live has nothing to judge, es itself is returned,
+// else a copy.
 func (p *pruner) judge(ctx context.Context, es []manifest.Entry) ([]manifest.Entry, error) {
-	kept := make([]manifest.Entry, 0, len(es))
+	var kept []manifest.Entry // nil until keep drops an entry
 	for i := range es {
 		ok, err := p.keep(ctx, &es[i])
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		switch {
+		case !ok && kept == nil:
+			kept = make([]manifest.Entry, i, len(es))
+			copy(kept, es[:i])
+		case ok && kept != nil:
 			kept = append(kept, es[i])
 		}
+	}
+	if kept == nil {
+		if p.index == nil {
+			return es, nil
+		}
+		kept = slices.Clone(es) // live drops entries in place
 	}
 	return p.live(ctx, kept)
 }

@@ -44,6 +44,7 @@
 package reader
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -661,11 +662,12 @@ func decodeStats(fields []types.DataField, cols []string, st manifest.SimpleStat
 }
 
 // sortSplits orders splits by partition bytes then bucket, for stable output.
-func sortSplits(splits []*Split) {
-	slices.SortStableFunc(splits, func(a, b *Split) int {
-		if c := cmp.Compare(string(a.Partition), string(b.Partition)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Bucket, b.Bucket)
-	})
+func sortSplits(splits []*Split) { slices.SortStableFunc(splits, compareSplits) }
+
+// compareSplits orders splits by partition bytes, then bucket.
+func compareSplits(a, b *Split) int {
+	if c := bytes.Compare(a.Partition, b.Partition); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Bucket, b.Bucket)
 }

@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -132,69 +133,132 @@ func buildSplits(t *tableState, ts *schema.TableSchema, entries []manifest.Entry
 	}
 	partTypes := row.FieldTypes(pc.Fields)
 
-	splits := map[bucketKey]*Split{}
+	// Two passes: the first finds each entry's split and counts the files
+	// of every split, the second copies the files into one array carved
+	// into the splits' Files (full slice expressions, so that appending to
+	// one split's Files never writes into the next).
+	splits := map[bucketKey]int{} // → index in out
+	out := []*Split{}
+	var counts []int
+	var splitDVs []map[string]DeletionFile // the deletion vectors of each split's partition-bucket
+	at := make([]int32, len(entries))      // split of each entry, -1 when skipped
 	partCache := map[string][]any{}
-	for _, e := range entries {
+	// Entries come grouped by partition-bucket: the previous entry's
+	// partition, its key and split save most conversions and lookups.
+	var lastPart []byte
+	lastKey, lastBucket, lastSplit := "", int32(0), -1
+	for i := range entries {
+		e := &entries[i]
+		at[i] = -1
 		if e.Bucket == -2 && !postpone {
 			continue // postpone-bucket files are invisible to batch reads until compacted (Java)
 		}
 		if skipLevel0 && e.File.Level == 0 {
 			continue
 		}
-		pkey := string(e.Partition)
-		values, seen := partCache[pkey]
-		if !seen {
-			br, err := row.Deserialize(e.Partition)
-			if err != nil {
-				return nil, fmt.Errorf("reader: partition of %s: %w", e.File.FileName, err)
-			}
-			values, err = row.Decode(partTypes, br)
-			if err != nil {
-				return nil, fmt.Errorf("reader: partition of %s: %w", e.File.FileName, err)
-			}
-			partCache[pkey] = values
+		if lastPart == nil || !bytes.Equal(e.Partition, lastPart) {
+			lastPart, lastKey, lastSplit = e.Partition, string(e.Partition), -1
 		}
+		if lastSplit >= 0 && e.Bucket == lastBucket {
+			at[i] = int32(lastSplit)
+			counts[lastSplit]++
+			continue
+		}
+		pkey := lastKey
 		k := bucketKey{pkey, e.Bucket}
-		sp := splits[k]
-		if sp == nil {
+		j, ok := splits[k]
+		if !ok {
+			values, seen := partCache[pkey]
+			if !seen {
+				br, err := row.Deserialize(e.Partition)
+				if err != nil {
+					return nil, fmt.Errorf("reader: partition of %s: %w", e.File.FileName, err)
+				}
+				values, err = row.Decode(partTypes, br)
+				if err != nil {
+					return nil, fmt.Errorf("reader: partition of %s: %w", e.File.FileName, err)
+				}
+				partCache[pkey] = values
+			}
 			dir, err := pc.Path(values)
 			if err != nil {
 				return nil, fmt.Errorf("reader: partition path of %s: %w", e.File.FileName, err)
 			}
-			sp = &Split{
+			j = len(out)
+			splits[k] = j
+			out = append(out, &Split{
 				Partition: e.Partition, PartitionValues: values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets,
 				BucketPath: bucketPath(ts.Options.DataFilePathDirectory()+dir, e.Bucket), PrimaryKey: pk, table: t, schema: ts,
 				DeletionFiles: map[string]DeletionFile{},
-			}
-			splits[k] = sp
+			})
+			counts = append(counts, 0)
+			splitDVs = append(splitDVs, dvs[k])
 		}
+		at[i] = int32(j)
+		counts[j]++
+		lastBucket, lastSplit = e.Bucket, j
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	files := make([]manifest.DataFileMeta, total)
+	off := 0
+	for j, sp := range out {
+		sp.Files = files[off : off : off+counts[j]]
+		off += counts[j]
+	}
+	for i := range entries {
+		if at[i] < 0 {
+			continue
+		}
+		e := &entries[i]
+		sp := out[at[i]]
 		sp.Files = append(sp.Files, e.File)
-		if df, ok := dvs[k][e.File.FileName]; ok {
+		if df, ok := splitDVs[at[i]][e.File.FileName]; ok {
 			sp.DeletionFiles[e.File.FileName] = df
 		}
 	}
-	out := make([]*Split, 0, len(splits))
-	for _, sp := range splits {
+	for _, sp := range out {
 		if sp.Bucket == -2 {
 			// bucket-postpone files stay in commit order (all their
 			// sequence numbers are -1): postpone compaction replays them.
-			out = append(out, sp)
 			continue
 		}
-		slices.SortStableFunc(sp.Files, func(a, b manifest.DataFileMeta) int {
-			if c := cmp.Compare(a.Level, b.Level); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(a.MinSequenceNumber, b.MinSequenceNumber); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.FileName, b.FileName)
-		})
+		// Files usually come in this order already (one level, commit
+		// order); sorting is then skipped, with the same result.
+		if !filesSorted(sp.Files) {
+			slices.SortStableFunc(sp.Files, func(a, b manifest.DataFileMeta) int { return compareFiles(&a, &b) })
+		}
 		sp.RawConvertible = !pk || rawConvertible(sp.Files, dvEnabled || firstRow)
-		out = append(out, sp)
 	}
-	sortSplits(out)
+	// Partition-buckets are unique here, so an unstable sort orders them
+	// as sortSplits does.
+	slices.SortFunc(out, compareSplits)
 	return out, nil
+}
+
+// filesSorted reports whether files are in compareFiles order (without
+// copying them, as slices.IsSortedFunc would).
+func filesSorted(files []manifest.DataFileMeta) bool {
+	for i := 1; i < len(files); i++ {
+		if compareFiles(&files[i-1], &files[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// compareFiles orders the files of a split: by level, then sequence
+// number, then name.
+func compareFiles(a, b *manifest.DataFileMeta) int {
+	if c := cmp.Compare(a.Level, b.Level); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.MinSequenceNumber, b.MinSequenceNumber); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.FileName, b.FileName)
 }
 
 // rawConvertible mirrors MergeTreeSplitGenerator: a bucket needs no merge

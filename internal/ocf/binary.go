@@ -66,7 +66,16 @@ type Decoder struct {
 	err    error
 	depth  int
 	budget *Budget
+	slab   []byte // the unused rest of the chunk small Bytes values are carved from
 }
+
+// Small non-empty values of Bytes (up to slabValue bytes) are carved from chunks of
+// slabChunk bytes, one allocation for many: manifest entries hold several
+// short byte strings each (partition, keys, statistics).
+const (
+	slabValue = 256
+	slabChunk = 8 << 10
+)
 
 // NewDecoder returns a Decoder over buf. buf is not copied; values returned by Bytes are copies.
 func NewDecoder(buf []byte) *Decoder { return &Decoder{buf: buf} }
@@ -245,7 +254,15 @@ func (d *Decoder) Bytes() []byte {
 	if d.err != nil || !d.Charge(int64(n)) {
 		return nil
 	}
-	b := make([]byte, n)
+	var b []byte
+	if n > 0 && n <= slabValue {
+		if len(d.slab) < n {
+			d.slab = make([]byte, slabChunk)
+		}
+		b, d.slab = d.slab[:n:n], d.slab[n:] // cap n: appending to b never reaches the next value
+	} else {
+		b = make([]byte, n)
+	}
 	copy(b, d.buf[d.pos:d.pos+n])
 	d.pos += n
 	return b

@@ -218,3 +218,33 @@ func TestContainerCodecs(t *testing.T) {
 		t.Error("xz container accepted")
 	}
 }
+
+// TestBytesCopies checks that Bytes values are copies that stay apart:
+// small ones share a chunk, yet writing or appending to one never changes
+// another or the block, and an empty value among them is non-nil.
+func TestBytesCopies(t *testing.T) {
+	var e Encoder
+	want := [][]byte{[]byte("ab"), {}, []byte("cde"), bytes.Repeat([]byte{7}, slabValue), bytes.Repeat([]byte{9}, slabValue+1), []byte("f")}
+	for _, b := range want {
+		e.Bytes(b)
+	}
+	block := bytes.Clone(e.Buf)
+	d := NewDecoder(e.Buf)
+	var got [][]byte
+	for range want {
+		got = append(got, d.Bytes())
+	}
+	if d.Err() != nil || d.Remaining() != 0 {
+		t.Fatalf("decode: %v, %d left", d.Err(), d.Remaining())
+	}
+	for i := range got {
+		if got[i] == nil || !bytes.Equal(got[i], want[i]) || cap(got[i]) != len(want[i]) {
+			t.Fatalf("value %d = %q (cap %d), want %q (cap %d)", i, got[i], cap(got[i]), want[i], len(want[i]))
+		}
+	}
+	got[0][0] = 'x'
+	_ = append(got[2], 'y', 'y', 'y')
+	if !bytes.Equal(got[2], []byte("cde")) || !bytes.Equal(got[5], []byte("f")) || !bytes.Equal(e.Buf, block) {
+		t.Fatalf("values or block changed: %q %q", got[2], got[5])
+	}
+}
