@@ -51,8 +51,11 @@ type commitEvent struct {
 	at time.Duration
 	// prepare is the data-file phase (PrepareCommit: flush buffered rows
 	// into data files); publish is the metadata phase (Commit: manifests,
-	// manifest list and the snapshot).
-	prepare, publish time.Duration
+	// manifest list and the snapshot), of which committer is the
+	// commit.Committer's part, up to its snapshot's publication (the rest
+	// is the real-time layer's: readying lookups, handing the progress to
+	// the context; publish for plain commits).
+	prepare, publish, committer time.Duration
 	// prepareReq and publishReq are the store requests of each phase.
 	prepareReq, publishReq fileio.Stats
 	// phases splits publish as commit.WithTrace reports it.
@@ -78,6 +81,12 @@ func (e commitEvent) total() time.Duration { return e.prepare + e.publish }
 type phaseTimes struct {
 	d       [commit.PhaseSnapshot + 1]time.Duration
 	retries int // lost races
+	// published is when the last snapshot of the commit was reported
+	// published (the committer's trace calls back before its commit
+	// method returns): what a real-time Commit does after it (readying
+	// lookups for the new snapshot, handing the progress to the context)
+	// is the rest of the metadata phase.
+	published time.Time
 }
 
 // add is the commit.WithTrace callback.
@@ -86,8 +95,11 @@ func (p *phaseTimes) add(ph commit.Phase, d time.Duration) {
 		return // a phase this build does not know
 	}
 	p.d[ph] += d
-	if ph == commit.PhaseRetry {
+	switch ph {
+	case commit.PhaseRetry:
 		p.retries++
+	case commit.PhaseSnapshot:
+		p.published = time.Now()
 	}
 }
 

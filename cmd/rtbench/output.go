@@ -28,6 +28,11 @@ type jsonRun struct {
 	CommitToPutP50Ratio float64    `json:"commit_to_put_p50_ratio"`
 	// MetadataToPutP50Ratio is metadata_ms.p50 / put_ms.p50.
 	MetadataToPutP50Ratio float64 `json:"metadata_to_put_p50_ratio"`
+	// CommitterMS is the commit.Committer's part of metadata_ms (up to its
+	// snapshot's publication; the rest is the real-time layer's lookup
+	// warming and hand-over), CommitterToPutP50Ratio its p50 over put_ms.p50.
+	CommitterMS            p50p99  `json:"committer_ms"`
+	CommitterToPutP50Ratio float64 `json:"committer_to_put_p50_ratio"`
 	// RequestsPerCommit counts the committer's own FileIO (all sides on
 	// mem://, whose one FileIO they share).
 	RequestsPerCommit float64 `json:"requests_per_commit"`
@@ -86,6 +91,19 @@ func (r *result) commitDist() dist {
 	return distOf(d)
 }
 
+// committerDist is the distribution of the committer's part of the
+// metadata phase (commitEvent.committer); afterDist that of the rest.
+func (r *result) committerDist(after bool) dist {
+	d := make([]time.Duration, len(r.commits))
+	for i, c := range r.commits {
+		d[i] = c.committer
+		if after {
+			d[i] = c.publish - c.committer
+		}
+	}
+	return distOf(d)
+}
+
 func (r *result) phaseDist(publish bool) dist {
 	d := make([]time.Duration, len(r.commits))
 	for i, c := range r.commits {
@@ -127,6 +145,9 @@ func (r *result) ratio() float64 { return r.putRatio(r.commitDist()) }
 
 // metadataRatio is the metadata phase's p50 over the store's PUT p50.
 func (r *result) metadataRatio() float64 { return r.putRatio(r.phaseDist(true)) }
+
+// committerRatio is the committer's part of it over the PUT p50.
+func (r *result) committerRatio() float64 { return r.putRatio(r.committerDist(false)) }
 
 func (r *result) putRatio(d dist) float64 {
 	put := r.floor.put.pct(50)
@@ -185,25 +206,27 @@ func (r *result) json() jsonRun {
 	c := r.commitDist()
 	return jsonRun{
 		Store: r.store, Workload: r.workload, Rows: r.rows, Commits: len(r.commits),
-		CommitMS:              commitJSON{ms(c.pct(50)), ms(c.pct(95)), ms(c.pct(99)), ms(c.max())},
-		DataFilesMS:           p50p99Of(r.phaseDist(false)),
-		MetadataMS:            p50p99Of(r.phaseDist(true)),
-		PutMS:                 p50p99Of(r.floor.put),
-		CommitToPutP50Ratio:   r.ratio(),
-		MetadataToPutP50Ratio: r.metadataRatio(),
-		RequestsPerCommit:     r.requestsPerCommit(),
-		DataFilesRowsPerS:     float64(int64(r.dataFilesRate())),
-		PqarrowEncodeRowsPerS: float64(int64(r.encode.rate())),
-		EncodeRatio:           r.encodeRatio(),
-		IngestRowsPerS:        r.ingestRate(),
-		FreshnessMS:           p50p99Of(r.freshness),
-		LookupFreshnessMS:     r.lookupJSON(),
-		QueryMS:               p50p99Of(r.query),
-		PlanMS:                p50p99Of(r.plan),
-		RowsVerified:          r.rowsVerified,
-		InputBytes:            r.inputBytes,
-		PeakRSSBytes:          r.peakRSS,
-		Follow:                r.followJSON(),
+		CommitMS:               commitJSON{ms(c.pct(50)), ms(c.pct(95)), ms(c.pct(99)), ms(c.max())},
+		DataFilesMS:            p50p99Of(r.phaseDist(false)),
+		MetadataMS:             p50p99Of(r.phaseDist(true)),
+		PutMS:                  p50p99Of(r.floor.put),
+		CommitToPutP50Ratio:    r.ratio(),
+		MetadataToPutP50Ratio:  r.metadataRatio(),
+		CommitterMS:            p50p99Of(r.committerDist(false)),
+		CommitterToPutP50Ratio: r.committerRatio(),
+		RequestsPerCommit:      r.requestsPerCommit(),
+		DataFilesRowsPerS:      float64(int64(r.dataFilesRate())),
+		PqarrowEncodeRowsPerS:  float64(int64(r.encode.rate())),
+		EncodeRatio:            r.encodeRatio(),
+		IngestRowsPerS:         r.ingestRate(),
+		FreshnessMS:            p50p99Of(r.freshness),
+		LookupFreshnessMS:      r.lookupJSON(),
+		QueryMS:                p50p99Of(r.query),
+		PlanMS:                 p50p99Of(r.plan),
+		RowsVerified:           r.rowsVerified,
+		InputBytes:             r.inputBytes,
+		PeakRSSBytes:           r.peakRSS,
+		Follow:                 r.followJSON(),
 	}
 }
 
@@ -494,6 +517,10 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	row("commit ms p50/p95/p99/max", func(r *result) string { return pcts(r.commitDist(), 50, 95, 99, 100) })
 	row("  data files ms p50/p99", func(r *result) string { return pcts(r.phaseDist(false), 50, 99) })
 	row("  metadata ms p50/p99", func(r *result) string { return pcts(r.phaseDist(true), 50, 99) })
+	rt := slices.ContainsFunc(results, func(r *result) bool { return r.realtime })
+	if rt {
+		row("    committer ms p50/p99", func(r *result) string { return pcts(r.committerDist(false), 50, 99) })
+	}
 	row("    manifests ms p50/p99 †", func(r *result) string { return pcts(r.commitPhaseDist(commit.PhaseManifests), 50, 99) })
 	row("    manifest lists ms p50/p99 †", func(r *result) string {
 		return pcts(r.commitPhaseDist(commit.PhaseManifestLists), 50, 99)
@@ -502,6 +529,9 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 		row("    offsets file ms p50/p99 †", func(r *result) string { return pcts(r.commitPhaseDist(commit.PhaseOffsets), 50, 99) })
 	}
 	row("    snapshot publish ms p50/p99", func(r *result) string { return pcts(r.commitPhaseDist(commit.PhaseSnapshot), 50, 99) })
+	if rt {
+		row("    after it: lookups, context ms p50/p99", func(r *result) string { return pcts(r.committerDist(true), 50, 99) })
+	}
 	row("    lost races", func(r *result) string {
 		n := r.lostRaces()
 		if n == 0 {
@@ -517,6 +547,14 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 		}
 		return fmt.Sprintf("%.2f×", r.metadataRatio())
 	})
+	if rt {
+		row("    committer p50 / PUT p50", func(r *result) string {
+			if r.floor.put.pct(50) <= 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f×", r.committerRatio())
+		})
+	}
 	row("data files rows/s (pqarrow encode) §", func(r *result) string {
 		if r.encode.rate() <= 0 {
 			return thousands(int64(r.dataFilesRate())) + " (-)"

@@ -35,6 +35,7 @@ var jsonKeys = map[string][]string{
 	"data_files_ms": {"p50", "p99"}, "metadata_ms": {"p50", "p99"}, "metadata_to_put_p50_ratio": nil,
 	"data_files_rows_per_s": nil, "pqarrow_encode_rows_per_s": nil, "encode_ratio": nil,
 	"query_ms": {"p50", "p99"}, "plan_ms": {"p50", "p99"}, "input_bytes": nil,
+	"committer_ms": {"p50", "p99"}, "committer_to_put_p50_ratio": nil,
 }
 
 // runCLI runs rtbench with args and returns its exit status, stdout and
@@ -149,8 +150,12 @@ func checkConsistent(t *testing.T, obj map[string]any, workload string, rows int
 	const msRound = 0.0005 // ms() rounds to the microsecond
 	quotient("metadata_to_put_p50_ratio", num("metadata_to_put_p50_ratio"), pct("metadata_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
 	quotient("commit_to_put_p50_ratio", num("commit_to_put_p50_ratio"), pct("commit_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
+	quotient("committer_to_put_p50_ratio", num("committer_to_put_p50_ratio"), pct("committer_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
+	if c, m := pct("committer_ms", "p50"), pct("metadata_ms", "p50"); c <= 0 || c > m {
+		t.Errorf("%s: committer_ms p50 %v, want in (0, metadata_ms p50 %v]", workload, c, m)
+	}
 	quotient("encode_ratio", num("encode_ratio"), num("data_files_rows_per_s"), 1, num("pqarrow_encode_rows_per_s"), 1)
-	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "put_ms", "query_ms", "plan_ms", "freshness_ms"} {
+	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "committer_ms", "put_ms", "query_ms", "plan_ms", "freshness_ms"} {
 		if pct(k, "p50") > pct(k, "p99") {
 			t.Errorf("%s: %s p50 %v > p99 %v", workload, k, pct(k, "p50"), pct(k, "p99"))
 		}
@@ -418,6 +423,11 @@ func TestPhaseTimes(t *testing.T) {
 	add(commit.PhaseSnapshot, 1)
 	add(commit.PhaseSnapshot+1, 100)
 	got := tr.take()
+	// published is when the last PhaseSnapshot was reported.
+	if got.published.IsZero() || time.Since(got.published) < 0 {
+		t.Errorf("published %v, want the time of the last snapshot phase", got.published)
+	}
+	got.published = time.Time{}
 	want := phaseTimes{retries: 2}
 	want.d[commit.PhaseRetry] = 11 * time.Millisecond
 	want.d[commit.PhaseManifests] = 3 * time.Millisecond

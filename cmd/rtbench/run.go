@@ -465,6 +465,10 @@ func (r *runner) commitOnce(ctx context.Context) error {
 	}
 	ev := commitEvent{at: t0.Sub(r.start), prepare: t1.Sub(t0), publish: t2.Sub(t1), phases: phases, snapshot: snap,
 		first: r.included, end: included}
+	ev.committer = ev.publish
+	if !phases.published.IsZero() {
+		ev.committer = min(phases.published.Sub(t1), ev.publish)
+	}
 	if shared {
 		ev.prepareReq, ev.publishReq = w1.Since(w0), w2.Since(w1)
 	} else {
