@@ -162,16 +162,16 @@ type splitRead struct {
 	plan      *Plan
 	sp        *Split
 	ts        *schema.TableSchema
-	kv        bool              // files are merged: read in the key-value layout
-	valueCols []types.DataField // value columns read from files (read schema)
-	outIdx    []int             // positions of p.Fields within valueCols
-	outSchema *arrow.Schema     // types.SchemaToArrow(p.Fields), built once per split read
+	kv        bool                // files are merged: read in the key-value layout
+	valueCols []types.DataField   // value columns read from files (read schema)
+	outIdx    []int               // positions of p.Fields within valueCols
+	outSchema *arrow.Schema       // types.SchemaToArrow(p.Fields), built once per split read
 	filter    predicate.Predicate // the row filter: p.filter, nil when the split's partition decides it (partitionDecides)
 	filterCol []int               // per field of p.Schema: its column in valueCols, -1 if not read
-	unneeded  map[int]bool      // field ids of merged value columns read as nulls (mergeUnneeded)
-	poison    *castPoison       // lazy merge read: valueCols ends with castRowIDField
-	rawKV     bool              // key-value files read without merging (change splits, rowkind reads)
-	kindCol   bool              // source batches carry _VALUE_KIND after the value columns
+	unneeded  map[int]bool        // field ids of merged value columns read as nulls (mergeUnneeded)
+	poison    *castPoison         // lazy merge read: valueCols ends with castRowIDField
+	rawKV     bool                // key-value files read without merging (change splits, rowkind reads)
+	kindCol   bool                // source batches carry _VALUE_KIND after the value columns
 	mem       memory.Allocator
 	targets   [2]*fileTarget // by withKeys: see target
 }
