@@ -50,7 +50,7 @@ func TestArrowEncoder(t *testing.T) {
 			case *array.Int64Builder:
 				fb.Append(rnd.Int64() - math.MaxInt64/2)
 			case *array.Float32Builder:
-				fb.Append([]float32{float32(math.NaN()), -0.0, rnd.Float32()}[rnd.IntN(3)])
+				fb.Append([]float32{float32(math.NaN()), float32(math.Copysign(0, -1)), rnd.Float32()}[rnd.IntN(3)])
 			case *array.Float64Builder:
 				fb.Append([]float64{math.NaN(), math.Inf(-1), rnd.NormFloat64()}[rnd.IntN(3)])
 			case *array.Date32Builder:
