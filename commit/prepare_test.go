@@ -16,9 +16,19 @@ import (
 // memTable creates an unpartitioned append table on a mem:// store (an
 // object store as far as the Committer is concerned: background work on).
 func memTable(t testing.TB) (*fileio.FileIO, *schema.TableSchema) {
+	return tableAt(t, "mem://")
+}
+
+// localTable is memTable in a local directory (background work off unless
+// WithBackground).
+func localTable(t testing.TB) (*fileio.FileIO, *schema.TableSchema) {
+	return tableAt(t, "file://"+t.TempDir())
+}
+
+func tableAt(t testing.TB, url string) (*fileio.FileIO, *schema.TableSchema) {
 	t.Helper()
 	ctx := context.Background()
-	fio, err := fileio.Open(ctx, "mem://")
+	fio, err := fileio.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,15 +79,49 @@ func manifestNames(t *testing.T, fio *fileio.FileIO) []string {
 	return out
 }
 
-// TestPreparedBaseList: on an object store, the base list of the next
-// snapshot is written after a commit; the next commit uses it, a commit that
-// finds its base superseded deletes it, and Close deletes an unused one.
-// The LATEST hint is written in the background and is current after Close.
+// TestPreparedBaseList: on an object store, and on local disk with
+// WithBackground, the base list of the next snapshot is written after a
+// commit; the next commit uses it, a commit that finds its base superseded
+// deletes it, and Close deletes an unused one. The LATEST hint is written
+// in the background and is current after Close.
 func TestPreparedBaseList(t *testing.T) {
+	t.Run("mem", func(t *testing.T) {
+		fio, ts := memTable(t)
+		testPreparedBaseList(t, fio, ts)
+	})
+	t.Run("local-background", func(t *testing.T) {
+		fio, ts := localTable(t)
+		testPreparedBaseList(t, fio, ts, WithBackground())
+	})
+}
+
+// TestLocalInline: on local disk without WithBackground nothing is
+// prepared and the LATEST hint is written before Commit returns.
+func TestLocalInline(t *testing.T) {
 	ctx := context.Background()
-	fio, ts := memTable(t)
-	snaps := snapshot.NewManager(fio)
+	fio, ts := localTable(t)
 	c, err := New(fio, ts, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := int64(1); i <= 3; i++ {
+		if id, err := c.Commit(ctx, i, fileMsg(fmt.Sprint("f", i))); err != nil || id != i {
+			t.Fatalf("Commit %d = %d, %v", i, id, err)
+		}
+		if c.next != nil {
+			t.Fatalf("commit %d: a base list was prepared on local disk without WithBackground", i)
+		}
+		if latest, err := fio.ReadFile(ctx, "snapshot/LATEST"); err != nil || string(latest) != fmt.Sprint(i) {
+			t.Fatalf("commit %d: LATEST = %q, %v when Commit returned", i, latest, err)
+		}
+	}
+}
+
+func testPreparedBaseList(t *testing.T, fio *fileio.FileIO, ts *schema.TableSchema, opts ...Option) {
+	ctx := context.Background()
+	snaps := snapshot.NewManager(fio)
+	c, err := New(fio, ts, "u", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +153,7 @@ func TestPreparedBaseList(t *testing.T) {
 	// Another committer takes snapshot 4: c's prepared list is for 3 and
 	// must go; c's commit lands as 5.
 	stale := c.preparedList(t)
-	other, _ := New(fio, ts, "v")
+	other, _ := New(fio, ts, "v", opts...)
 	if id, err := other.Commit(ctx, 1, fileMsg("g1")); err != nil || id != 4 {
 		t.Fatalf("other Commit = %d, %v", id, err)
 	}
