@@ -171,26 +171,9 @@ func optional[V any](ws *ocf.Schema, c *compiler, base comp[V]) (func(d *ocf.Dec
 		return func(d *ocf.Decoder) (V, bool) { return f(d), true }, nil
 	}
 	types := ws.Branches
-	branches := make([]dec[V], len(types))
-	usable := false
-	var firstErr error
-	for i, t := range types {
-		if t.Type == ocf.Null {
-			continue
-		}
-		f, err := base(t, c)
-		if err != nil {
-			// A branch of another type is only an error when it is selected by the data.
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		branches[i] = f
-		usable = true
-	}
-	if !usable && firstErr != nil {
-		return nil, firstErr
+	branches, err := unionBranches(types, c, base)
+	if err != nil {
+		return nil, err
 	}
 	n := int64(len(types))
 	return func(d *ocf.Decoder) (V, bool) {
@@ -410,6 +393,34 @@ func (t *table[T]) compileInto(ws *ocf.Schema, c *compiler) (func(d *ocf.Decoder
 	}, nil
 }
 
+// unionBranches compiles each non-null branch of a union with base; the
+// null branch, and a branch base cannot compile, stay nil (a branch of
+// another type is only an error when the data selects it). It fails with
+// base's first error when no branch compiles.
+func unionBranches[F any](types []*ocf.Schema, c *compiler, base func(ws *ocf.Schema, c *compiler) (F, error)) ([]F, error) {
+	branches := make([]F, len(types))
+	usable := false
+	var firstErr error
+	for i, t := range types {
+		if t.Type == ocf.Null {
+			continue
+		}
+		f, err := base(t, c)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		branches[i] = f
+		usable = true
+	}
+	if !usable && firstErr != nil {
+		return nil, firstErr
+	}
+	return branches, nil
+}
+
 // optionalInto is optional for decoders that fill a value in place: it
 // reports false, leaving *v alone, when the union's null branch was
 // selected.
@@ -422,26 +433,9 @@ func optionalInto[V any](ws *ocf.Schema, c *compiler, base func(ws *ocf.Schema, 
 		return func(d *ocf.Decoder, v *V) bool { f(d, v); return true }, nil
 	}
 	types := ws.Branches
-	branches := make([]func(d *ocf.Decoder, v *V), len(types))
-	usable := false
-	var firstErr error
-	for i, t := range types {
-		if t.Type == ocf.Null {
-			continue
-		}
-		f, err := base(t, c)
-		if err != nil {
-			// A branch of another type is only an error when it is selected by the data.
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		branches[i] = f
-		usable = true
-	}
-	if !usable && firstErr != nil {
-		return nil, firstErr
+	branches, err := unionBranches(types, c, base)
+	if err != nil {
+		return nil, err
 	}
 	n := int64(len(types))
 	return func(d *ocf.Decoder, v *V) bool {
