@@ -380,13 +380,7 @@ func (w *Write) init() error {
 // reference-counted column buffers. Errors of spilling name the spill file or
 // directory.
 func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
-	if w.closed {
-		return ErrClosed
-	}
-	if err := w.applyResequenced(ctx); err != nil {
-		return err
-	}
-	in, err := w.prepare(rec)
+	in, err := w.begin(ctx, rec)
 	if err != nil {
 		return err
 	}
@@ -432,10 +426,7 @@ func (w *Write) WriteBucket(ctx context.Context, partition []byte, bucket int32,
 	if w.xp != nil || w.dyn != nil || w.post != nil {
 		return w.Write(ctx, rec)
 	}
-	if err := w.applyResequenced(ctx); err != nil {
-		return err
-	}
-	in, err := w.prepare(rec)
+	in, err := w.begin(ctx, rec)
 	if err != nil {
 		return err
 	}
@@ -459,6 +450,18 @@ func (w *Write) WriteBucket(ctx context.Context, partition []byte, bucket int32,
 	g := gs[0]
 	g.rows = nil
 	return w.writeGroups(ctx, in, []*group{g})
+}
+
+// begin checks that w is open, takes in what other writers re-sequenced
+// and checks rec against the table (prepare).
+func (w *Write) begin(ctx context.Context, rec arrow.RecordBatch) (*input, error) {
+	if w.closed {
+		return nil, ErrClosed
+	}
+	if err := w.applyResequenced(ctx); err != nil {
+		return nil, err
+	}
+	return w.prepare(rec)
 }
 
 // writeGroups writes the rows of in, grouped by partition-bucket.
