@@ -116,14 +116,18 @@ With no flags it runs every workload on %s rows of testdata/flights/flights-3m.p
 in a fresh temporary local warehouse. --json writes one object per workload (an array
 of them for --workload all) with the keys store, workload, rows, commits,
 commit_ms{p50,p95,p99,max}, data_files_ms{p50,p99} (PrepareCommit), metadata_ms{p50,p99}
-(Commit), put_ms{p50,p99}, commit_to_put_p50_ratio, metadata_to_put_p50_ratio,
+(Commit), committer_ms{p50,p99} (the commit.Committer's part of it, up to its snapshot's
+publication), put_ms{p50,p99}, commit_to_put_p50_ratio, metadata_to_put_p50_ratio,
+committer_to_put_p50_ratio,
 requests_per_commit (the committer's own FileIO; every side's on mem://),
 data_files_rows_per_s, pqarrow_encode_rows_per_s (arrow-go encoding the same batches, one
 file per commit, with the table's compression), encode_ratio (the first over the second),
 ingest_rows_per_s, freshness_ms{p50,p99}, for primary-key workloads through the real-time
 layer lookup_freshness_ms{p50,p99} (Write return → Context.Lookup returns the row),
 query_ms{p50,p99} (union-read queries), plan_ms{p50,p99} (their planning), rows_verified,
-input_bytes (resident size of the loaded input, held off the Go heap), peak_rss_bytes, and for --workload follow
+input_bytes (resident size of the loaded input, held off the Go heap), peak_rss_bytes,
+store_bytes_per_row_ratio (real-time stores' bytes per row held over the input's Arrow
+bytes per row; 0 without the real-time layer), and for --workload follow
 also follow{latency_ms{p50,p95,p99,max}, rows, deliveries, rows_per_s}. The exit status is
 1 when a correctness check fails, 2 for bad usage.
 interop/peers/run.sh runs the same workloads with pypaimon and Java Paimon and prints ratios.

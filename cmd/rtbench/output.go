@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -55,6 +56,10 @@ type jsonRun struct {
 	// (result.inputBytes), part of PeakRSSBytes.
 	InputBytes   int64 `json:"input_bytes"`
 	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// StoreBytesPerRowRatio is the real-time stores' bytes per row held
+	// (sampled at the start of every commit) over the input's Arrow bytes
+	// per row; 0 without the real-time layer.
+	StoreBytesPerRowRatio float64 `json:"store_bytes_per_row_ratio"`
 	// Follow is set for --workload follow only.
 	Follow *followJSON `json:"follow,omitempty"`
 }
@@ -146,6 +151,15 @@ func (r *result) ratio() float64 { return r.putRatio(r.commitDist()) }
 // metadataRatio is the metadata phase's p50 over the store's PUT p50.
 func (r *result) metadataRatio() float64 { return r.putRatio(r.phaseDist(true)) }
 
+// storeRatio is the real-time stores' bytes per row over the input's
+// Arrow bytes per row (0 when either is unknown), rounded to 0.001.
+func (r *result) storeRatio() float64 {
+	if r.storeRows == 0 || r.rawRowBytes <= 0 {
+		return 0
+	}
+	return math.Round(float64(r.storeBytes)/float64(r.storeRows)/r.rawRowBytes*1000) / 1000
+}
+
 // committerRatio is the committer's part of it over the PUT p50.
 func (r *result) committerRatio() float64 { return r.putRatio(r.committerDist(false)) }
 
@@ -226,6 +240,7 @@ func (r *result) json() jsonRun {
 		RowsVerified:           r.rowsVerified,
 		InputBytes:             r.inputBytes,
 		PeakRSSBytes:           r.peakRSS,
+		StoreBytesPerRowRatio:  r.storeRatio(),
 		Follow:                 r.followJSON(),
 	}
 }
@@ -672,6 +687,14 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	row("peak RSS (loaded input; peak - input)", func(r *result) string {
 		return fmt.Sprintf("%s (%s; %s)", bytesIEC(r.peakRSS), bytesIEC(r.inputBytes), bytesIEC(r.peakRSS-r.inputBytes))
 	})
+	if rt {
+		row("real-time store bytes/row (× input)", func(r *result) string {
+			if r.storeRows == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f B (%.2f×)", float64(r.storeBytes)/float64(r.storeRows), r.storeRatio())
+		})
+	}
 	row("rows verified", func(r *result) string {
 		if r.rowsVerified {
 			s := fmt.Sprintf("yes (%s rows read back)", thousands(r.verifiedRows))

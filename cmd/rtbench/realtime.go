@@ -101,6 +101,12 @@ func (s *rtSink) Plan(ctx context.Context, opts ...reader.Option) (readPlan, err
 
 func (s *rtSink) union() bool { return true }
 
+// storeUsage returns the bytes and rows the context's stores hold.
+func (s *rtSink) storeUsage() (bytes, rows int64) {
+	u := s.rctx.Usage()
+	return u.BuildingBytes + u.SealedBytes, u.BuildingRows + u.SealedRows
+}
+
 func (s *rtSink) requests() (w, p, q fileio.Stats, shared bool) {
 	return s.fio.Stats(), s.cfio.Stats(), s.qfio.Stats(), s.shared
 }

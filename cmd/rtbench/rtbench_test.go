@@ -35,7 +35,7 @@ var jsonKeys = map[string][]string{
 	"data_files_ms": {"p50", "p99"}, "metadata_ms": {"p50", "p99"}, "metadata_to_put_p50_ratio": nil,
 	"data_files_rows_per_s": nil, "pqarrow_encode_rows_per_s": nil, "encode_ratio": nil,
 	"query_ms": {"p50", "p99"}, "plan_ms": {"p50", "p99"}, "input_bytes": nil,
-	"committer_ms": {"p50", "p99"}, "committer_to_put_p50_ratio": nil,
+	"committer_ms": {"p50", "p99"}, "committer_to_put_p50_ratio": nil, "store_bytes_per_row_ratio": nil,
 }
 
 // runCLI runs rtbench with args and returns its exit status, stdout and
@@ -64,6 +64,11 @@ func checkRunRT(t *testing.T, obj map[string]any, workload string, rows int, rea
 		got = append(got, k)
 	}
 	keys := maps.Clone(jsonKeys)
+	// The stores hold the input's columns and the framework's (offsets,
+	// sequence numbers, row kinds): more bytes a row than the input.
+	if r, _ := obj["store_bytes_per_row_ratio"].(float64); (realtime && r <= 1) || (!realtime && r != 0) {
+		t.Errorf("%s: store_bytes_per_row_ratio %v (realtime %v)", workload, r, realtime)
+	}
 	if _, ok := obj["lookup_freshness_ms"]; ok {
 		// Primary-key workloads of the real-time layer, when a lookup
 		// probe ran (probes alternate; TestSingleWorkloadJSON requires one).

@@ -70,6 +70,13 @@ type result struct {
 	// encode is the raw arrow-go encode of the same batches (encode.go);
 	// zero when not measured.
 	encode encodeResult
+	// storeBytes and storeRows sum the real-time stores' usage
+	// (realtime.Context.Usage: building and sealed bytes and rows) at the
+	// start of every commit; rawRowBytes is the input's Arrow bytes per
+	// row (the stream's arena bytes over its rows). Zero without the
+	// real-time layer.
+	storeBytes, storeRows int64
+	rawRowBytes           float64
 	// rowsVerified and verifyErr: the read-back check(s).
 	rowsVerified bool
 	verifyErr    error
@@ -200,6 +207,10 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 	}
 	defer st.Release()
 	streamBytes := max(liveHeap()-h0, 0) + st.arena.bytes()
+	rawRowBytes := 0.0
+	if st.rows > 0 {
+		rawRowBytes = float64(st.arena.bytes()) / float64(st.rows)
+	}
 	tbl, err := e.createTable(ctx, w)
 	if err != nil {
 		return nil, err
@@ -218,7 +229,7 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 
 	res := &result{
 		workload: w.name, store: e.store, realtime: e.cfg.realtime, mode: e.cfg.commitMode(),
-		rows: st.rows, batches: len(st.batches), floor: e.floor,
+		rows: st.rows, batches: len(st.batches), floor: e.floor, rawRowBytes: rawRowBytes,
 	}
 	r := &runner{cfg: e.cfg, sink: sk, st: st, res: res, writtenAt: make([]time.Duration, len(st.batches))}
 	resetPeakRSS()
@@ -432,6 +443,11 @@ func (r *runner) commitOnce(ctx context.Context) error {
 	id := r.identifier
 
 	lock := !r.sink.concurrentPrepare()
+	if us, ok := r.sink.(interface{ storeUsage() (int64, int64) }); ok {
+		b, n := us.storeUsage()
+		r.res.storeBytes += b
+		r.res.storeRows += n
+	}
 	w0, _, _, shared := r.sink.requests()
 	t0 := time.Now()
 	if lock {
