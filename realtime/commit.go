@@ -117,7 +117,9 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		start = time.Now()
 		rep = cm.c.startReport(adv)
 	}
+	prefetched := cm.c.prefetchLookups(ctx, msgs)
 	id, err := cm.cm.CommitWithProgress(ctx, identifier, msgs, adv, watermark)
+	prefetched(err == nil && id > 0)
 	if rep != nil {
 		defer func() {
 			rep.Snapshot, rep.Err = id, err
@@ -134,9 +136,6 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		err = nil
 	}
 	if err == nil {
-		if id > 0 {
-			cm.c.warmLookups(ctx, msgs)
-		}
 		cm.c.published(prog)
 	}
 	return id, err

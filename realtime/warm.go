@@ -9,6 +9,57 @@ import (
 	"github.com/paimon-go/paimon/reader"
 )
 
+// prefetchLookups readies the context's lookups for a commit of msgs that
+// is about to be published: beside the commit, it reads the new level-0
+// files of msgs (the rows they flushed; not compaction outputs, which can
+// be large and which the first lookup reading them pays for once anyway)
+// into the lookup cache through the lookups' kept disk plan
+// (reader.Plan.Prefetch), so that the lookups after the commit find them
+// decoded instead of decoding a file each (0.5–1.2 ms for a 30,000-row
+// file of flights). The files exist once the writers prepared them, so
+// the reads overlap the committer's requests rather than follow them; the
+// returned func waits for them, and Commit calls it before it returns.
+// The new snapshot is planned for the lookups by RefreshCommittedSnapshot;
+// until then lookups plan it themselves. Contexts whose lookups never
+// ran, or whose lookup cache is off, read nothing. It is best effort: a
+// failed read leaves the file to the first lookup that needs it.
+func (c *Context) prefetchLookups(ctx context.Context, msgs []commit.Message) (wait func(published bool)) {
+	s := c.lookupScan.Load()
+	if s == nil || c.cache.LookupFiles().Stats().MaxBytes <= 0 {
+		return func(bool) {}
+	}
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last == nil {
+		return func(bool) {}
+	}
+	var todo []*commit.Message
+	for i := range msgs {
+		if len(msgs[i].Data.NewFiles) > 0 {
+			todo = append(todo, &msgs[i])
+		}
+	}
+	if len(todo) == 0 {
+		return func(bool) {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, m := range todo {
+			if err := last.rp.Prefetch(ctx, m.Partition, m.Bucket, m.Data.NewFiles); err != nil {
+				return
+			}
+		}
+	}()
+	return func(published bool) {
+		<-done
+		if published {
+			c.warmLookups(ctx, msgs)
+		}
+	}
+}
+
 // warmLookups readies the context's lookups for a commit of msgs that was
 // published but that the context does not know of yet (Commit calls it
 // before Context.published): it plans the new snapshot for the lookup scan
