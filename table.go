@@ -255,6 +255,9 @@ func (t *Table) NewWrite(commitUser string, opts ...writer.Option) (*writer.Writ
 // true turns it off). Maintenance errors never fail a commit: they are
 // logged, or handed to the OnError of WithMaintenance.
 // commit.WithMaintainer among opts replaces the Maintainer (nil: none).
+// The committer offers the manifest files it writes to the table's Cache
+// (commit.WithManifestCache), so the table's scans plan its snapshots
+// without reading them back.
 func (t *Table) NewCommit(commitUser string, opts ...commit.Option) (*commit.Committer, error) {
 	if t.branch != "" && t.branch != schema.MainBranch {
 		return nil, fmt.Errorf("%w: %s", ErrBranchWrite, t.branch)
@@ -263,7 +266,9 @@ func (t *Table) NewCommit(commitUser string, opts ...commit.Option) (*commit.Com
 	if err != nil {
 		return nil, err
 	}
-	var pre []commit.Option
+	// The table's scans then plan what it commits without reading the
+	// files it wrote (commit.WithManifestCache).
+	pre := []commit.Option{commit.WithManifestCache(t.cache.Manifests())}
 	if m.Enabled() {
 		pre = append(pre, commit.WithMaintainer(m))
 	}

@@ -319,6 +319,18 @@ func WithBackground() Option {
 	}
 }
 
+// WithManifestCache makes the Committer offer every file it writes to the
+// manifest directory (manifests, manifest lists, index manifests) to mc
+// (manifest.Cache.Offer) once written, so that scans reading through mc
+// (reader.WithCache with the same cache) plan the snapshots it publishes
+// without reading those files from the store: after a commit, a planner
+// in the same process then reads the new snapshot and nothing of its
+// metadata but what the Committer did not write. It changes nothing on
+// disk. realtime.Context.NewCommit passes the context's cache.
+func WithManifestCache(mc *manifest.Cache) Option {
+	return func(c *Committer) { c.mw.offer = mc }
+}
+
 // Committer commits messages of one commit user to one table (Java
 // TableCommitImpl over FileStoreCommitImpl). It is safe for concurrent use,
 // though Java expects one committer per commit user. Call Close when done

@@ -45,6 +45,7 @@ type manifestWriter struct {
 	opts       manifest.WriteOptions
 	targetSize int64 // manifest.target-file-size
 	cache      *entryCache
+	offer      *manifest.Cache // WithManifestCache: offered every file written; nil: none
 }
 
 // newPartitionStats returns the WriteOptions.PartitionStats function of a
@@ -191,6 +192,9 @@ func (mw *manifestWriter) putAll(ctx context.Context, ps *putSpans, files ...pen
 			if err := mw.fio.WriteFile(ctx, manifest.Path(f.name), f.data); err != nil {
 				errs[i] = fmt.Errorf("commit: write %s: %w", manifest.Path(f.name), err)
 				return
+			}
+			if mw.offer != nil {
+				mw.offer.Offer(mw.fio, f.name, f.data)
 			}
 			ps.note(f, start)
 		}()

@@ -47,6 +47,11 @@ type Cache struct {
 	loads  map[string]*cacheLoad
 	hits   int64
 	misses int64
+
+	// Offered content (Offer), by scope and name, oldest first.
+	offered      map[string][]byte
+	offerOrder   list.List // of string keys
+	offeredBytes int64
 }
 
 type cacheItem struct {
@@ -77,7 +82,61 @@ type CacheStats struct {
 // how they are counted). maxBytes <= 0 keeps no decoded files: the Cache then only shares the
 // compiled writer-schema decoders and the zstd decoder between reads, like a Reader.
 func NewCache(maxBytes int64) *Cache {
-	return &Cache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*cacheLoad{}}
+	return &Cache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*cacheLoad{}, offered: map[string][]byte{}}
+}
+
+// maxOfferedBytes bounds the content Offer keeps: a sixteenth of the Cache's bound, at most
+// 4 MiB (a commit's manifests and lists are a few KiB to a few hundred).
+func (c *Cache) maxOfferedBytes() int64 { return min(c.maxBytes/16, 4<<20) }
+
+// Offer gives c the content of manifest/<name>, a manifest, manifest list or index manifest
+// of the table whose root is fs that the caller has just written (a committer offers what it
+// published): the first read of that file through c decodes data instead of reading it from
+// the store, and is counted as a miss. The files are immutable (see Cache), so the content
+// stays valid; data is kept, not copied, until that read or until newer offers push it out
+// (oldest first, beyond a sixteenth of the Cache's bound or 4 MiB). A Cache with a bound <= 0
+// keeps nothing. The caller must not modify data afterwards. There is no Java counterpart:
+// Java's caches fill on reads only.
+func (c *Cache) Offer(fs FileReader, name string, data []byte) {
+	n := int64(len(data))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n > c.maxOfferedBytes() {
+		return
+	}
+	key := cacheScope(fs) + "\x00" + name
+	if old, ok := c.offered[key]; ok {
+		c.offeredBytes -= int64(len(old))
+	} else {
+		c.offerOrder.PushBack(key)
+	}
+	c.offered[key] = data
+	c.offeredBytes += n
+	for c.offeredBytes > c.maxOfferedBytes() {
+		el := c.offerOrder.Front()
+		k := el.Value.(string)
+		c.offerOrder.Remove(el)
+		c.offeredBytes -= int64(len(c.offered[k]))
+		delete(c.offered, k)
+	}
+}
+
+// takeOffered returns and forgets the offered content of key (scope and name), if any.
+// c.mu is held.
+func (c *Cache) takeOffered(key string) ([]byte, bool) {
+	data, ok := c.offered[key]
+	if !ok {
+		return nil, false
+	}
+	delete(c.offered, key)
+	c.offeredBytes -= int64(len(data))
+	for el := c.offerOrder.Front(); el != nil; el = el.Next() {
+		if el.Value.(string) == key {
+			c.offerOrder.Remove(el)
+			break
+		}
+	}
+	return data, true
 }
 
 // Stats returns the Cache's counters.
@@ -126,8 +185,15 @@ func cacheScope(fs FileReader) string {
 // of it in progress, or by reading and decoding it (and keeping the result when it fits).
 func cached[T any](ctx context.Context, c *Cache, fs FileReader, kind, name string,
 	decode func([]byte) ([]T, error), size func([]T) int64) ([]T, error) {
-	key := kind + "\x00" + cacheScope(fs) + "\x00" + name
+	scoped := cacheScope(fs) + "\x00" + name
+	key := kind + "\x00" + scoped
 	read := func() ([]T, error) {
+		c.mu.Lock()
+		data, ok := c.takeOffered(scoped)
+		c.mu.Unlock()
+		if ok {
+			return decode(data)
+		}
 		data, err := fs.ReadFile(ctx, Path(name))
 		if err != nil {
 			return nil, fmt.Errorf("manifest: read %s %s: %w", kind, name, err)

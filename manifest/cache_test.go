@@ -318,3 +318,64 @@ func (b *blockingFS) ReadFile(ctx context.Context, path string) ([]byte, error) 
 	<-b.block
 	return b.inner.ReadFile(ctx, path)
 }
+
+// TestCacheOffer: an offered file is decoded from the offered bytes on its first read (no read
+// of the store, a miss), then served from memory; it is offered per file system; offers beyond
+// the bound push out the oldest, and a Cache without a bound keeps none.
+func TestCacheOffer(t *testing.T) {
+	ctx := context.Background()
+	cfs, names := syntheticManifests(t, 3)
+	data := cfs.files[Path(names[0])]
+	want, err := decodeAny("manifest", data, names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache(DefaultCacheBytes)
+	c.Offer(cfs, names[0], data)
+	for round := range 2 {
+		got, err := c.Manifest(ctx, cfs, names[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: offered manifest decodes to %+v, want %+v", round, got, want)
+		}
+	}
+	if n := cfs.readsOf(names[0]); n != 0 {
+		t.Fatalf("offered file read %d times from the store, want 0", n)
+	}
+	mustStats(t, c, CacheStats{Hits: 1, Misses: 1, Files: 1, MaxBytes: DefaultCacheBytes})
+
+	// Another file system with the same name reads its own file.
+	other := &countingFS{files: cfs.files}
+	c.Offer(cfs, names[1], data)
+	if _, err := c.Manifest(ctx, other, names[1]); err != nil {
+		t.Fatal(err)
+	}
+	if n := other.readsOf(names[1]); n != 1 {
+		t.Fatalf("other file system: %d reads, want 1", n)
+	}
+	// The offer of names[1] on cfs still stands.
+	if _, err := c.Manifest(ctx, cfs, names[1]); err != nil || cfs.readsOf(names[1]) != 0 {
+		t.Fatalf("offered names[1]: err %v, %d reads, want 0", err, cfs.readsOf(names[1]))
+	}
+
+	// A bound of 16 offered copies of data: the 17th pushes out the first.
+	per := int64(len(data))
+	small := NewCache(16 * 16 * per) // maxOfferedBytes = 16 * per
+	for i := range 17 {
+		small.Offer(cfs, "manifest-x-"+string(rune('a'+i)), data)
+	}
+	if _, ok := small.offered[cacheScope(cfs)+"\x00manifest-x-a"]; ok {
+		t.Fatal("the oldest offer outlived the bound")
+	}
+	if len(small.offered) != 16 || small.offeredBytes != 16*per || small.offerOrder.Len() != 16 {
+		t.Fatalf("after 17 offers: %d kept, %d bytes, %d in order; want 16, %d, 16", len(small.offered), small.offeredBytes, small.offerOrder.Len(), 16*per)
+	}
+	// No bound: nothing kept, reads go to the store.
+	none := NewCache(0)
+	none.Offer(cfs, names[2], data)
+	if _, err := none.Manifest(ctx, cfs, names[2]); err != nil || cfs.readsOf(names[2]) != 1 {
+		t.Fatalf("unbounded cache: err %v, %d reads, want 1", err, cfs.readsOf(names[2]))
+	}
+}

@@ -27,7 +27,10 @@ type Commit struct {
 // failing the commit for it; commit.WithMaintainer among opts replaces that
 // (nil: none). It does its work after a commit in the background on every
 // store (commit.WithBackground): Close the Commit before removing the
-// table. Errors: ErrClosed and those of commit.New and maintain.New.
+// table. It offers the manifest files it writes to the context's cache
+// (commit.WithManifestCache), so the context's scans and lookups plan its
+// snapshots without reading those files back. Errors: ErrClosed and those
+// of commit.New and maintain.New.
 func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, error) {
 	if c.isClosed() {
 		return nil, fmt.Errorf("%w: real-time context", ErrClosed)
@@ -36,7 +39,7 @@ func (c *Context) NewCommit(commitUser string, opts ...commit.Option) (*Commit, 
 	if err != nil {
 		return nil, err
 	}
-	pre := []commit.Option{commit.WithBackground()}
+	pre := []commit.Option{commit.WithBackground(), commit.WithManifestCache(c.cache.Manifests())}
 	if m.Enabled() {
 		pre = append(pre, commit.WithMaintainer(m))
 	}
@@ -117,9 +120,8 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		start = time.Now()
 		rep = cm.c.startReport(adv)
 	}
-	prefetched := cm.c.prefetchLookups(ctx, msgs)
+	warm := cm.c.prefetchLookups(ctx, msgs)
 	id, err := cm.cm.CommitWithProgress(ctx, identifier, msgs, adv, watermark)
-	prefetched(err == nil && id > 0)
 	if rep != nil {
 		defer func() {
 			rep.Snapshot, rep.Err = id, err
@@ -136,7 +138,10 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		err = nil
 	}
 	if err == nil {
+		warm(id)
 		cm.c.published(prog)
+	} else {
+		warm(0)
 	}
 	return id, err
 }

@@ -370,7 +370,32 @@ func (s *Scan) diskPlan(ctx context.Context, fresh bool) (*diskPlan, error) {
 			return newer, nil
 		}
 	}
-	opts := slices.Clone(s.opts)
+	return s.planLocked(ctx)
+}
+
+// diskPlanAt plans snapshot id, one the context has just committed, for
+// the scan and keeps the plan, unless the kept plan is of id or later. It
+// does not look for the latest snapshot first (a LIST and HEADs on object
+// stores): the kept plan is checked against the latest at the next
+// recheck anyway (see diskPlan). For scans that pick no snapshot of their
+// own (the lookups' scan).
+func (s *Scan) diskPlanAt(ctx context.Context, id int64) (*diskPlan, error) {
+	s.planMu.Lock()
+	defer s.planMu.Unlock()
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last != nil && last.rp.Snapshot != nil && last.rp.Snapshot.ID >= id {
+		return last, nil
+	}
+	return s.planLocked(ctx, reader.WithSnapshot(id))
+}
+
+// planLocked plans the scan's snapshot with the extra options and keeps
+// the plan. s.planMu is held.
+func (s *Scan) planLocked(ctx context.Context, extra ...reader.Option) (*diskPlan, error) {
+	c := s.c
+	opts := append(slices.Clone(s.opts), extra...)
 	dv, err := c.ts.Options.DeletionVectorsEnabled()
 	if err != nil {
 		return nil, err

@@ -10,29 +10,22 @@ import (
 )
 
 // prefetchLookups readies the context's lookups for a commit of msgs that
-// is about to be published: beside the commit, it reads the new level-0
+// is about to be published. Beside the commit, it reads the new level-0
 // files of msgs (the rows they flushed; not compaction outputs, which can
 // be large and which the first lookup reading them pays for once anyway)
 // into the lookup cache through the lookups' kept disk plan
-// (reader.Plan.Prefetch), so that the lookups after the commit find them
-// decoded instead of decoding a file each (0.5–1.2 ms for a 30,000-row
-// file of flights). The files exist once the writers prepared them, so
-// the reads overlap the committer's requests rather than follow them; the
-// returned func waits for them, and Commit calls it before it returns.
-// The new snapshot is planned for the lookups by RefreshCommittedSnapshot;
-// until then lookups plan it themselves. Contexts whose lookups never
-// ran, or whose lookup cache is off, read nothing. It is best effort: a
-// failed read leaves the file to the first lookup that needs it.
-func (c *Context) prefetchLookups(ctx context.Context, msgs []commit.Message) (wait func(published bool)) {
+// (reader.Plan.Prefetch): the files exist once the writers prepared them,
+// so decoding them (0.5–1.2 ms for a 30,000-row file of flights) overlaps
+// the committer's requests instead of following them. The returned func,
+// which Commit calls once the commit ended, waits for those reads and,
+// given the id of the published snapshot (0: none), warms the lookups for
+// it (warmLookups). Contexts whose lookups never ran, or whose lookup cache
+// is off, read nothing. It is best effort: a failed read leaves the file
+// to the first lookup that needs it.
+func (c *Context) prefetchLookups(ctx context.Context, msgs []commit.Message) (warm func(id int64)) {
 	s := c.lookupScan.Load()
 	if s == nil || c.cache.LookupFiles().Stats().MaxBytes <= 0 {
-		return func(bool) {}
-	}
-	s.mu.Lock()
-	last := s.last
-	s.mu.Unlock()
-	if last == nil {
-		return func(bool) {}
+		return func(int64) {}
 	}
 	var todo []*commit.Message
 	for i := range msgs {
@@ -41,41 +34,45 @@ func (c *Context) prefetchLookups(ctx context.Context, msgs []commit.Message) (w
 		}
 	}
 	if len(todo) == 0 {
-		return func(bool) {}
+		return func(int64) {}
 	}
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if last == nil {
+			return
+		}
 		for _, m := range todo {
 			if err := last.rp.Prefetch(ctx, m.Partition, m.Bucket, m.Data.NewFiles); err != nil {
 				return
 			}
 		}
 	}()
-	return func(published bool) {
+	return func(id int64) {
 		<-done
-		if published {
-			c.warmLookups(ctx, msgs)
+		if id > 0 {
+			c.warmLookups(ctx, s, id, msgs)
 		}
 	}
 }
 
-// warmLookups readies the context's lookups for a commit of msgs that was
-// published but that the context does not know of yet (Commit calls it
-// before Context.published): it plans the new snapshot for the lookup scan
-// and, in one lookup, looks up the smallest key of each new level-0 file
-// of the commit (the rows it flushed; not compaction outputs), so that the
-// lookup cache holds those files decoded. Lookups after it then find the
-// new snapshot planned and its files in memory instead of decoding a file
-// each (0.5–1.2 ms for a 30,000-row file of flights); until then they keep
-// the last plan, whose rows memory still holds. Contexts whose lookups
-// never ran skip it. It is best effort: a failure leaves the work to the
-// next lookup.
-func (c *Context) warmLookups(ctx context.Context, msgs []commit.Message) {
-	s := c.lookupScan.Load()
-	if s == nil || c.cache.LookupFiles().Stats().MaxBytes <= 0 {
-		return
-	}
+// warmLookups readies the context's lookups for snapshot id, a commit of
+// msgs that was published but that the context does not know of yet
+// (Commit calls it before Context.published): it plans snapshot id for the
+// lookups' scan s (Scan.diskPlanAt: without looking for the latest
+// snapshot, and reading none of the manifest files the context's committer
+// wrote, which it offered to the context's cache) and, in one lookup,
+// looks up the smallest key of each new level-0 file of the commit, so
+// that the lookup cache holds those files decoded (prefetchLookups read
+// them already unless the lookups had no plan yet) and the plan's memo
+// their key statistics. Lookups after it then find the new snapshot
+// planned and its files in memory; until then they keep the last plan,
+// whose rows memory still holds. It is best effort: a failure leaves the
+// work to the next lookup.
+func (c *Context) warmLookups(ctx context.Context, s *Scan, id int64, msgs []commit.Message) {
 	var batches []arrow.RecordBatch
 	defer func() {
 		for _, b := range batches {
@@ -97,7 +94,7 @@ func (c *Context) warmLookups(ctx context.Context, msgs []commit.Message) {
 	if len(batches) == 0 {
 		return
 	}
-	if _, err := s.diskPlan(ctx, true); err != nil {
+	if _, err := s.diskPlanAt(ctx, id); err != nil {
 		return
 	}
 	keys, err := reader.Concat(func(yield func(arrow.RecordBatch, error) bool) {

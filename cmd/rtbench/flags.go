@@ -105,7 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.detailPath, "detail", "", "write every measure of the summary as JSON to this file (keys may grow; --json's are fixed)")
 	fs.StringVar(&c.plotPath, "plot", "", "draw latency CDFs and commit latency over time to this .svg or .png file")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the workload runs to this file (go tool pprof)")
-	fs.StringVar(&c.memProfile, "memprofile", "", "write an allocation profile of the workload runs to this file when they end (go tool pprof -sample_index=alloc_space)")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write an allocation profile of the workload runs to this file when they end (go tool pprof -sample_index=alloc_space), and to this file + \".peak\" the heap profile of the moment the most heap was live (-sample_index=inuse_space)")
 	fs.BoolVar(&c.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `rtbench: commit latency, freshness, ingest and read speed of paimon-go on real flight data.

@@ -170,12 +170,15 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) ([]*resul
 	if cfg.memProfile != "" {
 		// Written when the runs end: the allocations of the workload runs
 		// (alloc_space, alloc_objects) and what was live at the last
-		// collection (inuse_space).
+		// collection (inuse_space); beside it, F.peak, the heap when the
+		// most was live (heapPeak).
+		peak := startHeapPeak(ctx, 20*time.Millisecond)
 		defer func() {
 			f, err := os.Create(cfg.memProfile)
 			if err == nil {
 				err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
 			}
+			err = errors.Join(err, peak.write(cfg.memProfile+".peak"))
 			if err != nil {
 				fmt.Fprintf(stderr, "rtbench: --memprofile: %v\n", err)
 			}
