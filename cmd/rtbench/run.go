@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -233,10 +232,6 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 		rows: st.rows, batches: len(st.batches), floor: e.floor, rawRowBytes: rawRowBytes,
 	}
 	r := &runner{cfg: e.cfg, sink: sk, st: st, res: res, writtenAt: make([]time.Duration, len(st.batches))}
-	// Start the peak from the input and what the run holds, not from the
-	// garbage of loading and slicing the input (and of the workload run
-	// before), which the runtime returns to the system only over minutes.
-	debug.FreeOSMemory()
 	resetPeakRSS()
 
 	reqW0, reqC0, reqQ0, shared := sk.requests()
