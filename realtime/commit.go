@@ -120,7 +120,6 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		start = time.Now()
 		rep = cm.c.startReport(adv)
 	}
-	warm := cm.c.prefetchLookups(ctx, msgs)
 	id, err := cm.cm.CommitWithProgress(ctx, identifier, msgs, adv, watermark)
 	if rep != nil {
 		defer func() {
@@ -138,10 +137,10 @@ func (cm *Commit) CommitWithProgress(ctx context.Context, prog []Progress, ident
 		err = nil
 	}
 	if err == nil {
-		warm(id)
+		if id > 0 {
+			cm.c.warmLookups(ctx, id, msgs)
+		}
 		cm.c.published(prog)
-	} else {
-		warm(0)
 	}
 	return id, err
 }
