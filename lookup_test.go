@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -303,6 +304,7 @@ func TestLookupPlansKeyBuckets(t *testing.T) {
 	if len(all.Splits) < 6 {
 		t.Fatalf("40 keys in %d buckets, want most of 8", len(all.Splits))
 	}
+	bucketOf := map[int32]int32{}
 	for i := range int32(40) {
 		kb := keyBatch([]int32{i}, []int32{i % 3})
 		p, err := table.NewScan(reader.WithKeys(kb)).Plan(ctx)
@@ -312,6 +314,7 @@ func TestLookupPlansKeyBuckets(t *testing.T) {
 		if len(p.Splits) != 1 {
 			t.Fatalf("key %d: %d splits planned, want 1", i, len(p.Splits))
 		}
+		bucketOf[i] = p.Splits[0].Bucket
 		got, err := reader.Concat(p.Records(ctx), types.SchemaToArrow(p.Fields), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -321,17 +324,6 @@ func TestLookupPlansKeyBuckets(t *testing.T) {
 		}
 		got.Release()
 		kb.Release()
-	}
-	// Two keys in the middle of every bucket's key range: the buckets of
-	// (20|21, 2|0) at most.
-	kb := keyBatch([]int32{20, 21}, []int32{2, 0})
-	defer kb.Release()
-	p, err := table.NewScan(reader.WithKeys(kb)).Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Splits) > 4 {
-		t.Errorf("two keys: %d splits planned, want at most 4", len(p.Splits))
 	}
 }
 
@@ -440,6 +432,90 @@ func TestProjectionUnreadNotNull(t *testing.T) {
 			if n != 0 {
 				t.Fatalf("%s, columns %v: read %d rows, want 0", opts["merge-engine"], cols, n)
 			}
+		}
+	}
+}
+
+// TestLookupKeysOwnBuckets: a lookup of several composite keys plans, and
+// Plan.Narrow keeps, exactly the buckets the keys were written to, not
+// those of every combination of their columns' values (5 keys with 5
+// distinct values in each column: 25 combinations). 64 buckets, 600 rows
+// spread so that each bucket's file spans most of the key range and key
+// statistics prune nothing.
+func TestLookupKeysOwnBuckets(t *testing.T) {
+	ctx := context.Background()
+	nn := func(tp types.DataType) types.DataType { tp.Nullable = false; return tp }
+	table := createTable(t, catalog.Schema{
+		Fields:      []types.DataField{types.Field(0, "a", nn(types.Int())), types.Field(1, "b", nn(types.Int())), types.Field(2, "n", types.BigInt())},
+		PrimaryKeys: []string{"a", "b"}, Options: map[string]string{"bucket": "64"},
+	})
+	sc := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int32}, {Name: "b", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := range int32(600) {
+		b.Field(0).(*array.Int32Builder).Append(i % 30)
+		b.Field(1).(*array.Int32Builder).Append(i / 30)
+		b.Field(2).(*array.Int64Builder).Append(int64(i))
+	}
+	rec := b.NewRecordBatch()
+	writeCommit(t, table, rec)
+	rec.Release()
+	kb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(sc.Fields()[:2], nil))
+	defer kb.Release()
+	keys := func(as, bs []int32) arrow.RecordBatch {
+		kb.Field(0).(*array.Int32Builder).AppendValues(as, nil)
+		kb.Field(1).(*array.Int32Builder).AppendValues(bs, nil)
+		return kb.NewRecordBatch()
+	}
+	as, bs := []int32{1, 7, 13, 22, 29}, []int32{0, 5, 9, 14, 19}
+	want := map[int32]bool{}
+	for k := range as {
+		one := keys(as[k:k+1], bs[k:k+1])
+		p, err := table.NewScan(reader.WithKeys(one)).Plan(ctx)
+		one.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Splits) != 1 {
+			t.Fatalf("key (%d, %d): %d splits, want 1", as[k], bs[k], len(p.Splits))
+		}
+		want[p.Splits[0].Bucket] = true
+	}
+	all, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	five := keys(as, bs)
+	defer five.Release()
+	planned, err := table.NewScan(reader.WithKeys(five)).Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrowed, err := all.Narrow(ctx, five)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, pl := range map[string]*reader.Plan{"planned": planned, "narrowed": narrowed} {
+		got := map[int32]bool{}
+		for _, sp := range pl.Splits {
+			got[sp.Bucket] = true
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: buckets %v, want the keys' own %v", name, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+		}
+		out, err := reader.Concat(pl.Records(ctx), types.SchemaToArrow(pl.Fields), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns []int64
+		for r := range int(out.NumRows()) {
+			ns = append(ns, out.Column(2).(*array.Int64).Value(r))
+		}
+		out.Release()
+		slices.Sort(ns)
+		if wantN := []int64{1, 157, 283, 442, 599}; !slices.Equal(ns, wantN) {
+			t.Errorf("%s: n %v, want %v", name, ns, wantN)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package reader
 
 import (
 	"context"
+	"github.com/apache/arrow-go/v18/arrow"
 	"math"
 	"slices"
 	"sync"
@@ -378,6 +379,69 @@ func newBucketSelector(filter predicate.Predicate, ts *schema.TableSchema) *buck
 	}
 	if !walk(0) {
 		return nil
+	}
+	return s
+}
+
+// keyBucketSelector returns the buckets of exactly the primary keys in
+// keys (a batch KeyFilter accepted) on ts: each key's bucket-key columns
+// hashed as the writer routes them. It is at least as narrow as the
+// selection newBucketSelector takes from KeyFilter's predicate, which for a
+// composite key can only combine every column's values (so n keys give up
+// to n^2 combinations, and above maxBucketKeyCombinations no pruning at
+// all). nil when the table's buckets cannot be pruned (as for
+// newBucketSelector) or keys lack a bucket-key column.
+func keyBucketSelector(ts *schema.TableSchema, keys arrow.RecordBatch) *bucketSelector {
+	if keys == nil {
+		return nil
+	}
+	if n, err := ts.Options.Bucket(); err != nil || (n <= 0 && n != -2) {
+		return nil
+	}
+	fn, err := ts.Options.BucketFunctionType()
+	if err != nil || (fn != "default" && fn != "mod") {
+		return nil
+	}
+	keyFields := ts.BucketKeyFields()
+	if len(keyFields) == 0 || (fn == "mod" && len(keyFields) != 1) {
+		return nil
+	}
+	cols := make([]arrow.Array, len(keyFields))
+	for j, f := range keyFields {
+		idx := keys.Schema().FieldIndices(f.Name)
+		if len(idx) != 1 || !arrow.TypeEqual(types.ToArrow(f.Type), keys.Column(idx[0]).DataType()) {
+			return nil
+		}
+		cols[j] = keys.Column(idx[0])
+	}
+	s := &bucketSelector{mod: fn == "mod", buckets: map[int32]map[int32]bool{}}
+	keyTypes := row.FieldTypes(keyFields)
+	vals := make([]any, len(keyFields))
+	var ok bool
+	for r := range int(keys.NumRows()) {
+		for j, f := range keyFields {
+			if cols[j].IsNull(r) {
+				return nil
+			}
+			v, err := types.ArrowValue(f.Type, cols[j], r)
+			if err != nil {
+				return nil
+			}
+			// As newBucketSelector takes KeyFilter's literals (types the
+			// bucket function does not hash there are not pruned here).
+			if vals[j], ok = bucketLiteral(f.Type, v); !ok {
+				return nil
+			}
+		}
+		if s.mod {
+			s.vals = append(s.vals, vals[0])
+			continue
+		}
+		br, err := row.Encode(keyTypes, vals)
+		if err != nil {
+			return nil
+		}
+		s.keys = append(s.keys, br)
 	}
 	return s
 }
