@@ -519,3 +519,58 @@ func TestLookupKeysOwnBuckets(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanLookupCached: reader.Plan.LookupCached tells the
+// partition-buckets that have a data file in the lookup cache: none before
+// a lookup, the looked-up key's bucket after it (not the other), none once
+// the cache is emptied, and none for a plan without a table.
+func TestPlanLookupCached(t *testing.T) {
+	ctx := context.Background()
+	table := lookupTable(t, nil)
+	commitKN(t, table, []int32{1, 2, 3, 4, 5, 6, 7, 8}, []int64{10, 20, 30, 40, 50, 60, 70, 80}, []int8{0, 0, 0, 0, 0, 0, 0, 0})
+	p, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Splits) != 2 {
+		t.Fatalf("%d splits, want 2 (both buckets)", len(p.Splits))
+	}
+	cached := func() []bool {
+		var out []bool
+		for _, sp := range p.Splits {
+			out = append(out, p.LookupCached(sp.Partition, sp.Bucket))
+		}
+		return out
+	}
+	if got := cached(); !slices.Equal(got, []bool{false, false}) {
+		t.Fatalf("before any lookup: %v, want none", got)
+	}
+	kb := intKeys([]int32{1})
+	defer kb.Release()
+	np, err := p.Narrow(ctx, kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(np.Splits) != 1 {
+		t.Fatalf("narrowed to %d splits, want 1", len(np.Splits))
+	}
+	rec, err := reader.Concat(np.Records(ctx), types.SchemaToArrow(np.Fields), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := knRows(rec); !slices.Equal(got, []string{"1 10"}) {
+		t.Fatalf("lookup: %v", got)
+	}
+	rec.Release()
+	want := []bool{p.Splits[0].Bucket == np.Splits[0].Bucket, p.Splits[1].Bucket == np.Splits[0].Bucket}
+	if got := cached(); !slices.Equal(got, want) {
+		t.Fatalf("after looking key 1 up (bucket %d): %v, want %v", np.Splits[0].Bucket, got, want)
+	}
+	table.Cache().LookupFiles().SetMaxBytes(0)
+	if got := cached(); !slices.Equal(got, []bool{false, false}) {
+		t.Fatalf("cache emptied: %v, want none", got)
+	}
+	if (&reader.Plan{}).LookupCached(p.Splits[0].Partition, p.Splits[0].Bucket) {
+		t.Fatal("zero plan: LookupCached")
+	}
+}
