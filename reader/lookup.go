@@ -6,7 +6,6 @@ package reader
 // gives the keys' current rows, which the filter then keeps.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"iter"
@@ -319,22 +318,4 @@ func FileKeys(ts *schema.TableSchema, partition []byte, files []manifest.DataFil
 		}
 	}
 	return b.NewRecordBatch(), nil
-}
-
-// LookupCached reports whether p's LookupCache holds a data file of the
-// partition-bucket (partition as the serialized BinaryRow of manifest
-// entries) decoded, one that a point lookup read and that is not evicted
-// yet: whether lookups use the partition-bucket lately. realtime.Commit
-// warms the lookups of such partition-buckets only. False without a lookup
-// cache or a split of the partition-bucket in p.
-func (p *Plan) LookupCached(partition []byte, bucket int32) bool {
-	if p.table == nil || p.cfg.cache == nil || p.cfg.cache.lookup == nil {
-		return false
-	}
-	for _, sp := range p.Splits {
-		if sp.Bucket == bucket && sp.table == p.table && bytes.Equal(sp.Partition, partition) {
-			return p.cfg.cache.lookup.holdsDir(p.table.fio.URL(), sp.BucketPath)
-		}
-	}
-	return false
 }

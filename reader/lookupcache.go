@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +53,6 @@ type LookupCache struct {
 	loads    map[string]*lookupLoad
 	hits     int64
 	misses   int64
-	dirs     map[string]int // files kept per store and directory (keyDir): holdsDir
 }
 
 type lookupItem struct {
@@ -87,7 +85,7 @@ type LookupCacheStats struct {
 // NewLookupCache returns a LookupCache that keeps at most maxBytes bytes of
 // decoded data files; maxBytes <= 0 keeps none (lookups read every file).
 func NewLookupCache(maxBytes int64) *LookupCache {
-	return &LookupCache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*lookupLoad{}, dirs: map[string]int{}}
+	return &LookupCache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*lookupLoad{}}
 }
 
 // SetMaxBytes changes the bound, evicting least recently used files down
@@ -211,24 +209,7 @@ func (c *LookupCache) keep(key string, rec arrow.RecordBatch) {
 	}
 	c.items[key] = c.order.PushFront(&lookupItem{key: key, rec: rec, bytes: n})
 	c.bytes += n
-	c.dirs[keyDir(key)]++
 	c.evict()
-}
-
-// keyDir returns the store and directory of the file a key of lookupKey
-// names, as holdsDir takes them.
-func keyDir(key string) string {
-	scope, rest, _ := strings.Cut(key, "\x00")
-	file, _, _ := strings.Cut(rest, "\x00")
-	return scope + "\x00" + path.Dir(file)
-}
-
-// holdsDir reports whether the cache keeps a file of directory dir of
-// the store scope.
-func (c *LookupCache) holdsDir(scope, dir string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.dirs[scope+"\x00"+path.Clean(dir)] > 0
 }
 
 // evict drops least recently used files until the bytes kept fit the
@@ -240,11 +221,6 @@ func (c *LookupCache) evict() {
 		c.order.Remove(el)
 		delete(c.items, it.key)
 		c.bytes -= it.bytes
-		if d := keyDir(it.key); c.dirs[d] > 1 {
-			c.dirs[d]--
-		} else {
-			delete(c.dirs, d)
-		}
 		if it.rec != nil {
 			it.rec.Release()
 		}
