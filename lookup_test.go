@@ -15,6 +15,7 @@ import (
 
 	"github.com/paimon-go/paimon"
 	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/internal/fixture"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/types"
@@ -146,8 +147,8 @@ func commitKN(t testing.TB, table *paimon.Table, ks []int32, ns []int64, kinds [
 }
 
 // writeCommit writes rec with a new writer and commits it (identifier
-// commitSeq).
-func writeCommit(t testing.TB, table *paimon.Table, rec arrow.RecordBatch) {
+// commitSeq) with a committer of the table's given opts.
+func writeCommit(t testing.TB, table *paimon.Table, rec arrow.RecordBatch, opts ...commit.Option) {
 	t.Helper()
 	ctx := context.Background()
 	commitSeq++
@@ -163,7 +164,7 @@ func writeCommit(t testing.TB, table *paimon.Table, rec arrow.RecordBatch) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := table.NewCommit("u")
+	c, err := table.NewCommit("u", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,6 @@ func TestCommitOffersManifests(t *testing.T) {
 // with a committer of the table's, without its manifest offers unless offer.
 func commitWith(t *testing.T, table *paimon.Table, ks []int32, offer bool) {
 	t.Helper()
-	ctx := context.Background()
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
 		{Name: "k", Type: arrow.PrimitiveTypes.Int32}, {Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil))
 	defer b.Release()
@@ -66,29 +65,9 @@ func commitWith(t *testing.T, table *paimon.Table, ks []int32, offer bool) {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	w, err := table.NewWrite("u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.Write(ctx, rec); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := w.PrepareCommit(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var opts []commit.Option
 	if !offer {
 		opts = append(opts, commit.WithManifestCache(nil))
 	}
-	c, err := table.NewCommit("u", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	commitSeq++
-	if _, err := c.Commit(ctx, commitSeq, msgs); err != nil {
-		t.Fatal(err)
-	}
+	writeCommit(t, table, rec, opts...)
 }

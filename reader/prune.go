@@ -264,6 +264,21 @@ type bucketSelector struct {
 	buckets map[int32]map[int32]bool // by total buckets; nil set = all buckets
 }
 
+// prunableBuckets returns the bucket-key fields and bucket function of a
+// table whose buckets a key selection can prune: fixed (or postpone)
+// buckets, the default or mod function, a bucket key.
+func prunableBuckets(ts *schema.TableSchema) ([]types.DataField, string, bool) {
+	if n, err := ts.Options.Bucket(); err != nil || (n <= 0 && n != -2) {
+		return nil, "", false
+	}
+	fn, err := ts.Options.BucketFunctionType()
+	if err != nil || (fn != "default" && fn != "mod") {
+		return nil, "", false
+	}
+	keyFields := ts.BucketKeyFields()
+	return keyFields, fn, len(keyFields) > 0
+}
+
 // newBucketSelector returns the bucket selection of filter on ts, or nil when
 // it cannot prune: not a fixed-bucket (or postpone) table, a bucket function
 // other than default and mod, a bucket-key column not fixed by a top-level
@@ -274,15 +289,8 @@ func newBucketSelector(filter predicate.Predicate, ts *schema.TableSchema) *buck
 	if filter == nil {
 		return nil
 	}
-	if n, err := ts.Options.Bucket(); err != nil || (n <= 0 && n != -2) {
-		return nil
-	}
-	fn, err := ts.Options.BucketFunctionType()
-	if err != nil || (fn != "default" && fn != "mod") {
-		return nil
-	}
-	keyFields := ts.BucketKeyFields()
-	if len(keyFields) == 0 {
+	keyFields, fn, ok := prunableBuckets(ts)
+	if !ok {
 		return nil
 	}
 	pos := map[int]int{} // field index in ts.Fields -> bucket-key position
@@ -395,15 +403,8 @@ func keyBucketSelector(ts *schema.TableSchema, keys arrow.RecordBatch) *bucketSe
 	if keys == nil {
 		return nil
 	}
-	if n, err := ts.Options.Bucket(); err != nil || (n <= 0 && n != -2) {
-		return nil
-	}
-	fn, err := ts.Options.BucketFunctionType()
-	if err != nil || (fn != "default" && fn != "mod") {
-		return nil
-	}
-	keyFields := ts.BucketKeyFields()
-	if len(keyFields) == 0 || (fn == "mod" && len(keyFields) != 1) {
+	keyFields, fn, ok := prunableBuckets(ts)
+	if !ok || (fn == "mod" && len(keyFields) != 1) {
 		return nil
 	}
 	cols := make([]arrow.Array, len(keyFields))
@@ -417,7 +418,6 @@ func keyBucketSelector(ts *schema.TableSchema, keys arrow.RecordBatch) *bucketSe
 	s := &bucketSelector{mod: fn == "mod", buckets: map[int32]map[int32]bool{}}
 	keyTypes := row.FieldTypes(keyFields)
 	vals := make([]any, len(keyFields))
-	var ok bool
 	for r := range int(keys.NumRows()) {
 		for j, f := range keyFields {
 			if cols[j].IsNull(r) {
