@@ -48,10 +48,16 @@ type Cache struct {
 	hits   int64
 	misses int64
 
-	// Offered content (Offer), by scope and name, oldest first.
-	offered      map[string][]byte
-	offerOrder   list.List // of string keys
+	// Offered content (Offer), by scope and name; offerOrder is oldest first.
+	offered      map[string]*list.Element // of *offer
+	offerOrder   list.List
 	offeredBytes int64
+}
+
+// offer is the content of one offered file (Offer).
+type offer struct {
+	key  string
+	data []byte
 }
 
 type cacheItem struct {
@@ -82,7 +88,7 @@ type CacheStats struct {
 // how they are counted). maxBytes <= 0 keeps no decoded files: the Cache then only shares the
 // compiled writer-schema decoders and the zstd decoder between reads, like a Reader.
 func NewCache(maxBytes int64) *Cache {
-	return &Cache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*cacheLoad{}, offered: map[string][]byte{}}
+	return &Cache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*cacheLoad{}, offered: map[string]*list.Element{}}
 }
 
 // maxOfferedBytes bounds the content Offer keeps: a sixteenth of the Cache's bound, at most
@@ -105,38 +111,33 @@ func (c *Cache) Offer(fs FileReader, name string, data []byte) {
 		return
 	}
 	key := cacheScope(fs) + "\x00" + name
-	if old, ok := c.offered[key]; ok {
-		c.offeredBytes -= int64(len(old))
-	} else {
-		c.offerOrder.PushBack(key)
-	}
-	c.offered[key] = data
+	c.dropOffered(key)
+	c.offered[key] = c.offerOrder.PushBack(&offer{key: key, data: data})
 	c.offeredBytes += n
 	for c.offeredBytes > c.maxOfferedBytes() {
-		el := c.offerOrder.Front()
-		k := el.Value.(string)
-		c.offerOrder.Remove(el)
-		c.offeredBytes -= int64(len(c.offered[k]))
-		delete(c.offered, k)
+		c.dropOffered(c.offerOrder.Front().Value.(*offer).key)
 	}
 }
 
 // takeOffered returns and forgets the offered content of key (scope and name), if any.
 // c.mu is held.
 func (c *Cache) takeOffered(key string) ([]byte, bool) {
-	data, ok := c.offered[key]
+	el, ok := c.offered[key]
 	if !ok {
 		return nil, false
 	}
-	delete(c.offered, key)
-	c.offeredBytes -= int64(len(data))
-	for el := c.offerOrder.Front(); el != nil; el = el.Next() {
-		if el.Value.(string) == key {
-			c.offerOrder.Remove(el)
-			break
-		}
-	}
+	data := el.Value.(*offer).data
+	c.dropOffered(key)
 	return data, true
+}
+
+// dropOffered forgets the offered content of key, if any. c.mu is held.
+func (c *Cache) dropOffered(key string) {
+	if el, ok := c.offered[key]; ok {
+		c.offeredBytes -= int64(len(el.Value.(*offer).data))
+		c.offerOrder.Remove(el)
+		delete(c.offered, key)
+	}
 }
 
 // Stats returns the Cache's counters.

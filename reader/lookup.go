@@ -220,10 +220,7 @@ func (p *Plan) Narrow(ctx context.Context, keys arrow.RecordBatch) (*Plan, error
 	if err != nil {
 		return nil, err
 	}
-	pr := newPruner(p.table, p.Schema, filter, p.cfg.bucket)
-	if ks := keyBucketSelector(p.Schema, keys); ks != nil {
-		pr.sel.buckets = ks // the keys' own buckets, not their columns' combinations
-	}
+	pr := newPruner(p.table, p.Schema, filter, p.cfg.bucket, keys)
 	pr.memo = p.memo
 	out := *p
 	out.filter, out.sel, out.Splits = filter, pr.sel, nil

@@ -2,10 +2,11 @@ package reader
 
 import (
 	"context"
-	"github.com/apache/arrow-go/v18/arrow"
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/predicate"
@@ -63,9 +64,11 @@ type selector struct {
 	total      int32           // the schema's bucket option
 }
 
-func newPruner(t *tableState, ts *schema.TableSchema, filter predicate.Predicate, bucket *int32) *pruner {
+// newPruner prunes by filter and, for point lookups, keys (the batch of
+// WithKeys or Narrow that filter's KeyFilter part came from; nil for none).
+func newPruner(t *tableState, ts *schema.TableSchema, filter predicate.Predicate, bucket *int32, keys arrow.RecordBatch) *pruner {
 	p := &pruner{t: t, ts: ts, partOK: map[string]bool{}}
-	p.sel = newSelector(ts, filter, bucket)
+	p.sel = newSelector(ts, filter, bucket, keys)
 	p.index = newIndexPruner(t, filter, ts)
 	if filter != nil {
 		if len(ts.PrimaryKeys) > 0 {
@@ -77,12 +80,16 @@ func newPruner(t *tableState, ts *schema.TableSchema, filter predicate.Predicate
 	return p
 }
 
-func newSelector(ts *schema.TableSchema, filter predicate.Predicate, bucket *int32) *selector {
+func newSelector(ts *schema.TableSchema, filter predicate.Predicate, bucket *int32, keys arrow.RecordBatch) *selector {
 	s := &selector{bucket: bucket, partFilter: partitionFilter(filter, ts), partTypes: row.FieldTypes(ts.PartitionFields())}
 	if n, err := ts.Options.Bucket(); err == nil {
 		s.total = int32(n)
 	}
-	s.buckets = newBucketSelector(filter, ts)
+	// A lookup's own keys select their buckets exactly; the filter's
+	// literals only by combining every key column's values.
+	if s.buckets = keyBucketSelector(ts, keys); s.buckets == nil {
+		s.buckets = newBucketSelector(filter, ts)
+	}
 	return s
 }
 

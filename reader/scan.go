@@ -460,10 +460,7 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 		}
 		filter = p
 	}
-	pr := newPruner(t, ts, filter, s.cfg.bucket)
-	if ks := keyBucketSelector(ts, s.cfg.keys); ks != nil {
-		pr.sel.buckets = ks // the keys' own buckets, not their columns' combinations
-	}
+	pr := newPruner(t, ts, filter, s.cfg.bucket, s.cfg.keys)
 	plan := &Plan{Snapshot: sn, Schema: ts, table: t, filter: filter, cfg: s.cfg, sel: pr.sel, pr: pr, memo: &planMemo{}}
 	if len(s.cfg.columns) > 0 {
 		for _, c := range s.cfg.columns {
