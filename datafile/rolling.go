@@ -91,6 +91,21 @@ type RollingWriter struct {
 	cur    *openFile
 	done   []manifest.DataFileMeta // finished, not yet handed out
 	seq    int64                   // next sequence number of append rows
+	rows   *RowsHook               // nil: no file's rows are handed over
+}
+
+// RowsHook receives the rows of each file a RollingWriter finishes, as it
+// wrote them (RollingWriter.HandRows).
+type RowsHook struct {
+	// MaxBytes bounds the bytes (RecordSize) of one file's rows held while
+	// the file is written; a file with more is finished without its rows
+	// handed over.
+	MaxBytes int64
+	// Fn is called once per file finished in the table's store (not at an
+	// external location) with the file's path relative to the writer's
+	// FileIO and its rows in the order written, in the Layout's columns.
+	// The batches are the writer's: Fn retains what it keeps.
+	Fn func(path string, rows []arrow.RecordBatch)
 }
 
 // openFile is the data file being written.
@@ -104,8 +119,34 @@ type openFile struct {
 	fw             fileWriter
 	minSeq, maxSeq int64
 	deletes        int64
-	minKey, maxKey []any              // key-value files: first and last key
-	blooms         []*fileindex.Bloom // per Layout.blooms, nil before the first row
+	minKey, maxKey []any               // key-value files: first and last key
+	blooms         []*fileindex.Bloom  // per Layout.blooms, nil before the first row
+	rows           []arrow.RecordBatch // retained for RollingWriter.rows
+	rowBytes       int64               // RecordSize of rows; -1: over the bound, not held
+}
+
+// hold retains part for the rows hook, or gives up on the file's rows once
+// they pass the hook's bound.
+func (f *openFile) hold(h *RowsHook, part arrow.RecordBatch) {
+	if h == nil || f.rowBytes < 0 || f.ext != nil {
+		return
+	}
+	f.rowBytes += RecordSize(part)
+	if f.rowBytes > h.MaxBytes {
+		f.dropRows()
+		f.rowBytes = -1
+		return
+	}
+	part.Retain()
+	f.rows = append(f.rows, part)
+}
+
+// dropRows releases the rows held for the hook.
+func (f *openFile) dropRows() {
+	for _, r := range f.rows {
+		r.Release()
+	}
+	f.rows = nil
 }
 
 // NewRollingWriter returns a writer of files of layout in dir (the bucket
@@ -116,6 +157,12 @@ type openFile struct {
 func NewRollingWriter(fio *fileio.FileIO, dir string, layout *Layout, names *Namer, seq int64) *RollingWriter {
 	return &RollingWriter{fio: fio, dir: dir, layout: layout, names: names, seq: seq}
 }
+
+// HandRows makes w hand the rows of every file it finishes from now on to
+// h (nil: none), for a reader that would otherwise read the file back
+// (reader.LookupCache.Offer). Holding a file's rows until it is finished
+// costs their memory; h.MaxBytes bounds it.
+func (w *RollingWriter) HandRows(h *RowsHook) { w.rows = h }
 
 // NextSequenceNumber returns the sequence number the next append row
 // written will get once its file is finished.
@@ -262,6 +309,9 @@ func (w *RollingWriter) Write(ctx context.Context, rec arrow.RecordBatch) error 
 		if err == nil {
 			err = w.cur.fw.Write(ctx, part)
 		}
+		if err == nil {
+			w.cur.hold(w.rows, part)
+		}
 		if part != rec {
 			part.Release()
 		}
@@ -340,6 +390,7 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 	index := w.fileIndexBytes()
 	w.cur = nil
 	defer f.done()
+	defer f.dropRows()
 	res, err := f.fw.Close(ctx)
 	if err != nil {
 		abortOut(f.out)
@@ -388,6 +439,7 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 		w.seq += res.RowCount
 		m.MaxSequenceNumber = w.seq - 1
 		m.DeleteRowCount = &zero
+		w.handRows(f)
 		return nil
 	}
 	nk := l.nk
@@ -416,7 +468,16 @@ func (w *RollingWriter) closeFile(ctx context.Context) error {
 	m.KeyStats, m.ValueStats, m.ValueStatsCols = simpleStats(ks), simpleStats(vs), vs.Cols
 	m.MinSequenceNumber, m.MaxSequenceNumber = f.minSeq, f.maxSeq
 	m.DeleteRowCount = &deletes
+	w.handRows(f)
 	return nil
+}
+
+// handRows gives the finished file's rows to the hook (closeFile's
+// deferred dropRows releases the writer's references after).
+func (w *RollingWriter) handRows(f *openFile) {
+	if w.rows != nil && f.rowBytes >= 0 && f.ext == nil && len(f.rows) > 0 {
+		w.rows.Fn(f.path, f.rows)
+	}
 }
 
 // Flush finishes the open file, if any, and hands out the metadata of every
@@ -438,6 +499,7 @@ func (w *RollingWriter) Flush(ctx context.Context) ([]manifest.DataFileMeta, err
 // error.
 func (w *RollingWriter) Abort(ctx context.Context) error {
 	if w.cur != nil {
+		w.cur.dropRows()
 		w.cur.fw.Abort()
 		abortOut(w.cur.out)
 		_ = w.cur.done()

@@ -317,3 +317,93 @@ func TestRecordSize(t *testing.T) {
 		t.Errorf("slice size %d, want 29", got)
 	}
 }
+
+// TestHandRows: a RollingWriter with a RowsHook hands each finished file's
+// rows to it once, as written (rolled files get their own slices, in
+// order: together the input, file by file as many rows as its meta says),
+// under the file's path; a file whose rows pass MaxBytes, and a file
+// aborted, are handed nothing; every reference the writer took is
+// released.
+func TestHandRows(t *testing.T) {
+	ctx := context.Background()
+	fio := memIO(t)
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	ts := newSchema(t, false, map[string]string{"target-file-size": "4 kb"})
+	l, err := datafile.NewLayout(ts, datafile.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func(from, n int) arrow.RecordBatch {
+		b := array.NewRecordBuilder(mem, types.SchemaToArrow(l.Fields()))
+		defer b.Release()
+		for i := from; i < from+n; i++ {
+			b.Field(0).(*array.Int32Builder).Append(int32(i))
+			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("value-%08d-%x", i, i*7919))
+		}
+		return b.NewRecordBatch()
+	}
+	type handed struct {
+		path string
+		ids  []int32
+	}
+	var got []handed
+	hook := &datafile.RowsHook{MaxBytes: 1 << 20, Fn: func(path string, rows []arrow.RecordBatch) {
+		h := handed{path: path}
+		for _, r := range rows {
+			h.ids = append(h.ids, r.Column(0).(*array.Int32).Int32Values()...)
+		}
+		got = append(got, h)
+	}}
+	w := datafile.NewRollingWriter(fio, "bucket-0", l, datafile.NewNamer("u"), 0)
+	w.HandRows(hook)
+	for _, r := range []arrow.RecordBatch{batch(0, 1500), batch(1500, 1500)} {
+		err := w.Write(ctx, r)
+		r.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := w.Flush(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 3 || len(got) != len(files) {
+		t.Fatalf("%d files, %d handed, want rolling at 4 KiB and one hand-over per file", len(files), len(got))
+	}
+	next := int32(0)
+	for i, f := range files {
+		h := got[i]
+		if h.path != "bucket-0/"+f.FileName || int64(len(h.ids)) != f.RowCount {
+			t.Fatalf("file %d (%s, %d rows): handed %s with %d rows", i, f.FileName, f.RowCount, h.path, len(h.ids))
+		}
+		for _, id := range h.ids {
+			if id != next {
+				t.Fatalf("file %d: row %d, want %d", i, id, next)
+			}
+			next++
+		}
+	}
+	if next != 3000 {
+		t.Fatalf("handed %d rows, want 3000", next)
+	}
+
+	// Over the bound: the file is written, its rows not handed.
+	got = nil
+	hook.MaxBytes = 100
+	rec := batch(0, 50)
+	if f := writeOne(t, w, rec); f.RowCount != 50 || len(got) != 0 {
+		t.Errorf("rows over the bound: file of %d rows, %d hand-overs", f.RowCount, len(got))
+	}
+	// Aborted: nothing handed.
+	hook.MaxBytes = 1 << 20
+	rec = batch(0, 10)
+	err = w.Write(ctx, rec)
+	rec.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(ctx); err != nil || len(got) != 0 {
+		t.Errorf("abort: %v, %d hand-overs", err, len(got))
+	}
+}

@@ -53,6 +53,12 @@ type LookupCache struct {
 	loads    map[string]*lookupLoad
 	hits     int64
 	misses   int64
+
+	// rows of data files offered by their writer, not read yet (Offer)
+	offers     map[string]*list.Element // of *lookupOffer, front = newest
+	offerOrder list.List
+	offerBytes int64
+	offerReads int64
 }
 
 type lookupItem struct {
@@ -76,6 +82,9 @@ type LookupCacheStats struct {
 	// waited for another lookup's read of the same file); Misses counts
 	// reads that read and decoded the file.
 	Hits, Misses int64
+	// OfferReads counts the misses that read offered rows (Offer) instead
+	// of the file.
+	OfferReads int64
 	// Files is the number of files kept, Bytes the lengths of their Arrow
 	// buffers plus their keys, MaxBytes the bound.
 	Files           int
@@ -85,7 +94,7 @@ type LookupCacheStats struct {
 // NewLookupCache returns a LookupCache that keeps at most maxBytes bytes of
 // decoded data files; maxBytes <= 0 keeps none (lookups read every file).
 func NewLookupCache(maxBytes int64) *LookupCache {
-	return &LookupCache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*lookupLoad{}}
+	return &LookupCache{maxBytes: max(maxBytes, 0), items: map[string]*list.Element{}, loads: map[string]*lookupLoad{}, offers: map[string]*list.Element{}}
 }
 
 // SetMaxBytes changes the bound, evicting least recently used files down
@@ -95,13 +104,16 @@ func (c *LookupCache) SetMaxBytes(maxBytes int64) {
 	defer c.mu.Unlock()
 	c.maxBytes = max(maxBytes, 0)
 	c.evict()
+	for c.offerBytes > min(c.maxBytes/4, MaxOfferBytes) {
+		c.dropOffer(c.offerOrder.Back())
+	}
 }
 
 // Stats returns the cache's counters.
 func (c *LookupCache) Stats() LookupCacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return LookupCacheStats{Hits: c.hits, Misses: c.misses, Files: len(c.items), Bytes: c.bytes, MaxBytes: c.maxBytes}
+	return LookupCacheStats{Hits: c.hits, Misses: c.misses, OfferReads: c.offerReads, Files: len(c.items), Bytes: c.bytes, MaxBytes: c.maxBytes}
 }
 
 // enabled reports whether the cache keeps anything.

@@ -698,6 +698,12 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 			}
 			defer done()
 		}
+		if lc != nil {
+			scope := fio.URL()
+			opts.offered = func(want []types.DataField, batchSize int) format.Reader {
+				return lc.offered(scope, filePath, want, batchSize)
+			}
+		}
 		records := ReadDataFile(ctx, fio, filePath, fileSchema, target, opts)
 		if lc != nil {
 			records = lc.file(ctx, sr.lookupKey(fio, filePath, f, tg), tg.schema, records)
@@ -783,6 +789,11 @@ type FileReadOptions struct {
 	// so that the caller can tell later whether that row is returned.
 	CastErrors func(rowID int64, column string, err error)
 	RowIDBase  int64
+
+	// offered, when set, is asked once the read starts for a reader of the
+	// file's rows as its writer handed them over (LookupCache.Offer), of
+	// the fields a format reader would be given; nil reads the file.
+	offered func(want []types.DataField, batchSize int) format.Reader
 }
 
 // ReadDataFile reads the data file at filePath (relative to fio's root; its
@@ -812,21 +823,26 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 			mem = memory.DefaultAllocator
 		}
 		want, slot, from := evolve(target, fileSchema, opts.NullColumns)
-		fm, err := formatFor(filePath)
-		if err != nil {
-			yield(nil, err)
-			return
+		var rd format.Reader
+		if opts.offered != nil {
+			rd = opts.offered(want, opts.BatchSize)
 		}
-		file, err := fio.Open(ctx, filePath)
-		if err != nil {
-			yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
-			return
-		}
-		defer file.Close()
-		rd, err := fm.NewReader(ctx, file, filePath, want, format.ReadOptions{BatchSize: opts.BatchSize, Allocator: mem})
-		if err != nil {
-			yield(nil, err)
-			return
+		if rd == nil {
+			fm, err := formatFor(filePath)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			file, err := fio.Open(ctx, filePath)
+			if err != nil {
+				yield(nil, fmt.Errorf("reader: data file %s: %w", filePath, err))
+				return
+			}
+			defer file.Close()
+			if rd, err = fm.NewReader(ctx, file, filePath, want, format.ReadOptions{BatchSize: opts.BatchSize, Allocator: mem}); err != nil {
+				yield(nil, err)
+				return
+			}
 		}
 		defer rd.Close()
 		fb := &fileBatch{target: types.SchemaToArrow(target), fields: target, slot: slot, from: from,

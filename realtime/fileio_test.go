@@ -87,12 +87,14 @@ func TestCommitAndScanFileIO(t *testing.T) {
 	id = commitProg(t, cm, prog, 2)
 	// The warming plans the snapshot the commit returned (no LIST or HEAD
 	// looking for the latest) and reads none of the manifest files the
-	// committer offered to the context's cache (commit.WithManifestCache):
-	// 5 GETs, the snapshot, the files beside the manifest directory it
-	// names and the new data file; without the offers there are 7 (its
-	// delta manifest list and manifest too).
-	if d := since(b); d.w != none || d.c.Put < 3 || d.s != (fileio.Stats{Get: 5}) {
-		t.Errorf("second commit: writer %+v, committer %+v, scans %+v; want no writer request, committer PUTs, 5 scan GETs", d.w, d.c, d.s)
+	// committer offered to the context's cache (commit.WithManifestCache),
+	// nor the new data file, whose rows the flush offered to the lookup
+	// cache (writer.WithFlushedRows, reader.LookupCache.Offer): 4 GETs, the
+	// snapshot and the files beside the manifest directory it names;
+	// without the offers there are 7 (its delta manifest list, manifest
+	// and the data file too).
+	if d := since(b); d.w != none || d.c.Put < 3 || d.s != (fileio.Stats{Get: 4}) {
+		t.Errorf("second commit: writer %+v, committer %+v, scans %+v; want no writer request, committer PUTs, 4 scan GETs", d.w, d.c, d.s)
 	}
 	refresh(t, rc, id)
 	equal(t, "rows", sortedScan(t, rc), fooStrings("p0", 0, 1, 2, 3))

@@ -9,6 +9,15 @@ import (
 	"github.com/paimon-go/paimon/reader"
 )
 
+// offerFlushed offers the rows of a data file the context's flush wrote to
+// its lookup cache once lookups run (the warming after the commit then
+// reads them instead of the file); datafile.RowsHook.Fn.
+func (c *Context) offerFlushed(path string, rows []arrow.RecordBatch) {
+	if c.lookupScan.Load() != nil {
+		c.cache.LookupFiles().Offer(c.fio, path, rows)
+	}
+}
+
 // warmLookups readies the context's lookups for snapshot id, a commit of
 // msgs that was published but that the context does not know of yet
 // (Commit calls it before Context.published): it plans snapshot id for the

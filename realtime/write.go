@@ -13,7 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/paimon-go/paimon/commit"
+	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/progress"
+	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/writer"
 )
 
@@ -79,7 +81,8 @@ func (c *Context) NewWrite(commitUser string, opts ...writer.Option) (*Write, er
 	}
 	wopts := slices.Clone(opts)
 	if c.lay.mode == PrimaryKey {
-		wopts = append(wopts, writer.WithRowKindColumn(KindColumn), writer.WithSequenceColumn(SequenceColumn))
+		wopts = append(wopts, writer.WithRowKindColumn(KindColumn), writer.WithSequenceColumn(SequenceColumn),
+			writer.WithFlushedRows(&datafile.RowsHook{MaxBytes: reader.MaxOfferBytes, Fn: c.offerFlushed}))
 	}
 	w := &Write{c: c, user: commitUser, router: router, touched: map[string]*pbState{}, wopts: wopts}
 	// Create the flush writer now so that option errors surface here.

@@ -1,0 +1,172 @@
+package realtime_test
+
+import (
+	"context"
+	"math/big"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/paimon-go/paimon/catalog"
+	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/reader"
+	"github.com/paimon-go/paimon/realtime"
+	"github.com/paimon-go/paimon/types"
+)
+
+// offerKinds is a primary-key table with a column of every kind the
+// writers take, for TestLookupOfferedRows.
+var offerKinds = []types.DataField{
+	types.Field(0, "k", types.BigInt().NotNull()),
+	types.Field(1, "b", types.Boolean()),
+	types.Field(2, "ti", types.TinyInt()),
+	types.Field(3, "si", types.SmallInt()),
+	types.Field(4, "i", types.Int()),
+	types.Field(5, "f", types.Float()),
+	types.Field(6, "d", types.Double()),
+	types.Field(7, "s", types.String()),
+	types.Field(8, "bin", types.Bytes()),
+	types.Field(9, "dec", types.DecimalOf(5, 2)),
+	types.Field(10, "dt", types.Date()),
+	types.Field(11, "tm", types.TimeOf(3)),
+	types.Field(12, "ts3", types.TimestampOf(3)),
+	types.Field(13, "ts6", types.TimestampOf(6)),
+	types.Field(14, "ts9", types.TimestampOf(9)),
+	types.Field(15, "ltz", types.LocalZonedTimestampOf(3)),
+	types.Field(16, "arr", types.ArrayOf(types.Int())),
+	types.Field(17, "m", types.MapOf(types.String().NotNull(), types.Int())),
+	types.Field(18, "r", types.RowOf(types.Field(19, "x", types.Int()), types.Field(20, "y", types.String()))),
+}
+
+// offerRow is key k with values of every kind (all null when null).
+func offerRow(k int64, null bool) []any {
+	row := make([]any, len(offerKinds))
+	row[0] = k
+	if null {
+		return row
+	}
+	ts := types.Timestamp{Millis: 1700000000123 + k, NanoOfMilli: 456789}
+	copy(row[1:], []any{k%2 == 0, int8(k), int16(-k), int32(k * 7), float32(k) / 4, float64(k) / 8, "é-" + itoa(k), []byte{byte(k), 0, 0xff},
+		types.Decimal{Unscaled: big.NewInt(-99999 + k), Precision: 5, Scale: 2}, int32(19000 + k), int32(3723004 + k),
+		types.Timestamp{Millis: 1700000000123 + k}, ts, ts, types.Timestamp{Millis: -1 - k},
+		[]any{int32(k), nil}, types.Map{Keys: []any{"k", "l"}, Values: []any{int32(k), nil}}, []any{int32(k), "y"}})
+	return row
+}
+
+// TestLookupOfferedRows: once lookups run, the rows of each data file a
+// commit's flush writes are offered to the lookup cache
+// (writer.WithFlushedRows → reader.LookupCache.Offer) and the warming after
+// the commit reads them instead of the file: one offer read per new file,
+// no file read. What lookups then return, for a column of every kind,
+// nulls, upserts and deletes across 4 buckets, equals what a fresh context
+// (no offers: it reads the files) returns for the same snapshot, row for
+// row, and the rows written.
+func TestLookupOfferedRows(t *testing.T) {
+	ctx := context.Background()
+	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: offerKinds, PrimaryKeys: []string{"k"},
+		Options: tableOpts(map[string]string{"bucket": "4"})})
+	cache := reader.NewCache(reader.DefaultCacheBytes)
+	rc := newContext(t, tbl, realtime.WithCache(cache))
+	w := newWrite(t, rc, "u")
+	cm := newCommit(t, rc, "u")
+	sc := types.SchemaToArrow(offerKinds)
+
+	var rows [][]any
+	for k := range int64(24) {
+		rows = append(rows, offerRow(k, k%5 == 0))
+	}
+	rec := tabletest.Batch(t, sc, rows...)
+	write(t, w, rec)
+	refresh(t, rc, commitProg(t, cm, prepare(t, w, 1), 1))
+	keySc := types.SchemaToArrow(offerKinds[:1])
+	var allKeys [][]any
+	for k := range int64(30) {
+		allKeys = append(allKeys, []any{k})
+	}
+	keys := tabletest.Batch(t, keySc, allKeys...)
+	defer keys.Release()
+	lookup := func(rc *realtime.Context) []string {
+		t.Helper()
+		rec, err := rc.Lookup(ctx, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Release()
+		return sortedRows(recStrings(rec))
+	}
+	first := lookup(rc)
+	if st := cache.LookupFiles().Stats(); st.OfferReads != 0 || st.Misses == 0 {
+		t.Fatalf("commit before any lookup: %+v, want files read, no offers", st)
+	}
+
+	// Commit 2: upserts of keys 3..9 (some now null, some no longer),
+	// new keys 24..27.
+	var upd [][]any
+	for k := int64(3); k < 28; k++ {
+		if k < 10 || k >= 24 {
+			upd = append(upd, offerRow(k+100, k%3 == 0))
+			upd[len(upd)-1][0] = k
+		}
+	}
+	rec2 := tabletest.Batch(t, sc, upd...)
+	write(t, w, rec2)
+	prog := prepare(t, w, 2)
+	var added int
+	for _, p := range prog {
+		added += len(p.Message.Data.NewFiles)
+	}
+	before := cache.LookupFiles().Stats()
+	id := commitProg(t, cm, prog, 2)
+	after := cache.LookupFiles().Stats()
+	if added != 4 || after.OfferReads != int64(added) || after.Misses != before.Misses+int64(added) {
+		t.Fatalf("commit 2 (%d new files): cache %+v, was %+v; want one offer read per new file", added, after, before)
+	}
+	refresh(t, rc, id)
+	got := lookup(rc)
+
+	fresh := newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes)))
+	want := lookup(fresh)
+	equal(t, "offered against files", got, want)
+	if len(got) != 28 || slices.Equal(got, first) {
+		t.Errorf("lookup after commit 2: %d rows (first lookup %d), want 28 and changed", len(got), len(first))
+	}
+	// Commit 3 deletes keys 24 and 25 (-D rows, the row kind column).
+	delSc := arrow.NewSchema(append(slices.Clone(sc.Fields()), kindField), nil)
+	rec3 := tabletest.Batch(t, delSc, append(offerRow(24, true), "-D"), append(offerRow(25, true), "-D"))
+	defer rec3.Release()
+	write(t, w, rec3)
+	prog = prepare(t, w, 3)
+	added = 0
+	for _, p := range prog {
+		added += len(p.Message.Data.NewFiles)
+	}
+	id = commitProg(t, cm, prog, 3)
+	if st := cache.LookupFiles().Stats(); added == 0 || st.OfferReads != after.OfferReads+int64(added) {
+		t.Fatalf("commit 3 (%d new files): cache %+v, want one more offer read per new file", added, st)
+	}
+	refresh(t, rc, id)
+	got3 := lookup(rc)
+	equal(t, "offered against files after deletes", got3, lookup(newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes)))))
+	if len(got3) != 26 {
+		t.Errorf("after deleting 2 of 28 keys: %d rows", len(got3))
+	}
+
+	// And commit 2 against the rows written, rendered the same way.
+	exp := map[int64][]any{}
+	for _, r := range rows {
+		exp[r[0].(int64)] = r
+	}
+	for _, r := range upd {
+		exp[r[0].(int64)] = r
+	}
+	var expRows [][]any
+	for k := range int64(28) {
+		expRows = append(expRows, exp[k])
+	}
+	e := tabletest.Batch(t, sc, expRows...)
+	defer e.Release()
+	equal(t, "offered against written", got, sortedRows(recStrings(e)))
+	rec.Release()
+	rec2.Release()
+}
