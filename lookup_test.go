@@ -17,6 +17,7 @@ import (
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/internal/fixture"
+	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/types"
 )
@@ -518,5 +519,99 @@ func TestLookupKeysOwnBuckets(t *testing.T) {
 		if wantN := []int64{1, 157, 283, 442, 599}; !slices.Equal(ns, wantN) {
 			t.Errorf("%s: n %v, want %v", name, ns, wantN)
 		}
+	}
+}
+// TestPlanPrefetch: reader.Plan.Prefetch reads the files a later commit
+// adds, through the plan of the snapshot before it, into the lookup cache
+// exactly as a point lookup of the later snapshot reads them: the lookup
+// after it decodes no new file (a hit each) and only the old file it needs
+// (one miss), and returns the merged rows. The first commit fills one
+// bucket of two, so the other bucket's file takes the layout of an empty
+// split. Without a primary key, or with the cache off, it reads nothing.
+func TestPlanPrefetch(t *testing.T) {
+	ctx := context.Background()
+	table := lookupTable(t, nil)
+	commitKN(t, table, []int32{1}, []int64{10}, []int8{0})
+	before, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.Splits) != 1 {
+		t.Fatalf("first snapshot: %d splits, want 1", len(before.Splits))
+	}
+	commitKN(t, table, []int32{2, 3, 4, 5, 6, 7, 8, 9, 1}, []int64{20, 30, 40, 50, 60, 70, 80, 90, 11}, []int8{0, 0, 0, 0, 0, 0, 0, 0, 2})
+	after, err := table.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Splits) != 2 {
+		t.Fatalf("second snapshot: %d splits, want 2 (both buckets)", len(after.Splits))
+	}
+	old := map[string]bool{}
+	for _, sp := range before.Splits {
+		for _, f := range sp.Files {
+			old[f.FileName] = true
+		}
+	}
+	lc := table.Cache().LookupFiles()
+	added := 0
+	for _, sp := range after.Splits {
+		var files []manifest.DataFileMeta
+		for _, f := range sp.Files {
+			if !old[f.FileName] {
+				files = append(files, f)
+			}
+		}
+		added += len(files)
+		if err := before.Prefetch(ctx, sp.Partition, sp.Bucket, files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := lc.Stats(); added != 2 || st.Misses != 2 || st.Hits != 0 || st.Files != 2 {
+		t.Fatalf("prefetched %d files: cache %+v, want 2 misses, 2 files", added, st)
+	}
+	kb := intKeys([]int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	defer kb.Release()
+	np, err := after.Narrow(ctx, kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := reader.Concat(np.Records(ctx), types.SchemaToArrow(np.Fields), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Sorted(slices.Values(knRows(rec)))
+	rec.Release()
+	if want := []string{"1 11", "2 20", "3 30", "4 40", "5 50", "6 60", "7 70", "8 80", "9 90"}; !slices.Equal(got, want) {
+		t.Fatalf("lookup: %v, want %v", got, want)
+	}
+	if st := lc.Stats(); st.Misses != 3 || st.Hits != 2 || st.Files != 3 {
+		t.Fatalf("after the lookup: cache %+v, want 3 misses (the old file), 2 hits", st)
+	}
+
+	// The cache off: nothing read.
+	lc.SetMaxBytes(0)
+	if err := before.Prefetch(ctx, after.Splits[0].Partition, after.Splits[0].Bucket, after.Splits[0].Files); err != nil {
+		t.Fatal(err)
+	}
+	if st := lc.Stats(); st.Misses != 3 || st.Files != 0 {
+		t.Fatalf("cache off: %+v, want no read, no file", st)
+	}
+	// No primary key: nothing read.
+	app := createTable(t, catalog.Schema{Fields: []types.DataField{types.Field(0, "k", types.Int()), types.Field(1, "n", types.BigInt())}})
+	commitKN(t, app, []int32{1}, []int64{10}, []int8{0})
+	ap, err := app.NewScan().Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ap.Prefetch(ctx, ap.Splits[0].Partition, ap.Splits[0].Bucket, ap.Splits[0].Files); err != nil {
+		t.Fatal(err)
+	}
+	if st := app.Cache().LookupFiles().Stats(); st.Misses != 0 || st.Files != 0 {
+		t.Fatalf("append table: cache %+v, want untouched", st)
+	}
+	// A plan not made by Scan.Plan.
+	if err := (&reader.Plan{}).Prefetch(ctx, nil, 0, after.Splits[0].Files); !errors.Is(err, reader.ErrInvalidScan) {
+		t.Fatalf("zero plan: %v, want ErrInvalidScan", err)
 	}
 }

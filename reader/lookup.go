@@ -15,10 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/paimon-go/paimon/format/cast"
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/predicate"
-	"github.com/paimon-go/paimon/row"
 	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
 )
@@ -260,59 +258,4 @@ func (p *Plan) Narrow(ctx context.Context, keys arrow.RecordBatch) (*Plan, error
 		out.FileIndexSkipped = pr.index.skipped
 	}
 	return &out, nil
-}
-
-// FileKeys returns the smallest key of each of files, the data files of
-// one partition (serialized BinaryRow, as in manifest entries) of a
-// primary-key table, as a batch of the primary key columns that Lookup and
-// KeyFilter take: the partition's values for primary key columns that are
-// partition fields, the file's MinKey (the trimmed primary key) for the
-// rest. Looking these keys up reads every one of files, which warms the
-// lookup cache with them. Errors wrap ErrInvalidScan for a table without a
-// primary key, row.ErrCorrupt for undecodable keys.
-func FileKeys(ts *schema.TableSchema, partition []byte, files []manifest.DataFileMeta) (arrow.RecordBatch, error) {
-	if len(ts.PrimaryKeys) == 0 {
-		return nil, fmt.Errorf("%w: file keys: the table has no primary key", ErrInvalidScan)
-	}
-	pfields, tfields := ts.PartitionFields(), ts.TrimmedPrimaryKeyFields()
-	pr, err := row.Deserialize(partition)
-	if err != nil {
-		return nil, fmt.Errorf("reader: file keys: partition: %w", err)
-	}
-	pvals, err := row.Decode(row.FieldTypes(pfields), pr)
-	if err != nil {
-		return nil, fmt.Errorf("reader: file keys: partition: %w", err)
-	}
-	fields := make([]types.DataField, len(ts.PrimaryKeys))
-	for i, name := range ts.PrimaryKeys {
-		_, f, ok := types.FieldByName(ts.Fields, name)
-		if !ok {
-			return nil, fmt.Errorf("%w: file keys: primary key column %q is not a field", ErrInvalidScan, name)
-		}
-		fields[i] = f
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, types.SchemaToArrow(fields))
-	defer b.Release()
-	for fi := range files {
-		kr, err := row.Deserialize(files[fi].MinKey)
-		if err != nil {
-			return nil, fmt.Errorf("reader: file keys: min key of %s: %w", files[fi].FileName, err)
-		}
-		kvals, err := row.Decode(row.FieldTypes(tfields), kr)
-		if err != nil {
-			return nil, fmt.Errorf("reader: file keys: min key of %s: %w", files[fi].FileName, err)
-		}
-		for i, f := range fields {
-			var v any
-			if j := slices.IndexFunc(tfields, func(t types.DataField) bool { return t.Name == f.Name }); j >= 0 {
-				v = kvals[j]
-			} else if j := slices.IndexFunc(pfields, func(p types.DataField) bool { return p.Name == f.Name }); j >= 0 && j < len(pvals) {
-				v = pvals[j]
-			}
-			if err := cast.AppendValue(b.Field(i), v); err != nil {
-				return nil, fmt.Errorf("reader: file keys: %s of %s: %w", f.Name, files[fi].FileName, err)
-			}
-		}
-	}
-	return b.NewRecordBatch(), nil
 }

@@ -174,6 +174,7 @@ type splitRead struct {
 	kindCol   bool                // source batches carry _VALUE_KIND after the value columns
 	mem       memory.Allocator
 	targets   [2]*fileTarget // by withKeys: see target
+	point     bool           // read as a point lookup's (lookupCache): set by Plan.Prefetch
 }
 
 // fileTarget is the layout data files are read into by one split read,
@@ -728,7 +729,7 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 // reads (whose batches carry per-read row ids) read files directly.
 func (sr *splitRead) lookupCache(f *manifest.DataFileMeta) *LookupCache {
 	c := sr.plan.cfg.cache
-	if c == nil || c.lookup == nil || sr.plan.cfg.keys == nil || sr.poison != nil || sr.rawKV || !sr.sp.PrimaryKey {
+	if c == nil || c.lookup == nil || (sr.plan.cfg.keys == nil && !sr.point) || sr.poison != nil || sr.rawKV || !sr.sp.PrimaryKey {
 		return nil
 	}
 	// A raw read (raw-convertible bucket) caches the file's value columns

@@ -2,11 +2,11 @@ package realtime
 
 import (
 	"context"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/commit"
-	"github.com/paimon-go/paimon/reader"
 )
 
 // offerFlushed offers the rows of a data file the context's flush wrote to
@@ -23,55 +23,34 @@ func (c *Context) offerFlushed(path string, rows []arrow.RecordBatch) {
 // (Commit calls it before Context.published): it plans snapshot id for the
 // lookups' scan (Scan.diskPlanAt: without looking for the latest
 // snapshot, and reading none of the manifest files the context's committer
-// wrote, which it offered to the context's cache) and, in one lookup,
-// looks up the smallest key of each new level-0 file of the commit, so
-// that the lookup cache holds those files decoded and the plan's memo
-// their key statistics. Lookups after it then find the new snapshot
-// planned and its files in memory; until then they keep the last plan,
-// whose rows memory still holds. It is best effort: a failure leaves the
-// work to the next lookup.
+// wrote, which it offered to the context's cache) and reads each new
+// level-0 file of the commit into the lookup cache through that plan
+// (reader.Plan.Prefetch), as a lookup of the snapshot reads it; the
+// flush offered their rows (offerFlushed), so nothing is decoded. Lookups
+// after it then find the new snapshot planned and its files in memory;
+// until then they keep the last plan, whose rows memory still holds. It
+// is best effort: a failure leaves the work to the next lookup.
 func (c *Context) warmLookups(ctx context.Context, id int64, msgs []commit.Message) {
 	s := c.lookupScan.Load()
 	if s == nil || c.cache.LookupFiles().Stats().MaxBytes <= 0 {
 		return
 	}
-	var batches []arrow.RecordBatch
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	for i := range msgs {
-		// The flushed files only: compaction outputs can be large, and
-		// decoding one here would hold up the commit for what the first
-		// lookup reading it pays once anyway.
-		if m := &msgs[i]; len(m.Data.NewFiles) > 0 {
-			keys, err := reader.FileKeys(c.ts, m.Partition, m.Data.NewFiles)
-			if err != nil {
-				return
-			}
-			batches = append(batches, keys)
-		}
-	}
-	if len(batches) == 0 {
+	// The flushed files (their rows offered) and the compaction outputs
+	// (decoded here, as the first lookup of their bucket would otherwise
+	// do while a caller waits).
+	if !slices.ContainsFunc(msgs, func(m commit.Message) bool { return len(m.Data.NewFiles)+len(m.Compact.After) > 0 }) {
 		return
 	}
-	if _, err := s.diskPlanAt(ctx, id); err != nil {
-		return
-	}
-	keys, err := reader.Concat(func(yield func(arrow.RecordBatch, error) bool) {
-		for _, b := range batches {
-			b.Retain()
-			if !yield(b, nil) {
-				return
-			}
-		}
-	}, batches[0].Schema(), nil)
+	dp, err := s.diskPlanAt(ctx, id)
 	if err != nil {
 		return
 	}
-	defer keys.Release()
-	if rec, err := c.Lookup(ctx, keys); err == nil {
-		rec.Release()
+	for i := range msgs {
+		m := &msgs[i]
+		if files := slices.Concat(m.Data.NewFiles, m.Compact.After); len(files) > 0 {
+			if err := dp.rp.Prefetch(ctx, m.Partition, m.Bucket, files); err != nil {
+				return
+			}
+		}
 	}
 }
