@@ -47,7 +47,8 @@ type table struct {
 	firstRow    bool             // merge-engine = first-row
 	lookup      bool             // the mergers pick records by level (merge.Options.Lookup)
 	batchSize   int
-	changelog   changelogConfig // changelog-producer = lookup or full-compaction
+	changelog   changelogConfig    // changelog-producer = lookup or full-compaction
+	rows        *datafile.RowsHook // RewriterOptions.Rows
 
 	mu        sync.Mutex
 	clLayouts map[int]*datafile.Layout // changelog files by level
@@ -332,6 +333,7 @@ func (j *bucketJob) rewrite(ctx context.Context, step Step, outputLevel int, lk 
 		return nil, err
 	}
 	w := datafile.NewRollingWriter(t.fio, j.dir, l, j.names, 0)
+	w.HandRows(t.rows)
 	defer func() {
 		if err != nil {
 			_ = w.Abort(context.WithoutCancel(ctx))

@@ -25,6 +25,10 @@ type RewriterOptions struct {
 	// NewUUID returns the uuid of the file names of one Run
 	// ("<data-file.prefix><uuid>-<n>.parquet"); nil means a random UUID.
 	NewUUID func() string
+	// Rows, when set, receives the rows of each primary-key output file as
+	// written (datafile.RowsHook), for a reader in the same process that
+	// would otherwise read the file back.
+	Rows *datafile.RowsHook
 }
 
 // Rewriter runs the compaction tasks of one table: the rewrite of Java's
@@ -61,6 +65,7 @@ func NewRewriter(fio *fileio.FileIO, ts *schema.TableSchema, opts RewriterOption
 	if err != nil {
 		return nil, err
 	}
+	t.rows = opts.Rows
 	r := &Rewriter{t: t, newUUID: opts.NewUUID}
 	o := ts.Options
 	target, err := o.TargetFileSize(t.pk)

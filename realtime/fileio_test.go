@@ -89,7 +89,7 @@ func TestCommitAndScanFileIO(t *testing.T) {
 	// looking for the latest) and reads none of the manifest files the
 	// committer offered to the context's cache (commit.WithManifestCache),
 	// nor the new data file, whose rows the flush offered to the lookup
-	// cache (writer.WithFlushedRows, reader.LookupCache.Offer): 4 GETs, the
+	// cache (writer.WithWrittenRows, reader.LookupCache.Offer): 4 GETs, the
 	// snapshot and the files beside the manifest directory it names;
 	// without the offers there are 7 (its delta manifest list, manifest
 	// and the data file too).

@@ -260,7 +260,7 @@ func TestLookupWarmedAfterCommit(t *testing.T) {
 	}
 	id := commitProg(t, cm, prog, 2)
 	warmed := cache.LookupFiles().Stats()
-	// Their rows were offered by the flush (writer.WithFlushedRows): the
+	// Their rows were offered by the flush (writer.WithWrittenRows): the
 	// warming read none of the files.
 	if warmed.Misses != st.Misses+int64(added) || warmed.Files != st.Files+added || warmed.OfferReads != int64(added) {
 		t.Fatalf("after commit 2 (%d new files): cache %+v, was %+v", added, warmed, st)

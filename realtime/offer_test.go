@@ -56,7 +56,7 @@ func offerRow(k int64, null bool) []any {
 
 // TestLookupOfferedRows: once lookups run, the rows of each data file a
 // commit's flush writes are offered to the lookup cache
-// (writer.WithFlushedRows → reader.LookupCache.Offer) and the warming after
+// (writer.WithWrittenRows → reader.LookupCache.Offer) and the warming after
 // the commit reads them instead of the file: one offer read per new file,
 // no file read. What lookups then return, for a column of every kind,
 // nulls, upserts and deletes across 4 buckets, equals what a fresh context
@@ -169,4 +169,62 @@ func TestLookupOfferedRows(t *testing.T) {
 	equal(t, "offered against written", got, sortedRows(recStrings(e)))
 	rec.Release()
 	rec2.Release()
+}
+
+// TestLookupOfferedCompaction: the outputs of the writer's compactions are
+// offered too (compaction.RewriterOptions.Rows): over 8 commits of upserts
+// into one bucket compacting every 2 sorted runs, each commit's warming
+// reads exactly its new level-0 files and rewritten compaction outputs
+// from offers (files only moved up a level are kept already), and lookups
+// equal a fresh context's, which reads the files.
+func TestLookupOfferedCompaction(t *testing.T) {
+	ctx := context.Background()
+	tbl := newFooTable(t, []string{"id"}, nil, map[string]string{"num-sorted-run.compaction-trigger": "2"})
+	cache := reader.NewCache(reader.DefaultCacheBytes)
+	rc := newContext(t, tbl, realtime.WithCache(cache))
+	w := newWrite(t, rc, "u")
+	cm := newCommit(t, rc, "u")
+	keys := batch(t, []arrow.Field{idField}, [][]any{{int64(0)}, {int64(3)}, {int64(7)}, {int64(11)}}...)
+	defer keys.Release()
+	lookup := func(rc *realtime.Context) []string {
+		t.Helper()
+		rec, err := rc.Lookup(ctx, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Release()
+		return sortedRows(recStrings(rec))
+	}
+	var rewritten int
+	for c := int64(1); c <= 8; c++ {
+		write(t, w, fooRows(t, "", c, c+3, c+7))
+		prog := prepare(t, w, c)
+		var want int64
+		for _, p := range prog {
+			m := p.Message
+			want += int64(len(m.Data.NewFiles))
+			before := map[string]bool{}
+			for _, f := range m.Compact.Before {
+				before[f.FileName] = true
+			}
+			for _, f := range m.Compact.After {
+				if !before[f.FileName] {
+					want++
+					rewritten++
+				}
+			}
+		}
+		was := cache.LookupFiles().Stats()
+		id := commitProg(t, cm, prog, c)
+		if c > 1 {
+			if got := cache.LookupFiles().Stats().OfferReads - was.OfferReads; got != want {
+				t.Fatalf("commit %d: %d offer reads, want %d (new and rewritten files)", c, got, want)
+			}
+		}
+		refresh(t, rc, id)
+		equal(t, "lookup", lookup(rc), lookup(newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes)))))
+	}
+	if rewritten == 0 {
+		t.Fatal("no compaction rewrote a file")
+	}
 }

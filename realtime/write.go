@@ -15,7 +15,6 @@ import (
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/datafile"
 	"github.com/paimon-go/paimon/progress"
-	"github.com/paimon-go/paimon/reader"
 	"github.com/paimon-go/paimon/writer"
 )
 
@@ -82,7 +81,7 @@ func (c *Context) NewWrite(commitUser string, opts ...writer.Option) (*Write, er
 	wopts := slices.Clone(opts)
 	if c.lay.mode == PrimaryKey {
 		wopts = append(wopts, writer.WithRowKindColumn(KindColumn), writer.WithSequenceColumn(SequenceColumn),
-			writer.WithFlushedRows(&datafile.RowsHook{MaxBytes: reader.MaxOfferBytes, Fn: c.offerFlushed}))
+			writer.WithWrittenRows(&datafile.RowsHook{MaxBytes: offerFileBytes, Fn: c.offerWritten}))
 	}
 	w := &Write{c: c, user: commitUser, router: router, touched: map[string]*pbState{}, wopts: wopts}
 	// Create the flush writer now so that option errors surface here.

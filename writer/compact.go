@@ -88,6 +88,7 @@ func (w *Write) initCompaction() error {
 		Allocator: w.cfg.mem,
 		Now:       func() time.Time { return w.now() },
 		NewUUID:   func() string { return w.newUUID() },
+		Rows:      w.cfg.writtenRows,
 	})
 	if errors.Is(err, compaction.ErrUnsupported) {
 		if changelog && w.pk != nil {

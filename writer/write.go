@@ -70,7 +70,7 @@ type config struct {
 	mem              memory.Allocator
 	spillDir         string
 	asyncCompactions int // 0: compactions run synchronously
-	flushedRows      *datafile.RowsHook
+	writtenRows      *datafile.RowsHook
 }
 
 // WithRowKindColumn names the extra input column that carries the row kind
@@ -106,13 +106,14 @@ func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem
 // directories); default os.TempDir().
 func WithSpillDir(dir string) Option { return func(c *config) { c.spillDir = dir } }
 
-// WithFlushedRows hands the rows of every data file the writer's flushes
-// finish (level-0 files of a primary-key table, the files of an append
-// table; not compaction outputs or changelog files) to h, as written, so
-// that a reader in the same process need not read them back (the real-time
-// layer offers them to its lookup cache, reader.LookupCache.Offer). See
-// datafile.RowsHook for the bound and the batches' ownership.
-func WithFlushedRows(h *datafile.RowsHook) Option { return func(c *config) { c.flushedRows = h } }
+// WithWrittenRows hands the rows of every data file the writer writes
+// (level-0 files of its flushes, the files of an append table, the outputs
+// of its primary-key compactions; not changelog files) to h, as written,
+// so that a reader in the same process need not read them back (the
+// real-time layer offers them to its lookup cache, reader.LookupCache.Offer).
+// See datafile.RowsHook for the bound and the batches' ownership; h may be
+// called from compaction goroutines (WithAsyncCompaction).
+func WithWrittenRows(h *datafile.RowsHook) Option { return func(c *config) { c.writtenRows = h } }
 
 // WithAsyncCompaction runs the Write's compactions in background goroutines,
 // at most n at once across all its partition-buckets (n below 1 counts as
@@ -715,7 +716,7 @@ func (w *Write) writer(ctx context.Context, g *group) (*bucketWriter, error) {
 	// files carry their own.
 	names := datafile.NewNamer(w.newUUID())
 	bw.rw = datafile.NewRollingWriter(w.fio, bw.dir, w.layout, names, bw.seq)
-	bw.rw.HandRows(w.cfg.flushedRows)
+	bw.rw.HandRows(w.cfg.writtenRows)
 	if w.clLayout != nil {
 		bw.cl = w.newChangelogWriter(bw, names)
 	}
