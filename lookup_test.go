@@ -521,6 +521,7 @@ func TestLookupKeysOwnBuckets(t *testing.T) {
 		}
 	}
 }
+
 // TestPlanPrefetch: reader.Plan.Prefetch reads the files a later commit
 // adds, through the plan of the snapshot before it, into the lookup cache
 // exactly as a point lookup of the later snapshot reads them: the lookup
