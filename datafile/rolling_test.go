@@ -81,6 +81,18 @@ func kvBatch(t *testing.T, l *datafile.Layout, rows ...[]any) arrow.RecordBatch 
 	return b.NewRecordBatch()
 }
 
+// appendBatch builds n rows of the append layout l from id from on:
+// (id, "value-<id, 8 digits>-<hex of id·7919>").
+func appendBatch(mem memory.Allocator, l *datafile.Layout, from, n int) arrow.RecordBatch {
+	b := array.NewRecordBuilder(mem, types.SchemaToArrow(l.Fields()))
+	defer b.Release()
+	for i := from; i < from+n; i++ {
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("value-%08d-%x", i, i*7919))
+	}
+	return b.NewRecordBatch()
+}
+
 // writeOne writes rec (released) with w and returns the one file Flush
 // hands out.
 func writeOne(t *testing.T, w *datafile.RollingWriter, rec arrow.RecordBatch) manifest.DataFileMeta {
@@ -200,15 +212,7 @@ func TestAppendRolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := datafile.NewRollingWriter(fio, "bucket-0", l, datafile.NewNamer("u"), 100)
-	batch := func(from, n int) arrow.RecordBatch {
-		b := array.NewRecordBuilder(memory.DefaultAllocator, types.SchemaToArrow(l.Fields()))
-		defer b.Release()
-		for i := from; i < from+n; i++ {
-			b.Field(0).(*array.Int32Builder).Append(int32(i))
-			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("value-%08d-%x", i, i*7919))
-		}
-		return b.NewRecordBatch()
-	}
+	batch := func(from, n int) arrow.RecordBatch { return appendBatch(memory.DefaultAllocator, l, from, n) }
 	rec := batch(0, 3000)
 	err = w.Write(ctx, rec)
 	rec.Release()
@@ -334,15 +338,7 @@ func TestHandRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := func(from, n int) arrow.RecordBatch {
-		b := array.NewRecordBuilder(mem, types.SchemaToArrow(l.Fields()))
-		defer b.Release()
-		for i := from; i < from+n; i++ {
-			b.Field(0).(*array.Int32Builder).Append(int32(i))
-			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("value-%08d-%x", i, i*7919))
-		}
-		return b.NewRecordBatch()
-	}
+	batch := func(from, n int) arrow.RecordBatch { return appendBatch(mem, l, from, n) }
 	type handed struct {
 		path string
 		ids  []int32

@@ -17,26 +17,17 @@ import (
 
 // offerKinds is a primary-key table with a column of every kind the
 // writers take, for TestLookupOfferedRows.
-var offerKinds = []types.DataField{
-	types.Field(0, "k", types.BigInt().NotNull()),
-	types.Field(1, "b", types.Boolean()),
-	types.Field(2, "ti", types.TinyInt()),
-	types.Field(3, "si", types.SmallInt()),
-	types.Field(4, "i", types.Int()),
-	types.Field(5, "f", types.Float()),
-	types.Field(6, "d", types.Double()),
-	types.Field(7, "s", types.String()),
-	types.Field(8, "bin", types.Bytes()),
-	types.Field(9, "dec", types.DecimalOf(5, 2)),
-	types.Field(10, "dt", types.Date()),
-	types.Field(11, "tm", types.TimeOf(3)),
-	types.Field(12, "ts3", types.TimestampOf(3)),
-	types.Field(13, "ts6", types.TimestampOf(6)),
-	types.Field(14, "ts9", types.TimestampOf(9)),
-	types.Field(15, "ltz", types.LocalZonedTimestampOf(3)),
-	types.Field(16, "arr", types.ArrayOf(types.Int())),
-	types.Field(17, "m", types.MapOf(types.String().NotNull(), types.Int())),
-	types.Field(18, "r", types.RowOf(types.Field(19, "x", types.Int()), types.Field(20, "y", types.String()))),
+var offerKinds = append([]types.DataField{types.Field(100, "k", types.BigInt().NotNull())}, tabletest.AllKinds(0)...)
+
+// lookupAll looks keys up in rc and renders the rows, sorted.
+func lookupAll(t *testing.T, rc *realtime.Context, keys arrow.RecordBatch) []string {
+	t.Helper()
+	rec, err := rc.Lookup(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	return sortedRows(recStrings(rec))
 }
 
 // offerRow is key k with values of every kind (all null when null).
@@ -47,7 +38,7 @@ func offerRow(k int64, null bool) []any {
 		return row
 	}
 	ts := types.Timestamp{Millis: 1700000000123 + k, NanoOfMilli: 456789}
-	copy(row[1:], []any{k%2 == 0, int8(k), int16(-k), int32(k * 7), float32(k) / 4, float64(k) / 8, "é-" + itoa(k), []byte{byte(k), 0, 0xff},
+	copy(row[1:], []any{k%2 == 0, int8(k), int16(-k), int32(k * 7), k << 40, float32(k) / 4, float64(k) / 8, "é-" + itoa(k), []byte{byte(k), 0, 0xff},
 		types.Decimal{Unscaled: big.NewInt(-99999 + k), Precision: 5, Scale: 2}, int32(19000 + k), int32(3723004 + k),
 		types.Timestamp{Millis: 1700000000123 + k}, ts, ts, types.Timestamp{Millis: -1 - k},
 		[]any{int32(k), nil}, types.Map{Keys: []any{"k", "l"}, Values: []any{int32(k), nil}}, []any{int32(k), "y"}})
@@ -63,7 +54,6 @@ func offerRow(k int64, null bool) []any {
 // (no offers: it reads the files) returns for the same snapshot, row for
 // row, and the rows written.
 func TestLookupOfferedRows(t *testing.T) {
-	ctx := context.Background()
 	tbl := tabletest.NewTable(t, "", catalog.Schema{Fields: offerKinds, PrimaryKeys: []string{"k"},
 		Options: tableOpts(map[string]string{"bucket": "4"})})
 	cache := reader.NewCache(reader.DefaultCacheBytes)
@@ -86,16 +76,7 @@ func TestLookupOfferedRows(t *testing.T) {
 	}
 	keys := tabletest.Batch(t, keySc, allKeys...)
 	defer keys.Release()
-	lookup := func(rc *realtime.Context) []string {
-		t.Helper()
-		rec, err := rc.Lookup(ctx, keys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rec.Release()
-		return sortedRows(recStrings(rec))
-	}
-	first := lookup(rc)
+	first := lookupAll(t, rc, keys)
 	if st := cache.LookupFiles().Stats(); st.OfferReads != 0 || st.Misses == 0 {
 		t.Fatalf("commit before any lookup: %+v, want files read, no offers", st)
 	}
@@ -123,10 +104,10 @@ func TestLookupOfferedRows(t *testing.T) {
 		t.Fatalf("commit 2 (%d new files): cache %+v, was %+v; want one offer read per new file", added, after, before)
 	}
 	refresh(t, rc, id)
-	got := lookup(rc)
+	got := lookupAll(t, rc, keys)
 
 	fresh := newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes)))
-	want := lookup(fresh)
+	want := lookupAll(t, fresh, keys)
 	equal(t, "offered against files", got, want)
 	if len(got) != 28 || slices.Equal(got, first) {
 		t.Errorf("lookup after commit 2: %d rows (first lookup %d), want 28 and changed", len(got), len(first))
@@ -146,8 +127,8 @@ func TestLookupOfferedRows(t *testing.T) {
 		t.Fatalf("commit 3 (%d new files): cache %+v, want one more offer read per new file", added, st)
 	}
 	refresh(t, rc, id)
-	got3 := lookup(rc)
-	equal(t, "offered against files after deletes", got3, lookup(newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes)))))
+	got3 := lookupAll(t, rc, keys)
+	equal(t, "offered against files after deletes", got3, lookupAll(t, newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes))), keys))
 	if len(got3) != 26 {
 		t.Errorf("after deleting 2 of 28 keys: %d rows", len(got3))
 	}
@@ -178,7 +159,6 @@ func TestLookupOfferedRows(t *testing.T) {
 // from offers (files only moved up a level are kept already), and lookups
 // equal a fresh context's, which reads the files.
 func TestLookupOfferedCompaction(t *testing.T) {
-	ctx := context.Background()
 	tbl := newFooTable(t, []string{"id"}, nil, map[string]string{"num-sorted-run.compaction-trigger": "2"})
 	cache := reader.NewCache(reader.DefaultCacheBytes)
 	rc := newContext(t, tbl, realtime.WithCache(cache))
@@ -186,15 +166,6 @@ func TestLookupOfferedCompaction(t *testing.T) {
 	cm := newCommit(t, rc, "u")
 	keys := batch(t, []arrow.Field{idField}, [][]any{{int64(0)}, {int64(3)}, {int64(7)}, {int64(11)}}...)
 	defer keys.Release()
-	lookup := func(rc *realtime.Context) []string {
-		t.Helper()
-		rec, err := rc.Lookup(ctx, keys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rec.Release()
-		return sortedRows(recStrings(rec))
-	}
 	var rewritten int
 	for c := int64(1); c <= 8; c++ {
 		write(t, w, fooRows(t, "", c, c+3, c+7))
@@ -222,7 +193,7 @@ func TestLookupOfferedCompaction(t *testing.T) {
 			}
 		}
 		refresh(t, rc, id)
-		equal(t, "lookup", lookup(rc), lookup(newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes)))))
+		equal(t, "lookup", lookupAll(t, rc, keys), lookupAll(t, newContext(t, tbl, realtime.WithCache(reader.NewCache(reader.DefaultCacheBytes))), keys))
 	}
 	if rewritten == 0 {
 		t.Fatal("no compaction rewrote a file")

@@ -200,3 +200,33 @@ func timestampValue(ts types.Timestamp, dt *arrow.TimestampType) (arrow.Timestam
 	}
 	return 0, fmt.Errorf("%w: timestamp for Arrow type %s", ErrValue, dt)
 }
+
+// AllKinds returns one column of each kind NewBatch takes (BOOLEAN, the
+// integers, FLOAT, DOUBLE, STRING, BYTES, DECIMAL(5, 2), DATE, TIME(3),
+// TIMESTAMP(3), (6) and (9), TIMESTAMP(3) WITH LOCAL TIME ZONE, ARRAY<INT>,
+// MAP<STRING NOT NULL, INT>, ROW<x INT, y STRING>), all nullable, with
+// field ids from firstID on (21 ids: the ROW's two nested fields too).
+func AllKinds(firstID int) []types.DataField {
+	id := func(n int) int { return firstID + n }
+	return []types.DataField{
+		types.Field(id(0), "b", types.Boolean()),
+		types.Field(id(1), "ti", types.TinyInt()),
+		types.Field(id(2), "si", types.SmallInt()),
+		types.Field(id(3), "i", types.Int()),
+		types.Field(id(4), "bi", types.BigInt()),
+		types.Field(id(5), "f", types.Float()),
+		types.Field(id(6), "d", types.Double()),
+		types.Field(id(7), "s", types.String()),
+		types.Field(id(8), "bin", types.Bytes()),
+		types.Field(id(9), "dec", types.DecimalOf(5, 2)),
+		types.Field(id(10), "dt", types.Date()),
+		types.Field(id(11), "tm", types.TimeOf(3)),
+		types.Field(id(12), "ts3", types.TimestampOf(3)),
+		types.Field(id(13), "ts6", types.TimestampOf(6)),
+		types.Field(id(14), "ts9", types.TimestampOf(9)),
+		types.Field(id(15), "ltz", types.LocalZonedTimestampOf(3)),
+		types.Field(id(16), "arr", types.ArrayOf(types.Int())),
+		types.Field(id(17), "m", types.MapOf(types.String().NotNull(), types.Int())),
+		types.Field(id(18), "r", types.RowOf(types.Field(id(19), "x", types.Int()), types.Field(id(20), "y", types.String()))),
+	}
+}

@@ -19,27 +19,7 @@ import (
 )
 
 // allKinds has one column per Arrow builder NewBatch supports.
-var allKinds = []types.DataField{
-	types.Field(0, "b", types.Boolean()),
-	types.Field(1, "ti", types.TinyInt()),
-	types.Field(2, "si", types.SmallInt()),
-	types.Field(3, "i", types.Int()),
-	types.Field(4, "bi", types.BigInt()),
-	types.Field(5, "f", types.Float()),
-	types.Field(6, "d", types.Double()),
-	types.Field(7, "s", types.String()),
-	types.Field(8, "bin", types.Bytes()),
-	types.Field(9, "dec", types.DecimalOf(5, 2)),
-	types.Field(10, "dt", types.Date()),
-	types.Field(11, "tm", types.TimeOf(3)),
-	types.Field(12, "ts3", types.TimestampOf(3)),
-	types.Field(13, "ts6", types.TimestampOf(6)),
-	types.Field(14, "ts9", types.TimestampOf(9)),
-	types.Field(15, "ltz", types.LocalZonedTimestampOf(3)),
-	types.Field(16, "arr", types.ArrayOf(types.Int())),
-	types.Field(17, "m", types.MapOf(types.String().NotNull(), types.Int())),
-	types.Field(18, "r", types.RowOf(types.Field(19, "x", types.Int()), types.Field(20, "y", types.String()))),
-}
+var allKinds = tabletest.AllKinds(0)
 
 // TestFormatJSONLAllKinds builds one row of every kind in the types
 // convention and two rows of the shorthands; the JSONL is spelled by hand
