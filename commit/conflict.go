@@ -100,13 +100,8 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 // liveFiles returns the live files (netted entries) of base, a snapshot's
 // manifest list (base then delta manifests), in the partitions parts
 // (serialized partition -> itself). Manifests whose partition statistics
-// exclude every partition of parts are not read; the live files of the
-// base this Committer published last come from c.live (liveIndex) once
-// computed.
+// exclude every partition of parts are not read.
 func (c *Committer) liveFiles(ctx context.Context, base []manifest.FileMeta, parts map[string][]byte) ([]manifest.Entry, error) {
-	if live, ok := c.live.get(base, parts); ok {
-		return live, nil
-	}
 	partFields := c.ts.PartitionFields()
 	var read []manifest.FileMeta
 	for _, m := range base {
@@ -130,7 +125,6 @@ func (c *Committer) liveFiles(ctx context.Context, base []manifest.FileMeta, par
 	if err != nil {
 		return nil, fmt.Errorf("commit: base files of the latest snapshot: %w", err)
 	}
-	c.live.set(base, parts, live)
 	return live, nil
 }
 
