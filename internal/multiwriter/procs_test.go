@@ -33,6 +33,7 @@ import (
 	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/testenv"
 	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
 )
 
 var long = flag.Bool("multiwriter.long", false, "run the long form of the multi-process tests (4 processes × 50 commits, every merge engine)")
@@ -59,6 +60,14 @@ const (
 	// startEnv is the identifier of the worker's first commit (a restarted
 	// worker continues after its last acknowledged one).
 	startEnv = "MULTIWRITER_START"
+	// deletesEnv set to "1" makes every commit of the worker also insert
+	// and delete a key (deletesOf) through the row kind column.
+	deletesEnv = "MULTIWRITER_DELETES"
+	// barrierEnv names a directory: a worker starting at its first commit
+	// writes its first batch (its writer restores the bucket), creates a
+	// file there and waits until deleteWorkers files exist before it
+	// commits, so every writer's view of the bucket starts empty.
+	barrierEnv = "MULTIWRITER_BARRIER"
 )
 
 // stores are the stores every multi-process test runs on: a warehouse URL
@@ -116,6 +125,26 @@ func rowsOf(w int, id int64, partial bool) [][]any {
 	return out
 }
 
+// deleteWorkers is the number of workers of the tests whose workers
+// delete (TestWritersShareBucket's procs).
+const deleteWorkers = 4
+
+// uniqueKey is the key only worker w's commit with identifier id inserts
+// when the workers delete; no other commit upserts it.
+func uniqueKey(w int, id int64) int32 { return int32(100 + w*1000 + int(id)) }
+
+// deletesOf returns the extra rows of worker w's commit with identifier id
+// when the workers delete: an insert of uniqueKey(w, id), and the key the
+// next worker inserted in its previous commit, to delete (ok false for
+// the first commit). A delete that is applied after that insert must stay
+// applied: a compaction that drops the delete record without having read
+// the other writer's file would bring the row back.
+func deletesOf(w int, id int64) (insert []any, deleted int32, ok bool) {
+	k := uniqueKey(w, id)
+	v := fmt.Sprintf("u%d-%d", w, id)
+	return []any{k, v, v, int64(w)*1000 + id}, uniqueKey((w+1)%deleteWorkers, id-1), id > 1
+}
+
 var fields = []types.DataField{
 	{Name: "k", Type: types.Int().NotNull()}, {Name: "v", Type: types.String()},
 	{Name: "f", Type: types.String()}, {Name: "s", Type: types.BigInt()},
@@ -130,34 +159,41 @@ var procEngines = []struct {
 	name    string
 	options map[string]string
 	short   bool // part of the short (CI) form
+	// deletes: every commit also inserts a key of its own and deletes
+	// another worker's (deletesOf), so a compaction that drops delete
+	// records over rows it did not read shows as a resurrected row.
+	deletes bool
 }{
-	{"deduplicate", nil, true},
+	{"deduplicate", nil, true, false},
+	{"deduplicate deletes", map[string]string{"num-sorted-run.compaction-trigger": "2"}, true, true},
 	{"aggregation", map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "last_value",
-		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum"}, true},
+		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum"}, true, false},
 	// Lookup changelog: each compaction output holds the key's whole
 	// history and reads take the lowest level's record (lookup merge), so a
 	// compaction committed over another writer's would count twice.
 	{"aggregation lookup", map[string]string{"merge-engine": "aggregation", "fields.v.aggregate-function": "last_value",
-		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum", "changelog-producer": "lookup"}, true},
+		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum", "changelog-producer": "lookup"}, true, false},
 	// File indexes: re-sequenced copies get indexes of their own (a
 	// <data file>.index file here); the copies of an attempt that was not
 	// published are deleted with their index files.
 	{"deduplicate file index", map[string]string{"file-index.bloom-filter.columns": "k,v",
-		"file-index.bloom-filter.k.items": "1000", "file-index.bloom-filter.v.items": "1000", "file-index.in-manifest-threshold": "1"}, true},
+		"file-index.bloom-filter.k.items": "1000", "file-index.bloom-filter.v.items": "1000", "file-index.in-manifest-threshold": "1"}, true, false},
 	// External data paths (data-file.external-paths; local disk only, the
 	// roots are a temporary directory): re-sequenced copies are read from
 	// and written below the external roots.
 	{"deduplicate external paths", map[string]string{"data-file.external-paths": externalRootsTemp,
-		"data-file.external-paths.strategy": "round-robin"}, true},
-	{"partial-update", map[string]string{"merge-engine": "partial-update"}, false},
-	{"first-row", map[string]string{"merge-engine": "first-row"}, false},
+		"data-file.external-paths.strategy": "round-robin"}, true, false},
+	{"partial-update", map[string]string{"merge-engine": "partial-update"}, false, false},
+	{"first-row", map[string]string{"merge-engine": "first-row"}, false, false},
 	// Deletion vectors: reads skip level 0 (as in Java), and a writer whose
 	// level-0 compaction is refused leaves its files there until a later
 	// compaction, so the rows are compared after the full compaction only.
-	{"deletion-vectors", map[string]string{"deletion-vectors.enabled": "true"}, false},
+	{"deletion-vectors", map[string]string{"deletion-vectors.enabled": "true"}, false, false},
+	{"deletion-vectors deletes", map[string]string{"deletion-vectors.enabled": "true"}, false, true},
+	{"deduplicate deletes lookup", map[string]string{"changelog-producer": "lookup"}, false, true},
 	{"deletion-vectors aggregation lookup", map[string]string{"deletion-vectors.enabled": "true", "changelog-producer": "lookup",
 		"merge-engine": "aggregation", "fields.v.aggregate-function": "last_value",
-		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum"}, false},
+		"fields.f.aggregate-function": "first_value", "fields.s.aggregate-function": "sum"}, false, false},
 }
 
 func worker() int {
@@ -200,10 +236,14 @@ func work(id, first, commits int, url string, rt bool) error {
 	defer tbl.Close()
 	user := "w" + strconv.Itoa(id)
 	var commit committer
+	wait := func() error { return nil }
+	if dir := os.Getenv(barrierEnv); dir != "" && first == 1 {
+		wait = func() error { return barrier(ctx, dir, id) }
+	}
 	if rt {
-		commit, err = realtimeCommitter(tbl, user)
+		commit, err = realtimeCommitter(tbl, user, wait)
 	} else {
-		commit, err = plainCommitter(tbl, user)
+		commit, err = plainCommitter(tbl, user, wait)
 	}
 	if err != nil {
 		return err
@@ -214,12 +254,26 @@ func work(id, first, commits int, url string, rt bool) error {
 	}
 	partial := engine == schema.MergePartialUpdate
 	sc := types.SchemaToArrow(tbl.Schema().Fields)
+	deletes := os.Getenv(deletesEnv) == "1"
+	if deletes {
+		sc = arrow.NewSchema(append(sc.Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.BinaryTypes.String}), nil)
+	}
 	out := json.NewEncoder(os.Stdout)
 	unique := os.Getenv(uniqueEnv) == "1"
 	for ident := int64(first); ident <= int64(commits); ident++ {
 		rows := rowsOf(id, ident, partial)
 		if unique {
 			rows = uniqueRowsOf(id, ident)
+		}
+		if deletes {
+			ins, del, ok := deletesOf(id, ident)
+			rows = append(rows, ins)
+			for i := range rows {
+				rows[i] = append(rows[i], "+I")
+			}
+			if ok {
+				rows = append(rows, []any{del, nil, nil, nil, "-D"})
+			}
 		}
 		rec, err := tabletest.NewBatch(sc, rows...)
 		if err != nil {
@@ -240,7 +294,7 @@ func work(id, first, commits int, url string, rt bool) error {
 // plainCommitter writes with one long-lived writer.Write and commits with
 // one Committer, restoring the writer when its compaction is refused. The
 // process exits when done, so nothing is closed.
-func plainCommitter(tbl *paimon.Table, user string) (committer, error) {
+func plainCommitter(tbl *paimon.Table, user string, wait func() error) (committer, error) {
 	w, err := tbl.NewWrite(user)
 	if err != nil {
 		return nil, err
@@ -253,6 +307,10 @@ func plainCommitter(tbl *paimon.Table, user string) (committer, error) {
 		if err := w.Write(ctx, rec); err != nil {
 			return 0, false, err
 		}
+		if err := wait(); err != nil {
+			return 0, false, err
+		}
+		wait = func() error { return nil }
 		msgs, err := w.PrepareCommit(ctx)
 		if err != nil {
 			return 0, false, err
@@ -268,7 +326,7 @@ func plainCommitter(tbl *paimon.Table, user string) (committer, error) {
 }
 
 // realtimeCommitter writes through a real-time context.
-func realtimeCommitter(tbl *paimon.Table, user string) (committer, error) {
+func realtimeCommitter(tbl *paimon.Table, user string, wait func() error) (committer, error) {
 	rc, err := tbl.NewRealtimeContext()
 	if err != nil {
 		return nil, err
@@ -285,6 +343,10 @@ func realtimeCommitter(tbl *paimon.Table, user string) (committer, error) {
 		if err := w.Write(ctx, rec); err != nil {
 			return 0, false, err
 		}
+		if err := wait(); err != nil {
+			return 0, false, err
+		}
+		wait = func() error { return nil }
 		prog, err := w.PrepareCommitWithProgress(ctx, ident)
 		if err != nil {
 			return 0, false, err
@@ -295,6 +357,28 @@ func realtimeCommitter(tbl *paimon.Table, user string) (committer, error) {
 		}
 		return snap, true, rc.RefreshCommittedSnapshot(ctx, snap)
 	}, nil
+}
+
+// barrier creates worker id's file in dir and waits until deleteWorkers
+// files are there (see barrierEnv).
+func barrier(ctx context.Context, dir string, id int) error {
+	if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(id)), nil, 0o644); err != nil {
+		return err
+	}
+	for {
+		es, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		if len(es) >= deleteWorkers {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("barrier: %d of %d workers: %w", len(es), deleteWorkers, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // runWorkers starts n worker processes on the table at url, each making
@@ -376,6 +460,12 @@ func runWorkers(t *testing.T, url string, n, commits int, rt, kill bool) (acks [
 // to a model of the merge engine and returns the rows it gives, checking
 // that they are exactly the acknowledged commits, each once.
 func replay(t *testing.T, url, engine string, acks []ack) []string {
+	return replayDeletes(t, url, engine, acks, false)
+}
+
+// replayDeletes is replay for workers that also delete a key per commit
+// when deletes is set (deduplicate tables).
+func replayDeletes(t *testing.T, url, engine string, acks []ack, deletes bool) []string {
 	t.Helper()
 	ctx := context.Background()
 	tbl, err := paimon.OpenTable(ctx, url)
@@ -435,6 +525,13 @@ func replay(t *testing.T, url, engine string, acks []ack) []string {
 				model[k] = next
 			}
 		}
+		if deletes {
+			ins, del, ok := deletesOf(w, s.CommitIdentifier)
+			model[ins[0].(int32)] = ins
+			if ok {
+				delete(model, del)
+			}
+		}
 	}
 	if len(seen) != len(acked) {
 		t.Fatalf("%d commits published, %d acknowledged", len(seen), len(acked))
@@ -454,6 +551,35 @@ func replay(t *testing.T, url, engine string, acks []ack) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// countCompacts returns the number of COMPACT snapshots of the table at url.
+func countCompacts(t *testing.T, url string) int {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := paimon.OpenTable(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	latest, err := tbl.Snapshots().LatestID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for id := int64(1); id <= latest; id++ {
+		s, err := tbl.Snapshots().Get(ctx, id)
+		if err != nil {
+			t.Fatalf("snapshot %d: %v", id, err)
+		}
+		if s.CommitKind == snapshot.KindCompact {
+			n++
+		}
+		if os.Getenv("DBG") != "" {
+			t.Logf("snap %d %s %s %d", id, s.CommitUser, s.CommitKind, s.CommitIdentifier)
+		}
+	}
+	return n
 }
 
 // TestWritersShareBucket is issue 11's acceptance test of part 2: worker
@@ -489,6 +615,10 @@ func TestWritersShareBucket(t *testing.T) {
 					continue
 				}
 				t.Run(st.name+"/"+e.name+"/"+variant, func(t *testing.T) {
+					if e.deletes {
+						t.Setenv(deletesEnv, "1")
+						t.Setenv(barrierEnv, t.TempDir())
+					}
 					shareBucket(t, st.url(t), e.name, e.options, procs, commits, variant)
 				})
 			}
@@ -521,13 +651,14 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 	}
 	model := engine
 	switch {
-	case engine == "deletion-vectors", strings.HasPrefix(engine, "deduplicate"):
+	case strings.HasPrefix(engine, "deletion-vectors") && !strings.Contains(engine, "aggregation"), strings.HasPrefix(engine, "deduplicate"):
 		model = "deduplicate"
 	case strings.Contains(engine, "aggregation"):
 		model = "aggregation"
 	}
-	want := replay(t, url, model, acks)
-	if len(want) != keys {
+	deletes := os.Getenv(deletesEnv) == "1"
+	want := replayDeletes(t, url, model, acks, deletes)
+	if !deletes && len(want) != keys {
 		t.Fatalf("replay gives %d rows, want %d", len(want), keys)
 	}
 	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) && !strings.HasPrefix(engine, "deletion-vectors") {
@@ -557,13 +688,14 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 			t.Errorf("no index file in bucket-0 (%d files)", len(names))
 		}
 	}
+	compacts := countCompacts(t, url)
 	if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
 		t.Fatalf("rows after full compaction\n%q\nwant (serial replay)\n%q", got, want)
 	}
-	t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d commits reported a refused compaction",
-		procs, commits, variant, kills, len(want), refused)
+	t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d COMPACT snapshots by the writers, %d commits reported a refused compaction",
+		procs, commits, variant, kills, len(want), compacts, refused)
 	return url
 }
