@@ -537,6 +537,9 @@ type part struct {
 	rebase rebaser
 	// changelog are the part's changelog files (changelog.go).
 	changelog changelog
+	// levels are the messages' LevelsView by partition-bucket (COMPACT
+	// part; levelorder.go).
+	levels map[bucketKey]*LevelsView
 }
 
 // Close waits until the LATEST hint of the last snapshot this Committer
@@ -665,6 +668,7 @@ func (c *Committer) parts(msgs []Message) ([]part, error) {
 			app.notify[k] = append(app.notify[k], m.OnResequenced)
 		}
 		cmp.index = appendIndex(cmp.index, m, m.Compact.DeletedIndexFiles, m.Compact.NewIndexFiles)
+		cmp.levels = addLevelsView(cmp.levels, m)
 		app.changelog.add(m, m.Data.ChangelogFiles)
 		cmp.changelog.add(m, m.Compact.ChangelogFiles)
 		for _, f := range m.Data.NewFiles {
@@ -1133,7 +1137,7 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		}
 	}
 	if p.check && b.snap != nil {
-		if err := c.checkConflicts(ctx, b.metas, entries, idx, p.kind); err != nil {
+		if err := c.checkConflicts(ctx, b.metas, entries, idx, p.kind, p.levels); err != nil {
 			return fail(err)
 		}
 	}

@@ -16,8 +16,9 @@ import (
 // latest snapshot's manifest list (base then delta manifests), index the
 // part's index changes (see checkIndexConflicts). The bucket count check is
 // skipped for OVERWRITE commits, which may change it (Java
-// checkBucketKeepSame). Errors wrap ErrConflict.
-func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta, delta []manifest.Entry, index []manifest.IndexManifestEntry, kind snapshot.CommitKind) error {
+// checkBucketKeepSame). levels are the LevelsView of a COMPACT part's
+// messages (levelOrder). Errors wrap ErrConflict.
+func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta, delta []manifest.Entry, index []manifest.IndexManifestEntry, kind snapshot.CommitKind, levels map[bucketKey]*LevelsView) error {
 	parts := map[string][]byte{}
 	for _, e := range delta {
 		parts[string(e.Partition)] = e.Partition
@@ -88,7 +89,8 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 	if len(c.ts.PrimaryKeys) > 0 {
 		keyTypes := row.FieldTypes(c.ts.TrimmedPrimaryKeyFields())
 		if kind == snapshot.KindCompact {
-			if err := checkCompactionSaw(live, delta, keyTypes); err != nil {
+			o := levelOrder{keyTypes: keyTypes, views: levels}
+			if err := o.check(live, delta); err != nil {
 				return err
 			}
 		}

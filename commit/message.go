@@ -55,6 +55,29 @@ type Message struct {
 	// returns ErrCompactionNotCommitted. It is called on the committing
 	// goroutine and must not call the Committer.
 	OnCompactionRefused func(partition []byte, bucket int32)
+	// Levels, for messages of primary-key buckets with compaction changes,
+	// describes the bucket as the writer's compactions saw it (see the
+	// package documentation, Sequence numbers across writers). nil: unknown;
+	// the committer then assumes the writer saw every live file of the
+	// bucket, and only refuses compactions whose inputs interleave with a
+	// file they did not read. Java has no counterpart (one writer per
+	// bucket).
+	Levels *LevelsView
+}
+
+// LevelsView is what a writer's compactions of one bucket saw: every data
+// file its levels held (Java's Levels of MergeTreeCompactManager) and
+// whether a compaction may have dropped delete records. A live file of the
+// bucket that is neither listed nor an input was committed by another
+// writer meanwhile.
+type LevelsView struct {
+	// Files are the names of the data files of the writer's levels when
+	// the message was prepared (inputs, outputs and untouched files alike).
+	Files []string
+	// DeletesKept reports that no compaction of the message dropped -D or
+	// -U records (for each, Java's dropDelete was false and no deletion
+	// vectors pushed records above level 0). False when unknown.
+	DeletesKept bool
 }
 
 // DataIncrement lists the files a writer added or removed by writing (Java

@@ -10,7 +10,6 @@ import (
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/resequence"
 	"github.com/paimon-go/paimon/schema"
-	"github.com/paimon-go/paimon/types"
 )
 
 // sequenceGuard re-sequences the new files of an APPEND part (see the
@@ -174,86 +173,6 @@ func (g *sequenceGuard) discard(ctx context.Context, c *Committer, paths []strin
 func copyPaths(dir string, f manifest.DataFileMeta) []string {
 	data, extra, _ := datafile.Locations(dir, &f)
 	return append([]string{data}, extra...)
-}
-
-// checkCompactionSaw fails with ErrConflict when a compaction in delta (its
-// DELETE entries are the inputs) did not read a live file of its bucket
-// that it had to: one whose sequence range and key range both overlap the
-// inputs' (see Sequence numbers across writers). Files deleted by delta are
-// inputs; files that order entirely below or above the inputs, or hold
-// other keys, are not affected by the merge.
-func checkCompactionSaw(live, delta []manifest.Entry, keyTypes []types.DataType) error {
-	type span struct {
-		lo, hi         int64
-		minKey, maxKey []any
-		file           string
-	}
-	inputs := map[bucketKey]*span{}
-	deleted := map[string]bool{}
-	for _, e := range delta {
-		// A postpone compaction's inputs are bucket-postpone files, routed
-		// into real buckets in creation order: a postpone file committed
-		// meanwhile is routed by the next compaction, after them.
-		if e.Kind != manifest.Delete || e.Bucket == postponeBucket {
-			continue
-		}
-		deleted[e.Identifier()] = true
-		minK, err := decodeKey(e.File.MinKey, keyTypes)
-		if err != nil {
-			return fmt.Errorf("commit: min key of %s: %w", e.File.FileName, err)
-		}
-		maxK, err := decodeKey(e.File.MaxKey, keyTypes)
-		if err != nil {
-			return fmt.Errorf("commit: max key of %s: %w", e.File.FileName, err)
-		}
-		k := bucketKey{string(e.Partition), e.Bucket}
-		s := inputs[k]
-		if s == nil {
-			inputs[k] = &span{lo: e.File.MinSequenceNumber, hi: e.File.MaxSequenceNumber, minKey: minK, maxKey: maxK, file: e.File.FileName}
-			continue
-		}
-		s.lo, s.hi = min(s.lo, e.File.MinSequenceNumber), max(s.hi, e.File.MaxSequenceNumber)
-		if compareKeys(keyTypes, minK, s.minKey) < 0 {
-			s.minKey = minK
-		}
-		if compareKeys(keyTypes, maxK, s.maxKey) > 0 {
-			s.maxKey = maxK
-		}
-	}
-	for _, e := range live {
-		s := inputs[bucketKey{string(e.Partition), e.Bucket}]
-		if s == nil || deleted[e.Identifier()] {
-			continue
-		}
-		f := e.File
-		if f.MaxSequenceNumber < s.lo || f.MinSequenceNumber > s.hi {
-			continue
-		}
-		minK, err := decodeKey(f.MinKey, keyTypes)
-		if err != nil {
-			return fmt.Errorf("commit: min key of %s: %w", f.FileName, err)
-		}
-		maxK, err := decodeKey(f.MaxKey, keyTypes)
-		if err != nil {
-			return fmt.Errorf("commit: max key of %s: %w", f.FileName, err)
-		}
-		if compareKeys(keyTypes, maxK, s.minKey) < 0 || compareKeys(keyTypes, minK, s.maxKey) > 0 {
-			continue
-		}
-		return fmt.Errorf("%w: compaction of bucket %d (inputs such as %s, sequence numbers %d..%d) did not read %s (level %d, sequence numbers %d..%d), committed concurrently",
-			ErrConflict, e.Bucket, s.file, s.lo, s.hi, f.FileName, f.Level, f.MinSequenceNumber, f.MaxSequenceNumber)
-	}
-	return nil
-}
-
-// compareKeys orders two decoded keys of keyTypes.
-func compareKeys(keyTypes []types.DataType, a, b []any) int {
-	for i, t := range keyTypes {
-		if c := types.Compare(t, a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 // refusalTakenOver reports whether the writers of msgs take over the

@@ -408,10 +408,15 @@ func (p *Plan) Execute(ctx context.Context) (*Result, error) {
 			continue
 		}
 		task := &p.Tasks[i]
-		res.Messages = append(res.Messages, commit.Message{
+		m := commit.Message{
 			Partition: task.Partition, Bucket: task.Bucket, TotalBuckets: task.TotalBuckets,
 			Compact: inc,
-		})
+		}
+		if task.Levels != nil {
+			// The plan saw the bucket's live files of its snapshot.
+			m.Levels = &commit.LevelsView{Files: FileNames(task.Levels.AllFiles()), DeletesKept: !p.r.DropsDeletes(task)}
+		}
+		res.Messages = append(res.Messages, m)
 	}
 	return res, nil
 }

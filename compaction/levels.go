@@ -252,6 +252,15 @@ func (l *Levels) AllFiles() []manifest.DataFileMeta {
 	return out
 }
 
+// FileNames returns the names of files, in order.
+func FileNames(files []manifest.DataFileMeta) []string {
+	out := make([]string, len(files))
+	for i := range files {
+		out[i] = files[i].FileName
+	}
+	return out
+}
+
 // Clone returns a copy of l that later Updates of either do not affect
 // (the files' metadata is shared, never modified). The copy shares l's
 // KeyOrder, so it is not safe to Update both concurrently; reading a clone

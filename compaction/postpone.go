@@ -345,9 +345,10 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 			return nil, err
 		}
 		inc := commit.CompactIncrement{After: files}
+		var view *commit.LevelsView
 		if pc.lookup != nil && len(files) > 0 {
 			var written []string
-			inc, written, err = pc.lookup.raise(ctx, p.partition, b, int32(p.numBuckets), dir, p.live[b], files)
+			inc, view, written, err = pc.lookup.raise(ctx, p.partition, b, int32(p.numBuckets), dir, p.live[b], files)
 			if err != nil {
 				return nil, err
 			}
@@ -356,7 +357,7 @@ func (pc *postponeCompaction) compact(ctx context.Context, p *postponePart) ([]c
 		if !inc.IsEmpty() {
 			msgs = append(msgs, commit.Message{
 				Partition: p.partition, Bucket: b, TotalBuckets: int32(p.numBuckets),
-				Compact: inc,
+				Compact: inc, Levels: view,
 			})
 		}
 	}

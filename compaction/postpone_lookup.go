@@ -87,24 +87,26 @@ func newPostponeLookup(fio *fileio.FileIO, ts *schema.TableSchema, opts Options,
 // bucket's compaction increment (Before the live files compacted, After the
 // added files still live and the compaction outputs, the deletion-vector
 // index files written and replaced) and the paths of every file it wrote
-// that the increment adds (for the caller to delete if the commit fails).
+// that the increment adds (for the caller to delete if the commit fails),
+// with the levels its compactions saw (live and added; see
+// commit.LevelsView).
 // Added files a compaction consumed are deleted. On error the files raise
 // wrote are deleted, and the added files are left to the caller.
-func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, total int32, dir string, live, added []manifest.DataFileMeta) (inc commit.CompactIncrement, written []string, err error) {
+func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, total int32, dir string, live, added []manifest.DataFileMeta) (inc commit.CompactIncrement, view *commit.LevelsView, written []string, err error) {
 	keys := NewKeyOrder(l.rewriter.t.keyTypes)
 	lv, err := NewLevels(live, l.numLevels, keys)
 	if err != nil {
-		return inc, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
+		return inc, nil, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
 	}
 	s := l.strategy
 	s.LastFullCompaction = LastFullCompaction(lv)
 	if err := lv.Update(nil, added); err != nil {
-		return inc, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
+		return inc, nil, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
 	}
 	var dvs *deletionvector.Maintainer
 	if l.dv {
 		if dvs, err = restoreDVs(ctx, l.fio, l.index, partition, bucket, l.bitmap64); err != nil {
-			return inc, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
+			return inc, nil, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
 		}
 	}
 	isAdded := make(map[string]bool, len(added))
@@ -122,6 +124,7 @@ func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, to
 	}()
 	after := slices.Clone(added)
 	var before []manifest.DataFileMeta
+	view = &commit.LevelsView{Files: append(FileNames(live), FileNames(added)...), DeletesKept: true}
 	for len(lv.Level0()) > 0 {
 		u, ok := s.Pick(lv.NumberOfLevels(), lv.Runs())
 		if !ok {
@@ -132,9 +135,12 @@ func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, to
 			Partition: partition, Bucket: bucket, TotalBuckets: total, BucketPath: dir,
 			Levels: lv.Clone(), Unit: u, DropDeletes: lv.DropDeletes(u), DVs: dvs,
 		}
+		if l.rewriter.DropsDeletes(&task) {
+			view.DeletesKept = false
+		}
 		step, err := l.rewriter.Run(ctx, &task)
 		if err != nil {
-			return commit.CompactIncrement{}, nil, err
+			return commit.CompactIncrement{}, nil, nil, err
 		}
 		inputs := make(map[string]bool, len(step.Before))
 		for _, f := range step.Before {
@@ -146,7 +152,7 @@ func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, to
 			}
 		}
 		if err := lv.Update(step.Before, step.After); err != nil {
-			return commit.CompactIncrement{}, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
+			return commit.CompactIncrement{}, nil, nil, fmt.Errorf("compaction: bucket %s: %w", dir, err)
 		}
 		// MergeTreeWriter.updateCompactResult and BucketFiles.update: an
 		// input written by this compaction is an intermediate file.
@@ -166,7 +172,7 @@ func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, to
 			}
 			if _, out := outputs[f.FileName]; isAdded[f.FileName] || out {
 				if derr := datafile.Delete(context.WithoutCancel(ctx), l.fio, dir, &f); derr != nil {
-					return commit.CompactIncrement{}, nil, fmt.Errorf("compaction: %w", derr)
+					return commit.CompactIncrement{}, nil, nil, fmt.Errorf("compaction: %w", derr)
 				}
 				delete(outputs, f.FileName)
 			}
@@ -176,7 +182,7 @@ func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, to
 	inc = commit.CompactIncrement{Before: before, After: after}
 	if dvs != nil {
 		if inc.NewIndexFiles, inc.DeletedIndexFiles, err = dvs.WriteDeletionVectorsIndex(ctx, l.fio, l.dvNames); err != nil {
-			return commit.CompactIncrement{}, nil, fmt.Errorf("compaction: deletion vectors of bucket %s: %w", dir, err)
+			return commit.CompactIncrement{}, nil, nil, fmt.Errorf("compaction: deletion vectors of bucket %s: %w", dir, err)
 		}
 	}
 	for _, f := range outputs {
@@ -186,5 +192,5 @@ func (l *postponeLookup) raise(ctx context.Context, partition []byte, bucket, to
 		written = append(written, deletionvector.Path(f.FileName))
 	}
 	slices.Sort(written)
-	return inc, written, nil
+	return inc, view, written, nil
 }

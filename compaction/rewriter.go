@@ -92,6 +92,14 @@ func NewRewriter(fio *fileio.FileIO, ts *schema.TableSchema, opts RewriterOption
 	return r, nil
 }
 
+// DropsDeletes reports whether Run drops the -D and -U records of
+// primary-key task: task.DropDeletes, or, in deletion-vector tables, an
+// output level above 0 (see Run). Writers report it to the committer
+// (commit.LevelsView.DeletesKept).
+func (r *Rewriter) DropsDeletes(task *Task) bool {
+	return task.DropDeletes || (r.t.dv && task.Unit.OutputLevel > 0)
+}
+
 // Run compacts the bucket of task and returns what changed as a compaction
 // increment (Java CompactResult): for a primary-key task the steps of
 // PlanSteps on task.Unit (upgrades: Before the old meta, After the same
@@ -143,7 +151,7 @@ func (r *Rewriter) Run(ctx context.Context, task *Task) (inc commit.CompactIncre
 		j.keys = NewKeyOrder(r.t.keyTypes)
 		cfg := r.taskCfg
 		cfg.MaxLevel = task.Levels.MaxLevel()
-		cfg.DropDeletes = task.DropDeletes || (r.t.dv && task.Unit.OutputLevel > 0)
+		cfg.DropDeletes = r.DropsDeletes(task)
 		if inc.Before, inc.After, err = j.compactPK(ctx, task.Levels, task.Unit, cfg); err != nil {
 			j.abortChangelog(context.WithoutCancel(ctx))
 			return inc, fmt.Errorf("compaction: bucket %s: %w", task.BucketPath, err)

@@ -165,6 +165,9 @@ type bucketCompaction struct {
 	// changelog are the changelog files of the compactions since the last
 	// PrepareCommit (changelog-producer = lookup or full-compaction).
 	changelog []manifest.DataFileMeta
+	// dropped: a compaction of before/after dropped delete records
+	// (compaction.Rewriter.DropsDeletes).
+	dropped bool
 }
 
 // compactRun is a submitted compaction; done is closed when inc and err
@@ -384,6 +387,7 @@ func (bw *bucketWriter) syncCompaction(ctx context.Context, blocking bool) error
 	}
 	inc := run.inc
 	if bc.levels != nil {
+		bc.dropped = bc.dropped || bw.w.comp.rewriter.DropsDeletes(&run.task)
 		if err := bc.levels.Update(inc.Before, inc.After); err != nil {
 			return fmt.Errorf("writer: levels of bucket %s: %w", bw.dir, err)
 		}
@@ -510,15 +514,22 @@ func (bw *bucketWriter) prepareIndex(ctx context.Context) (newFiles, deleted []m
 	return newFiles, deleted, nil
 }
 
-// drainCompact hands out the bucket's compaction increment.
-func (bw *bucketWriter) drainCompact() commit.CompactIncrement {
+// drainCompact hands out the bucket's compaction increment and, for a
+// primary-key bucket with one, the levels its compactions saw: every file
+// of the levels now (the files the compactions were planned over, less
+// their inputs, plus their outputs and the files flushed since).
+func (bw *bucketWriter) drainCompact() (commit.CompactIncrement, *commit.LevelsView) {
 	bc := bw.comp
 	if bc == nil {
-		return commit.CompactIncrement{}
+		return commit.CompactIncrement{}, nil
 	}
 	inc := commit.CompactIncrement{Before: bc.before, After: bc.after, ChangelogFiles: bc.changelog}
-	bc.before, bc.after, bc.changelog = nil, nil, nil
-	return inc
+	var view *commit.LevelsView
+	if bc.levels != nil && (len(bc.before) > 0 || len(bc.after) > 0) {
+		view = &commit.LevelsView{Files: compaction.FileNames(bc.levels.AllFiles()), DeletesKept: !bc.dropped}
+	}
+	bc.before, bc.after, bc.changelog, bc.dropped = nil, nil, nil, false
+	return inc, view
 }
 
 // abortCompact waits for the running compaction (the Write's context is
@@ -545,6 +556,6 @@ func (bw *bucketWriter) abortCompact(ctx context.Context) error {
 	for _, f := range bc.changelog {
 		errs = append(errs, bw.deleteFile(ctx, &f))
 	}
-	bc.before, bc.after, bc.changelog = nil, nil, nil
+	bc.before, bc.after, bc.changelog, bc.dropped = nil, nil, nil, false
 	return errors.Join(errs...)
 }

@@ -822,8 +822,8 @@ func (w *Write) PrepareCommit(ctx context.Context) ([]commit.Message, error) {
 			Bucket:       bw.bucket,
 			TotalBuckets: w.totalBuckets(bw),
 			Data:         commit.DataIncrement{NewFiles: bw.newFiles, ChangelogFiles: bw.newChangelog},
-			Compact:      bw.drainCompact(),
 		}
+		m.Compact, m.Levels = bw.drainCompact()
 		if w.pk != nil {
 			m.OnResequenced = w.reseq.report
 		}
