@@ -3,14 +3,19 @@ package multiwriter_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/paimon-go/paimon/catalog"
 	"github.com/paimon-go/paimon/commit"
 	"github.com/paimon-go/paimon/compaction"
 	"github.com/paimon-go/paimon/internal/tabletest"
+	"github.com/paimon-go/paimon/snapshot"
 	"github.com/paimon-go/paimon/types"
+	"github.com/paimon-go/paimon/writer"
 )
 
 // engines are the merge engines whose visible row depends on the order of
@@ -155,6 +160,114 @@ func TestStaleCompactionConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := tabletest.ReadRows(t, tbl.FileIO.URL()); !slices.Equal(got, want) {
+		t.Fatalf("rows after full compaction %q, want %q", got, want)
+	}
+}
+
+// TestCompactionOverUnseenDelete: writer b restores the empty bucket, then
+// writer a commits key 1; b commits key 100 (re-sequenced after a's file),
+// deletes key 1 and compacts its two files to the highest level, dropping
+// the delete record. a's file, which b never saw, is older than b's inputs:
+// publishing that compaction would bring key 1 back, so the COMPACT
+// snapshot is refused (commit.ErrConflict, taken over by b's writer, which
+// reloads its levels) and the rows are those of the commits applied in
+// order, at every step and after a full compaction.
+func TestCompactionOverUnseenDelete(t *testing.T) {
+	ctx := context.Background()
+	tbl := newTable(t, map[string]string{"num-sorted-run.compaction-trigger": "2"})
+	fields := append(types.SchemaToArrow(tbl.Schema.Fields).Fields(), arrow.Field{Name: writer.DefaultRowKindColumn, Type: arrow.BinaryTypes.String})
+	sc := arrow.NewSchema(fields, nil)
+	wa, err := writer.New(tbl.FileIO, tbl.Schema, "wa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wa.Close()
+	wb, err := writer.New(tbl.FileIO, tbl.Schema, "wb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	cb, err := commit.New(tbl.FileIO, tbl.Schema, "wb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.Close()
+	url := tbl.FileIO.URL()
+	step := func(w *writer.Write, c *commit.Committer, ident int64, want []string, rows ...[]any) []commit.Message {
+		t.Helper()
+		rec := tabletest.Batch(t, sc, rows...)
+		defer rec.Release()
+		if err := w.Write(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := w.PrepareCommit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Commit(ctx, ident, msgs); err != nil {
+			t.Fatalf("commit %d: %v", ident, err)
+		}
+		if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
+			t.Fatalf("after commit %d: rows %q, want %q", ident, got, want)
+		}
+		return msgs
+	}
+	// b's writer restores the empty bucket with its first row.
+	rec := tabletest.Batch(t, sc, []any{int32(100), "b0", "+I"})
+	if err := wb.Write(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	ca, err := commit.New(tbl.FileIO, tbl.Schema, "wa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ca.Close()
+	step(wa, ca, 1, []string{"1|a"}, []any{int32(1), "a", "+I"})
+	step(wb, cb, 1, []string{"100|b0", "1|a"})
+	// b deletes key 1, then writes keys 2, 3, 4: its writer compacts its
+	// own files, dropping the delete record, once it has enough runs.
+	want := []string{"100|b0"}
+	refused := 0
+	for i, k := range []int32{1, 2, 3, 4} {
+		row := []any{k, nil, "-D"}
+		if k != 1 {
+			row = []any{k, fmt.Sprintf("b%d", k), "+I"}
+			want = append(want, fmt.Sprintf("%d|b%d", k, k))
+		}
+		ident := int64(i + 2)
+		msgs := step(wb, cb, ident, want, row)
+		for _, m := range msgs {
+			if m.Compact.IsEmpty() {
+				continue
+			}
+			if m.Levels == nil {
+				t.Fatalf("commit %d: a compaction message without levels", ident)
+			}
+			latest, err := snapshot.NewManager(tbl.FileIO).Latest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if refused == 0 {
+				// The first compaction over a's unseen file is refused:
+				// the latest snapshot is b's APPEND snapshot.
+				if m.Levels.DeletesKept || latest.CommitKind != snapshot.KindAppend {
+					t.Fatalf("commit %d: compaction with levels %+v, latest snapshot %d %s; want a refused compaction that dropped deletes",
+						ident, m.Levels, latest.ID, latest.CommitKind)
+				}
+			} else if latest.CommitKind != snapshot.KindCompact {
+				t.Fatalf("commit %d: latest snapshot %d %s, want the compaction of the reloaded levels", ident, latest.ID, latest.CommitKind)
+			}
+			refused++
+		}
+	}
+	if refused < 2 {
+		t.Fatalf("%d commits of b compacted, want the refused one and one after it", refused)
+	}
+	if _, err := compaction.Compact(ctx, tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
 		t.Fatalf("rows after full compaction %q, want %q", got, want)
 	}
 }
