@@ -129,9 +129,15 @@
 //     created; Message.OnResequenced tells the writer. A commit that lost a
 //     race is sequenced anew after the commit that beat it.
 //   - Conflict detection of COMPACT parts fails with ErrConflict when a live
-//     file the compaction did not read shares keys and sequence numbers with
-//     its inputs: another writer committed it meanwhile, and the merge
-//     skipped records that belong between the merged ones.
+//     file the compaction did not read shares keys with its inputs and
+//     either its sequence numbers interleave with theirs (another writer
+//     committed it meanwhile, and the merge skipped records that belong
+//     between the merged ones), or the writer's levels did not hold it
+//     (Message.Levels) and it is older than the inputs while the
+//     compaction dropped delete records or put its output above it, or
+//     newer while sitting above the output. Dropped delete records would
+//     otherwise bring back the file's rows that a later commit deleted, and
+//     Java's level order (older records on higher levels) would break.
 //
 // # Dynamic buckets across writers
 //

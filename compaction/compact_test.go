@@ -462,6 +462,11 @@ func TestCompactMessages(t *testing.T) {
 		b[0].Level != 0 || a[0].Level != 5 || a[0].RowCount != 3 || *a[0].FileSource != manifest.SourceAppend {
 		t.Fatalf("upgrade: before %+v after %+v", b, a)
 	}
+	// The plan saw the bucket's one file; a full compaction to the highest
+	// level drops deletes.
+	if m.Levels == nil || !slices.Equal(m.Levels.Files, []string{before[0].name}) || m.Levels.DeletesKept {
+		t.Fatalf("levels %+v, want [%s] with deletes dropped", m.Levels, before[0].name)
+	}
 }
 
 // Files of a compaction rewrite carry the metadata Java's

@@ -124,6 +124,9 @@ func TestDeletionVectorsDedicated(t *testing.T) {
 		t.Fatalf("%d messages", len(res.Messages))
 	}
 	ci := res.Messages[0].Compact
+	if lv := res.Messages[0].Levels; lv == nil || lv.DeletesKept || len(lv.Files) != len(p.Tasks[0].Levels.AllFiles()) {
+		t.Fatalf("levels %+v: want the plan's %d files, deletes dropped (deletion vectors, output above level 0)", lv, len(p.Tasks[0].Levels.AllFiles()))
+	}
 	if len(ci.NewIndexFiles) != 1 || len(ci.DeletedIndexFiles) != 1 || ci.DeletedIndexFiles[0].FileName != first[0] {
 		t.Fatalf("index changes: new %+v, deleted %+v (live %v)", ci.NewIndexFiles, ci.DeletedIndexFiles, first)
 	}
