@@ -315,13 +315,21 @@ func plainCommitter(tbl *paimon.Table, user string, wait func() error) (committe
 		if err != nil {
 			return 0, false, err
 		}
+		// A refusal the writer takes over (it reloads its levels) is
+		// counted as a refused compaction too.
+		refused := false
+		for i := range msgs {
+			if f := msgs[i].OnCompactionRefused; f != nil {
+				msgs[i].OnCompactionRefused = func(p []byte, b int32) { refused = true; f(p, b) }
+			}
+		}
 		snap, err := c.Commit(ctx, ident, msgs)
 		if errors.Is(err, commit.ErrCompactionNotCommitted) {
 			// The data is committed; the writer's levels describe a
 			// compaction the table refused.
 			return snap, false, w.Restore(ctx)
 		}
-		return snap, true, err
+		return snap, !refused, err
 	}, nil
 }
 
