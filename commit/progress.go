@@ -270,6 +270,9 @@ func (c *Committer) overwriteProgress(sel *selector) (progressPlan, error) {
 // CommitWithProgress is Commit with the given watermark. A commit with
 // ranges creates its snapshot even without any file change (whatever
 // snapshot.ignore-empty-commit says), so progress alone can be recorded.
+// Like Commit it returns the id of the last snapshot it created: the
+// COMPACT snapshot of the messages' compaction changes when those landed
+// (it carries the progress over), else the APPEND snapshot.
 //
 // Retries: unless identifier is BatchIdentifier, when a snapshot of this
 // commit user with an identifier >= identifier exists (as for Commit) and
@@ -350,12 +353,16 @@ func (c *Committer) commitWithProgress(ctx context.Context, identifier int64, ms
 		return 0, err
 	}
 	if !cmp.empty() {
-		if _, err := c.commitPart(ctx, identifier, cmp); err != nil {
+		cid, err := c.commitPart(ctx, identifier, cmp)
+		if err != nil {
 			if refusalTakenOver(msgs, err) {
 				return id, nil
 			}
 			return id, fmt.Errorf("%w: snapshot %d holds the new data files and the progress: %w", ErrCompactionNotCommitted, id, err)
 		}
+		// As Commit: the last snapshot created (it carries the progress
+		// over).
+		id = cid
 	}
 	return id, nil
 }

@@ -169,8 +169,10 @@ func TestProgressForwardCopy(t *testing.T) {
 	// New files and the compaction of the second commit's file together.
 	both := prepare(t, tbl, "u", []int64{5, 6}, "c")
 	both[0].Compact = upgradeFirst(second, 5)[0].Compact
-	if id, err := c.CommitWithProgress(ctx, 4, both, advs(adv(p0, 3, 5)), nil); err != nil || id != 4 {
-		t.Fatalf("CommitWithProgress with compaction = %d, %v; want 4 (the APPEND snapshot)", id, err)
+	// Like Commit it returns the last snapshot it created: the COMPACT
+	// snapshot, which carries the progress over.
+	if id, err := c.CommitWithProgress(ctx, 4, both, advs(adv(p0, 3, 5)), nil); err != nil || id != 5 {
+		t.Fatalf("CommitWithProgress with compaction = %d, %v; want 5 (the COMPACT snapshot)", id, err)
 	}
 	s4, s5 := getSnapshot(t, tbl, 4), getSnapshot(t, tbl, 5)
 	prop4 := s4.Properties[progress.Property]

@@ -59,7 +59,9 @@ func (cm *Commit) Committer() *commit.Committer { return cm.cm }
 
 // CommitWithProgress publishes the files and offset ranges of prog (from
 // one or several PrepareCommitWithProgress calls, in any order) as one
-// snapshot of commit identifier and returns its id; watermark, when not
+// snapshot of commit identifier and returns the id of the last snapshot it
+// created (the COMPACT snapshot of the flush writers' compaction when that
+// landed; it carries the progress over); watermark, when not
 // nil, is the input watermark to record (commit.Committer.CommitWithProgress
 // and paimon-cpp FileStoreCommit::CommitWithProgress). Per
 // partition-bucket the ranges must continue the latest snapshot's committed

@@ -300,8 +300,8 @@ func concatTable(tbl arrow.Table) (arrow.RecordBatch, error) {
 	return array.NewRecordBatch(tbl.Schema(), cols, tbl.NumRows()), nil
 }
 
-// Commit asks the server to commit what it holds now and returns the
-// snapshot id (0 when it held nothing).
+// Commit asks the server to commit what it holds now and returns the id of
+// the last snapshot it created (0 when it held nothing).
 func (c *Client) Commit(ctx context.Context) (int64, error) {
 	b, err := c.action(ctx, ActionCommit, nil)
 	if err != nil {

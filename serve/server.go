@@ -347,8 +347,9 @@ func (s *Server) loop() {
 // prepared commit before the server gives its rows up (rebuild).
 const maxCommitRetries = 5
 
-// Commit prepares and commits what the server holds now and returns the
-// snapshot id (0 when nothing was held).
+// Commit prepares and commits what the server holds now and returns the id
+// of the last snapshot it created (0 when nothing was held; see
+// realtime.Commit.CommitWithProgress).
 //
 // Failures keep acknowledged rows where the protocol allows it:
 //   - a failed prepare (an object-store error while flushing) hands every
