@@ -468,12 +468,14 @@ func runWorkers(t *testing.T, url string, n, commits int, rt, kill bool) (acks [
 // to a model of the merge engine and returns the rows it gives, checking
 // that they are exactly the acknowledged commits, each once.
 func replay(t *testing.T, url, engine string, acks []ack) []string {
-	return replayDeletes(t, url, engine, acks, false)
+	rows, _ := replayDeletes(t, url, engine, acks, false)
+	return rows
 }
 
 // replayDeletes is replay for workers that also delete a key per commit
-// when deletes is set (deduplicate tables).
-func replayDeletes(t *testing.T, url, engine string, acks []ack, deletes bool) []string {
+// when deletes is set (deduplicate tables); it also returns the number of
+// COMPACT snapshots.
+func replayDeletes(t *testing.T, url, engine string, acks []ack, deletes bool) (rows []string, compacts int) {
 	t.Helper()
 	ctx := context.Background()
 	tbl, err := paimon.OpenTable(ctx, url)
@@ -496,6 +498,9 @@ func replayDeletes(t *testing.T, url, engine string, acks []ack, deletes bool) [
 		s, err := snaps.Get(ctx, id)
 		if err != nil {
 			t.Fatalf("snapshot %d of %d: %v", id, latest, err)
+		}
+		if s.CommitKind == snapshot.KindCompact {
+			compacts++
 		}
 		if s.CommitKind == snapshot.KindCompact || s.CommitUser == "setup" {
 			continue
@@ -558,36 +563,24 @@ func replayDeletes(t *testing.T, url, engine string, acks []ack, deletes bool) [
 		out = append(out, strings.Join(s, "|"))
 	}
 	slices.Sort(out)
-	return out
+	return out, compacts
 }
 
-// countCompacts returns the number of COMPACT snapshots of the table at url.
-func countCompacts(t *testing.T, url string) int {
-	t.Helper()
-	ctx := context.Background()
-	tbl, err := paimon.OpenTable(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
-	latest, err := tbl.Snapshots().LatestID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for id := int64(1); id <= latest; id++ {
-		s, err := tbl.Snapshots().Get(ctx, id)
-		if err != nil {
-			t.Fatalf("snapshot %d: %v", id, err)
-		}
-		if s.CommitKind == snapshot.KindCompact {
-			n++
-		}
-		if os.Getenv("DBG") != "" {
-			t.Logf("snap %d %s %s %d", id, s.CommitUser, s.CommitKind, s.CommitIdentifier)
+// rowsDiff describes how the sorted rows got differ from want: the rows
+// only got has and those only want has.
+func rowsDiff(got, want []string) string {
+	var extra, missing []string
+	for _, r := range got {
+		if _, ok := slices.BinarySearch(want, r); !ok {
+			extra = append(extra, r)
 		}
 	}
-	return n
+	for _, r := range want {
+		if _, ok := slices.BinarySearch(got, r); !ok {
+			missing = append(missing, r)
+		}
+	}
+	return fmt.Sprintf("%d rows, want %d; not in the replay %q; missing %q", len(got), len(want), extra, missing)
 }
 
 // TestWritersShareBucket is issue 11's acceptance test of part 2: worker
@@ -665,12 +658,12 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 		model = "aggregation"
 	}
 	deletes := os.Getenv(deletesEnv) == "1"
-	want := replayDeletes(t, url, model, acks, deletes)
+	want, compacts := replayDeletes(t, url, model, acks, deletes)
 	if !deletes && len(want) != keys {
 		t.Fatalf("replay gives %d rows, want %d", len(want), keys)
 	}
 	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) && !strings.HasPrefix(engine, "deletion-vectors") {
-		t.Fatalf("rows\n%q\nwant (serial replay)\n%q", got, want)
+		t.Fatalf("rows differ from the serial replay: %s", rowsDiff(got, want))
 	}
 	if opts["file-index.bloom-filter.columns"] != "" && variant != "kill" {
 		// Every index file has its data file: the copies of attempts that
@@ -696,12 +689,11 @@ func shareBucket(t *testing.T, whURL, engine string, options map[string]string, 
 			t.Errorf("no index file in bucket-0 (%d files)", len(names))
 		}
 	}
-	compacts := countCompacts(t, url)
 	if _, err := compaction.Compact(context.Background(), tbl.FileIO, tbl.Schema, "compact", compaction.Options{Full: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := tabletest.ReadRows(t, url); !slices.Equal(got, want) {
-		t.Fatalf("rows after full compaction\n%q\nwant (serial replay)\n%q", got, want)
+		t.Fatalf("rows after full compaction differ from the serial replay: %s", rowsDiff(got, want))
 	}
 	t.Logf("%d processes × %d commits (%s, %d killed): %d rows equal the serial replay; %d COMPACT snapshots by the writers, %d commits reported a refused compaction",
 		procs, commits, variant, kills, len(want), compacts, refused)
