@@ -12,7 +12,15 @@
 // than their rows need (builders and readers grow buffers by doubling; a
 // small slice pins its parent) are copied to exact size, which bounds the
 // memory per row (Factory.CompactRatio, default 1.5x the raw Arrow size).
-// With realtime.StatsFull every batch also keeps
+// The system columns are held packed: the offset column (and a primary-key
+// batch's sequence number column) as a base plus a 2- or 4-byte delta per
+// row, or no bytes at all when the values are consecutive (an append
+// batch's offsets), a primary-key batch's sequence numbers sharing the
+// offsets' deltas when they follow them (as the real-time writer assigns
+// both), and a kind column of INSERT rows only as nothing. Columns whose
+// values span 2^32 or more, and kind columns with other row kinds, are kept
+// as written. Readers write packed columns out into new arrays for the
+// rows they yield. With realtime.StatsFull every batch also keeps
 // per-column min, max and null count, computed once at Write, so queries can
 // skip whole batches a filter cannot match.
 //
@@ -36,8 +44,9 @@
 // # Usage accounting
 //
 // Usage counts, per retained batch, the Len of every distinct Arrow buffer
-// reachable from its columns (validity, offsets, values, children,
-// dictionaries). Buffers shared by two batches (for example two slices of one
+// reachable from its kept columns (validity, offsets, values, children,
+// dictionaries) plus the bytes of its packed deltas (a slice shared by the
+// offsets and the sequence numbers once). Buffers shared by two batches (for example two slices of one
 // larger record) are counted once per batch, so a batch kept as a slice of a
 // bigger record (not compacted: slack under 4 KiB, or CompactRatio < 0) is
 // charged the full length of the shared buffers.

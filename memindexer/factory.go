@@ -137,6 +137,10 @@ func (f Factory) Create(req realtime.CreateRequest) (realtime.Store, error) {
 		fixedCols: len(want),
 		keys:      append([]int(nil), req.KeyColumns...),
 		statsMode: req.Stats,
+		allCols:   make([]int, n),
+	}
+	for i := range s.allCols {
+		s.allCols[i] = i
 	}
 	if req.Stats == realtime.StatsFull {
 		s.colTypes = make([]types.DataType, n)

@@ -15,7 +15,7 @@ import (
 
 // piece is rows [lo, hi) of a stored batch.
 type piece struct {
-	rec    arrow.RecordBatch
+	e      *entry
 	lo, hi int
 }
 
@@ -38,24 +38,24 @@ func (p *projection) keysReader(ctx context.Context, v *view, es []*entry, ks *r
 		var pieces []piece
 		for _, key := range ks.Values {
 			for _, e := range es {
-				lo, hi := keyRows(e.rec, ks, key)
+				lo, hi := keyRows(e, ks, key)
 				if lo >= hi {
 					continue
 				}
 				if p.visible.Empty() || (e.first >= p.visible.Begin && e.last < p.visible.End) {
-					pieces = append(pieces, piece{e.rec, lo, hi})
+					pieces = append(pieces, piece{e, lo, hi})
 					continue
 				}
 				for i := lo; i < hi; {
-					if !p.visible.Contains(e.offsets[i]) {
+					if !p.visible.Contains(e.offsetAt(i)) {
 						i++
 						continue
 					}
 					j := i + 1
-					for j < hi && p.visible.Contains(e.offsets[j]) {
+					for j < hi && p.visible.Contains(e.offsetAt(j)) {
 						j++
 					}
-					pieces = append(pieces, piece{e.rec, i, j})
+					pieces = append(pieces, piece{e, i, j})
 					i = j
 				}
 			}
@@ -91,13 +91,13 @@ func (p *projection) keysReader(ctx context.Context, v *view, es []*entry, ks *r
 	}
 }
 
-// keyRows returns the rows [lo, hi) of rec (sorted by key) whose key
+// keyRows returns the rows [lo, hi) of e (sorted by key) whose key
 // columns equal key.
-func keyRows(rec arrow.RecordBatch, ks *realtime.QueryKeys, key []any) (int, int) {
-	n := int(rec.NumRows())
+func keyRows(e *entry, ks *realtime.QueryKeys, key []any) (int, int) {
+	n := int(e.rows)
 	cmpRow := func(row int) int {
 		for i, c := range ks.Columns {
-			if o := types.CompareArrow(ks.Types[i], rec.Column(c), row, key[i]); o != 0 {
+			if o := types.CompareArrow(ks.Types[i], e.rec.Column(e.cols[c]), row, key[i]); o != 0 {
 				return o
 			}
 		}
@@ -135,9 +135,32 @@ func gather(mem memory.Allocator, sc *arrow.Schema, cols []int, pieces []piece) 
 	return array.NewRecordBatch(sc, arrs, int64(n)), nil
 }
 
-// gatherColumn gathers column c of pieces (n rows) into one array of type dt.
+// gatherColumn gathers transport column c of pieces (n rows) into one
+// array of type dt. The system columns are read value by value, packed or
+// not.
 func gatherColumn(mem memory.Allocator, dt arrow.DataType, c int, pieces []piece, n int) (arrow.Array, error) {
-	switch a := pieces[0].rec.Column(c).(type) {
+	if e := pieces[0].e; e.pk && c == kindCol {
+		b := array.NewInt8Builder(mem)
+		defer b.Release()
+		b.Reserve(n)
+		for _, pc := range pieces {
+			for i := pc.lo; i < pc.hi; i++ {
+				b.UnsafeAppend(pc.e.kindAt(i))
+			}
+		}
+		return b.NewArray(), nil
+	} else if (e.pk && c == seqCol) || c == e.offCol {
+		b := array.NewInt64Builder(mem)
+		defer b.Release()
+		b.Reserve(n)
+		for _, pc := range pieces {
+			for i := pc.lo; i < pc.hi; i++ {
+				b.UnsafeAppend(pc.e.int64At(c, i))
+			}
+		}
+		return b.NewArray(), nil
+	}
+	switch a := pieces[0].e.rec.Column(pieces[0].e.cols[c]).(type) {
 	case *array.String:
 		return gatherValues[string, *array.String](array.NewStringBuilder(mem), c, pieces, n), nil
 	case *array.Binary:
@@ -155,7 +178,7 @@ func gatherColumn(mem memory.Allocator, dt arrow.DataType, c int, pieces []piece
 	}
 	parts := make([]arrow.Array, len(pieces))
 	for k, pc := range pieces {
-		parts[k] = array.NewSlice(pc.rec.Column(c), int64(pc.lo), int64(pc.hi))
+		parts[k] = array.NewSlice(pc.e.rec.Column(pc.e.cols[c]), int64(pc.lo), int64(pc.hi))
 	}
 	defer func() {
 		for _, p := range parts {
@@ -183,7 +206,7 @@ func gatherValues[T any, A valuer[T]](b appender[T], c int, pieces []piece, n in
 	defer b.Release()
 	b.Reserve(n)
 	for _, pc := range pieces {
-		a := pc.rec.Column(c).(A)
+		a := pc.e.rec.Column(pc.e.cols[c]).(A)
 		for i := pc.lo; i < pc.hi; i++ {
 			if a.IsNull(i) {
 				b.AppendNull()

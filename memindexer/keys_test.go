@@ -57,7 +57,16 @@ func TestGather(t *testing.T) {
 	r1, r2 := build(0), build(10)
 	defer r1.Release()
 	defer r2.Release()
-	pieces := []piece{{r1, 1, 4}, {r2, 0, 2}, {r1, 4, 5}, {r2, 2, 5}}
+	// Entries of the table columns only (no system column to pack).
+	plain := func(r arrow.RecordBatch) *entry {
+		cols := make([]int, r.NumCols())
+		for i := range cols {
+			cols[i] = i
+		}
+		return &entry{rec: r, cols: cols, offCol: -1, rows: r.NumRows()}
+	}
+	e1, e2 := plain(r1), plain(r2)
+	pieces := []piece{{e1, 1, 4}, {e2, 0, 2}, {e1, 4, 5}, {e2, 2, 5}}
 	cols := []int{8, 7, 6, 5, 4, 3, 2, 1, 0} // projected in reverse
 	fields := make([]arrow.Field, len(cols))
 	for j, c := range cols {
@@ -74,7 +83,7 @@ func TestGather(t *testing.T) {
 	for j, c := range cols {
 		parts := make([]arrow.Array, len(pieces))
 		for k, pc := range pieces {
-			parts[k] = array.NewSlice(pc.rec.Column(c), int64(pc.lo), int64(pc.hi))
+			parts[k] = array.NewSlice(pc.e.rec.Column(c), int64(pc.lo), int64(pc.hi))
 		}
 		want, err := array.Concatenate(parts, mem)
 		for _, p := range parts {

@@ -6,7 +6,7 @@ import (
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/paimon-go/paimon/progress"
 	"github.com/paimon-go/paimon/realtime"
@@ -76,8 +76,11 @@ func (s *store) commitReader(ctx context.Context, g *segment, es []*entry) reade
 				yield(nil, err)
 				return
 			}
-			// The pin taken for e becomes the consumer's reference.
-			if !yield(e.rec, nil) {
+			// The consumer gets a record of its own (the packed columns
+			// written out); the pin taken for e is dropped after it.
+			rec := e.record(s.alloc, s.schema, s.allCols, 0, int(e.rows))
+			e.rec.Release()
+			if !yield(rec, nil) {
 				releaseFrom(es[i+1:])
 				return
 			}
@@ -153,7 +156,7 @@ func (s *store) QueryReaders(ctx context.Context, rv realtime.ReadView, q realti
 		}
 	}
 	md := s.schema.Metadata()
-	p := &projection{schema: arrow.NewSchema(fields, &md), cols: cols, batchSize: int64(q.BatchSize)}
+	p := &projection{schema: arrow.NewSchema(fields, &md), cols: cols, batchSize: int64(q.BatchSize), mem: s.alloc}
 	if !q.Visible.Empty() {
 		p.visible = q.Visible
 		p.cut = s.mode == realtime.AppendOnly
@@ -198,6 +201,7 @@ type projection struct {
 	batchSize int64
 	visible   progress.Range // empty: no clipping
 	cut       bool           // slice batches to visible (sorted offsets)
+	mem       memory.Allocator
 }
 
 // reader yields es (batches of v), pinned for the iteration, projected and
@@ -219,16 +223,17 @@ func (p *projection) reader(ctx context.Context, v *view, es []*entry) reader {
 				// A PrimaryKey batch (sorted by key) with rows on both sides
 				// of the visible range: its visible rows, as runs of
 				// consecutive rows, in order.
-				for i := 0; i < len(e.offsets); {
-					if !p.visible.Contains(e.offsets[i]) {
+				n := int(e.rows)
+				for i := 0; i < n; {
+					if !p.visible.Contains(e.offsetAt(i)) {
 						i++
 						continue
 					}
 					j := i + 1
-					for j < len(e.offsets) && p.visible.Contains(e.offsets[j]) {
+					for j < n && p.visible.Contains(e.offsetAt(j)) {
 						j++
 					}
-					if !p.emit(ctx, e.rec, int64(i), int64(j), yield) {
+					if !p.emit(ctx, e, int64(i), int64(j), yield) {
 						return
 					}
 					i = j
@@ -238,37 +243,22 @@ func (p *projection) reader(ctx context.Context, v *view, es []*entry) reader {
 			if lo >= hi {
 				continue
 			}
-			if !p.emit(ctx, e.rec, lo, hi, yield) {
+			if !p.emit(ctx, e, lo, hi, yield) {
 				return
 			}
 		}
 	}
 }
 
-// emit yields rows [lo, hi) of rec projected, at most batchSize rows at a
+// emit yields rows [lo, hi) of e projected, at most batchSize rows at a
 // time; false when the iteration must stop.
-func (p *projection) emit(ctx context.Context, rec arrow.RecordBatch, lo, hi int64, yield func(arrow.RecordBatch, error) bool) bool {
-	arrs := make([]arrow.Array, len(p.cols))
-	for i, c := range p.cols {
-		arrs[i] = rec.Column(c)
-	}
-	proj := array.NewRecordBatch(p.schema, arrs, rec.NumRows())
-	if lo == 0 && hi == rec.NumRows() && hi <= p.batchSize {
-		// The whole batch in one piece: no slice to make.
-		if err := ctx.Err(); err != nil {
-			proj.Release()
-			yield(nil, err)
-			return false
-		}
-		return yield(proj, nil)
-	}
-	defer proj.Release()
+func (p *projection) emit(ctx context.Context, e *entry, lo, hi int64, yield func(arrow.RecordBatch, error) bool) bool {
 	for at := lo; at < hi; at += p.batchSize {
 		if err := ctx.Err(); err != nil {
 			yield(nil, err)
 			return false
 		}
-		if !yield(proj.NewSlice(at, min(hi, at+p.batchSize)), nil) {
+		if !yield(e.record(p.mem, p.schema, p.cols, int(at), int(min(hi, at+p.batchSize))), nil) {
 			return false
 		}
 	}

@@ -27,7 +27,8 @@ type store struct {
 	colTypes  []types.DataType // per column (StatsFull)
 	colStats  []bool           // per column: min/max kept (StatsFull)
 	compact   float64          // Factory.CompactRatio resolved; <= 0: never copy
-	alloc     memory.Allocator // for compacted copies
+	alloc     memory.Allocator // for compacted copies and packed columns written out
+	allCols   []int            // 0, 1, ..., columns of schema - 1
 
 	mu        sync.Mutex
 	closed    bool
@@ -42,10 +43,18 @@ type store struct {
 // Arrow memory behind rec and offsets is valid while some holder (the store,
 // a view, a running reader) has a reference to rec.
 type entry struct {
+	// rec holds the batch's transport columns except the packed ones
+	// (packSystem); cols maps each transport column to its column in rec,
+	// or -1 when it is packed: the offset column in off, the sequence
+	// number column in seq, an all-INSERT kind column in nothing.
 	rec         arrow.RecordBatch
+	cols        []int
+	off, seq    packed
+	pk          bool           // a PrimaryKey batch
+	offCol      int            // the transport index of the offset column
 	rng         progress.Range // envelope given to Write
 	first, last int64          // smallest and largest offset present
-	offsets     []int64        // the offset column's values (rec's memory)
+	offsets     []int64        // the offset column's values when not packed (rec's memory)
 	rows, bytes int64
 	stats       *batchStats // nil unless StatsFull
 }
@@ -175,16 +184,20 @@ func (s *store) newEntry(b realtime.Batch) (*entry, error) {
 			}
 		}
 	}
-	stored, copied := compact(rec, s.compact, s.alloc)
-	if !copied {
-		rec.Retain()
-	}
-	e.rec = stored
-	e.offsets = stored.Column(s.offsetCol).(*array.Int64).Int64Values()
-	e.bytes = recordBytes(stored)
 	if s.statsMode == realtime.StatsFull {
-		e.stats = s.computeStats(stored)
+		e.stats = s.computeStats(rec)
 	}
+	kept, cols, off, seq, size := s.packSystem(rec, offs)
+	stored, copied := compact(kept, s.compact, s.alloc)
+	if copied {
+		kept.Release()
+	}
+	e.rec, e.cols, e.off, e.seq = stored, cols, off, seq
+	e.pk, e.offCol = s.mode == realtime.PrimaryKey, s.offsetCol
+	if k := cols[s.offsetCol]; k >= 0 {
+		e.offsets = stored.Column(k).(*array.Int64).Int64Values()
+	}
+	e.bytes = recordBytes(stored) + size
 	return e, nil
 }
 

@@ -54,8 +54,8 @@ func (e *entry) countIn(r progress.Range, mode realtime.Mode) int64 {
 		return int64(hi - lo)
 	}
 	var n int64
-	for _, o := range e.offsets {
-		if r.Contains(o) {
+	for i := range int(e.rows) {
+		if r.Contains(e.offsetAt(i)) {
 			n++
 		}
 	}
@@ -65,8 +65,9 @@ func (e *entry) countIn(r progress.Range, mode realtime.Mode) int64 {
 // sortedBounds returns the row interval [lo, hi) of e (an AppendOnly batch,
 // offsets strictly increasing) whose offsets lie in r.
 func (e *entry) sortedBounds(r progress.Range) (int, int) {
-	lo := sort.Search(len(e.offsets), func(i int) bool { return e.offsets[i] >= r.Begin })
-	hi := lo + sort.Search(len(e.offsets)-lo, func(i int) bool { return e.offsets[lo+i] >= r.End })
+	n := int(e.rows)
+	lo := sort.Search(n, func(i int) bool { return e.offsetAt(i) >= r.Begin })
+	hi := lo + sort.Search(n-lo, func(i int) bool { return e.offsetAt(lo+i) >= r.End })
 	return lo, hi
 }
 
