@@ -79,6 +79,24 @@ func (p *packed) at(i int) int64 {
 	return p.base + int64(i)
 }
 
+// fill sets dst[i] to value lo+i.
+func (p *packed) fill(dst []int64, lo int) {
+	switch {
+	case p.u16 != nil:
+		for i, d := range p.u16[lo : lo+len(dst)] {
+			dst[i] = p.base + int64(d)
+		}
+	case p.u32 != nil:
+		for i, d := range p.u32[lo : lo+len(dst)] {
+			dst[i] = p.base + int64(d)
+		}
+	default:
+		for i := range dst {
+			dst[i] = p.base + int64(lo+i)
+		}
+	}
+}
+
 // size is the bytes of p's deltas.
 func (p *packed) size() int64 { return int64(2*len(p.u16) + 4*len(p.u32)) }
 
@@ -99,9 +117,10 @@ func sameDeltas(p packed, v []int64) bool {
 // the offset column (and for primary keys the sequence number column) when
 // their values span less than 2^32, and the kind column when every row is
 // an INSERT (0). It returns the record of the columns kept (a new
-// reference), each transport column's index in it (-1: packed) and the
-// packed columns with their bytes (a shared delta slice counted once).
-func (s *store) packSystem(rec arrow.RecordBatch, offs []int64) (kept arrow.RecordBatch, cols []int, off, seq packed, size int64) {
+// reference), each transport column's index in it (-1: packed), the packed
+// columns with their bytes (a shared delta slice counted once) and, for a
+// packed kind column, the zeros its reads slice.
+func (s *store) packSystem(rec arrow.RecordBatch, offs []int64) (kept arrow.RecordBatch, cols []int, off, seq packed, zeros *memory.Buffer, size int64) {
 	n := int(rec.NumCols())
 	drop := make([]bool, n)
 	var ok bool
@@ -118,7 +137,9 @@ func (s *store) packSystem(rec arrow.RecordBatch, offs []int64) (kept arrow.Reco
 			drop[seqCol] = true
 			size += seq.size()
 		}
-		drop[kindCol] = allZero(rec.Column(kindCol).(*array.Int8).Int8Values())
+		if drop[kindCol] = allZero(rec.Column(kindCol).(*array.Int8).Int8Values()); drop[kindCol] {
+			zeros = s.zerosFor(int(rec.NumRows()))
+		}
 	}
 	cols = make([]int, n)
 	var fields []arrow.Field
@@ -133,7 +154,24 @@ func (s *store) packSystem(rec arrow.RecordBatch, offs []int64) (kept arrow.Reco
 		arrs = append(arrs, rec.Column(i))
 	}
 	md := s.schema.Metadata()
-	return array.NewRecordBatch(arrow.NewSchema(fields, &md), arrs, rec.NumRows()), cols, off, seq, size
+	return array.NewRecordBatch(arrow.NewSchema(fields, &md), arrs, rec.NumRows()), cols, off, seq, zeros, size
+}
+
+// zerosFor returns a buffer of at least n zero bytes, shared by the store's
+// batches of INSERT rows as their kind column's values. It is Go memory
+// (not the request's allocator), grown by doubling, never written after it
+// is made, and not counted in Usage.
+func (s *store) zerosFor(n int) *memory.Buffer {
+	s.zmu.Lock()
+	defer s.zmu.Unlock()
+	if s.zeros == nil || s.zeros.Len() < n {
+		size := 1024
+		if s.zeros != nil {
+			size = 2 * s.zeros.Len()
+		}
+		s.zeros = memory.NewBufferBytes(make([]byte, max(size, n)))
+	}
+	return s.zeros
 }
 
 func allZero(v []int8) bool {
@@ -175,23 +213,17 @@ func (e *entry) column(mem memory.Allocator, c int, lo, hi int) arrow.Array {
 		return array.NewSlice(a, int64(lo), int64(hi))
 	}
 	n := hi - lo
-	buf := memory.NewResizableBuffer(mem)
-	var dt arrow.DataType
+	var d arrow.ArrayData
 	if e.pk && c == kindCol {
-		dt = arrow.PrimitiveTypes.Int8
-		buf.Resize(n)
-		clear(buf.Bytes())
+		// INSERT rows: a slice of the store's shared zeros, never written.
+		d = array.NewData(arrow.PrimitiveTypes.Int8, n, []*memory.Buffer{nil, e.zeros}, nil, 0, 0)
 	} else {
-		dt = arrow.PrimitiveTypes.Int64
+		buf := memory.NewResizableBuffer(mem)
 		buf.Resize(8 * n)
-		v := arrow.Int64Traits.CastFromBytes(buf.Bytes())
-		p := e.packedOf(c)
-		for i := range v {
-			v[i] = p.at(lo + i)
-		}
+		e.packedOf(c).fill(arrow.Int64Traits.CastFromBytes(buf.Bytes()), lo)
+		d = array.NewData(arrow.PrimitiveTypes.Int64, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
+		buf.Release()
 	}
-	d := array.NewData(dt, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
-	buf.Release()
 	a := array.MakeFromData(d)
 	d.Release()
 	return a

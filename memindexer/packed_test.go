@@ -294,3 +294,47 @@ func TestPrimaryKeyPacking(t *testing.T) {
 		t.Fatalf("commit readers\n got %v\nwant %v", got, wantQ)
 	}
 }
+
+// TestSharedZeros checks the kind column of INSERT-only batches: batches
+// of 3 and then 3000 rows (beyond the first shared buffer of 1024 zeros)
+// read back as zeros of their lengths, and the first keeps the buffer it
+// was given when the store makes a larger one.
+func TestSharedZeros(t *testing.T) {
+	s := newPKStore(t, realtime.StatsNone)
+	var offs, seqs, ids []int64
+	var kinds []int8
+	var payloads []string
+	for i := range 3003 {
+		offs, seqs, ids = append(offs, int64(i)), append(seqs, int64(i)), append(ids, int64(i))
+		kinds, payloads = append(kinds, 0), append(payloads, "x")
+	}
+	write(t, s, pkRaw(kinds[:3], seqs[:3], offs[:3], ids[:3], payloads[:3]), rng(0, 3))
+	write(t, s, pkRaw(kinds[3:], seqs[3:], offs[3:], ids[3:], payloads[3:]), rng(3, 3003))
+	st := s.(*store)
+	if z0, z1 := st.building[0].zeros, st.building[1].zeros; z0.Len() != 1024 || z1.Len() != 3000 {
+		t.Fatalf("zeros of %d and %d bytes, want 1024 and 3000", z0.Len(), z1.Len())
+	}
+	g, err := s.SealForCommit(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lens []int
+	for _, r := range mustCommit(t, s, g) {
+		for rec, err := range r {
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := rec.Column(kindCol).(*array.Int8)
+			for i := range k.Len() {
+				if k.Value(i) != 0 {
+					t.Fatalf("kind %d of row %d", k.Value(i), i)
+				}
+			}
+			lens = append(lens, k.Len())
+			rec.Release()
+		}
+	}
+	if !reflect.DeepEqual(lens, []int{3, 3000}) {
+		t.Fatalf("batches of %v rows", lens)
+	}
+}

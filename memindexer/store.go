@@ -30,6 +30,9 @@ type store struct {
 	alloc     memory.Allocator // for compacted copies and packed columns written out
 	allCols   []int            // 0, 1, ..., columns of schema - 1
 
+	zmu   sync.Mutex
+	zeros *memory.Buffer // see zerosFor
+
 	mu        sync.Mutex
 	closed    bool
 	next      int64 // lowest Range.Begin the next Write may have
@@ -50,6 +53,7 @@ type entry struct {
 	rec         arrow.RecordBatch
 	cols        []int
 	off, seq    packed
+	zeros       *memory.Buffer // the store's zeros, when the kind column is packed
 	pk          bool           // a PrimaryKey batch
 	offCol      int            // the transport index of the offset column
 	rng         progress.Range // envelope given to Write
@@ -187,12 +191,12 @@ func (s *store) newEntry(b realtime.Batch) (*entry, error) {
 	if s.statsMode == realtime.StatsFull {
 		e.stats = s.computeStats(rec)
 	}
-	kept, cols, off, seq, size := s.packSystem(rec, offs)
+	kept, cols, off, seq, zeros, size := s.packSystem(rec, offs)
 	stored, copied := compact(kept, s.compact, s.alloc)
 	if copied {
 		kept.Release()
 	}
-	e.rec, e.cols, e.off, e.seq = stored, cols, off, seq
+	e.rec, e.cols, e.off, e.seq, e.zeros = stored, cols, off, seq, zeros
 	e.pk, e.offCol = s.mode == realtime.PrimaryKey, s.offsetCol
 	if k := cols[s.offsetCol]; k >= 0 {
 		e.offsets = stored.Column(k).(*array.Int64).Int64Values()

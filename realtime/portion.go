@@ -61,7 +61,7 @@ func (p *Plan) ReadMemory(ctx context.Context, sp *Split) iter.Seq2[arrow.Record
 		if !sp.Realtime() {
 			return
 		}
-		pn, mem, err := p.openMemory(ctx, sp)
+		pn, mem, err := p.openMemory(ctx, sp, true)
 		if err != nil {
 			yield(nil, err)
 			return

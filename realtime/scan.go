@@ -603,7 +603,7 @@ func (p *Plan) ReadSplit(ctx context.Context, sp *Split) iter.Seq2[arrow.RecordB
 			}
 			return
 		}
-		pn, mem, err := p.openMemory(ctx, sp)
+		pn, mem, err := p.openMemory(ctx, sp, false)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -626,8 +626,11 @@ func (p *Plan) owns(sp *Split) error {
 }
 
 // openMemory takes the ticket of sp and creates the clipped memory
-// readers; on failure the ticket is put back.
-func (p *Plan) openMemory(ctx context.Context, sp *Split) (*pin, []iter.Seq2[arrow.RecordBatch, error], error) {
+// readers; on failure the ticket is put back. The readers yield every
+// transport column, but OffsetColumn only when offsets is set or the store
+// does not clip to the visible range itself (the merge with the disk rows
+// does not read offsets, and a store may hold them packed).
+func (p *Plan) openMemory(ctx context.Context, sp *Split, offsets bool) (*pin, []iter.Seq2[arrow.RecordBatch, error], error) {
 	c := p.c
 	if c.isClosed() {
 		return nil, nil, fmt.Errorf("%w: real-time context", ErrClosed)
@@ -637,13 +640,19 @@ func (p *Plan) openMemory(ctx context.Context, sp *Split) (*pin, []iter.Seq2[arr
 	if err != nil {
 		return nil, nil, err
 	}
-	q := Query{Columns: c.lay.names(), Filter: p.hint, Visible: r, BatchSize: p.batchSize, Keys: p.keys}
+	cv, ok := sp.st.store.(ClipsVisible)
+	clips := ok && cv.ClipsVisible()
+	cols := c.lay.names()
+	if clips && !offsets {
+		cols = slices.Delete(cols, c.lay.offset, c.lay.offset+1)
+	}
+	q := Query{Columns: cols, Filter: p.hint, Visible: r, BatchSize: p.batchSize, Keys: p.keys}
 	readers, err := sp.st.store.QueryReaders(ctx, pn.view, q)
 	if err != nil {
 		c.restoreTicket(pn)
 		return nil, nil, fmt.Errorf("realtime: query readers of %s: %w", sp.st.pb, err)
 	}
-	if cv, ok := sp.st.store.(ClipsVisible); ok && cv.ClipsVisible() {
+	if clips {
 		return pn, readers, nil
 	}
 	mem := make([]iter.Seq2[arrow.RecordBatch, error], len(readers))

@@ -117,8 +117,10 @@ type Batch struct {
 // Query describes a query over a ReadView (paimon-cpp RealtimeQueryContext).
 type Query struct {
 	// Columns are the names of the transport columns to return, in this
-	// order. The framework always asks for OffsetColumn (and, for primary
-	// keys, KindColumn, SequenceColumn and the key columns).
+	// order. The framework asks for OffsetColumn unless the store
+	// implements ClipsVisible and the rows go to a merge with the disk
+	// rows, and for primary keys always for KindColumn, SequenceColumn and
+	// the key columns.
 	Columns []string
 	// Filter, when not nil, is a pruning hint over the transport schema's
 	// field indexes: the store may skip whole batches none of whose rows
