@@ -333,3 +333,90 @@ func TestAppendStoreHintAndCountWithKnownFilter(t *testing.T) {
 		t.Fatalf("count ran %d queries", len(spy.queries))
 	}
 }
+
+// clipSpyFactory is spyFactory whose stores clip to the visible range
+// themselves (the built-in store's realtime.ClipsVisible).
+type clipSpyFactory struct{ spyFactory }
+
+func (f *clipSpyFactory) Create(req realtime.CreateRequest) (realtime.Store, error) {
+	s, err := f.spyFactory.Create(req)
+	if err != nil {
+		return nil, err
+	}
+	return clipSpyStore{s.(*spyStore)}, nil
+}
+
+type clipSpyStore struct{ *spyStore }
+
+func (clipSpyStore) ClipsVisible() bool { return true }
+
+// TestUnionReadColumns checks the transport columns the framework asks a
+// store for: a union read of a store that clips to the visible range
+// leaves out the offset column (the merge with the disk rows does not read
+// it), one of a store that does not clip asks for it to clip the rows
+// itself, and ReadMemory (a portion's rows) always asks for every column.
+// Both read the same rows.
+func TestUnionReadColumns(t *testing.T) {
+	all := []string{realtime.KindColumn, realtime.SequenceColumn, realtime.OffsetColumn, "id", "payload", "pt"}
+	noOffset := []string{realtime.KindColumn, realtime.SequenceColumn, "id", "payload", "pt"}
+	for _, c := range []struct {
+		name  string
+		clips bool
+		union []string
+	}{{"clipping store", true, noOffset}, {"store that does not clip", false, all}} {
+		t.Run(c.name, func(t *testing.T) {
+			tbl := newFooTable(t, []string{"id"}, nil, nil)
+			var spy *spyFactory
+			var f realtime.Factory
+			if c.clips {
+				cf := &clipSpyFactory{}
+				spy, f = &cf.spyFactory, cf
+			} else {
+				spy = &spyFactory{}
+				f = spy
+			}
+			rc, err := realtime.NewContext(tbl.FileIO, tbl.Schema, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			w := newWrite(t, rc, "u")
+			cm := newCommit(t, rc, "u")
+			write(t, w, kindRows(t, []any{int64(1), "one", "x", "+I"}, []any{int64(2), "two", "x", "+I"}))
+			refresh(t, rc, commitProg(t, cm, prepare(t, w, 1), 1))
+			write(t, w, kindRows(t, []any{int64(1), "one-v2", "x", "+U"}, []any{int64(3), "three", "x", "+I"}))
+			equal(t, "union", scanRows(t, rc), []string{"1|one-v2|x", "2|two|x", "3|three|x"})
+			spy.mu.Lock()
+			got := spy.queries
+			spy.queries = nil
+			spy.mu.Unlock()
+			if len(got) != 1 || !slices.Equal(got[0].Columns, c.union) {
+				t.Fatalf("union read asked %d queries, first for %v; want one for %v", len(got), columnsOf(got), c.union)
+			}
+			p := plan(t, rc)
+			var rows int64
+			for _, sp := range p.Splits {
+				for rec, err := range p.ReadMemory(context.Background(), sp) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					rows += rec.NumRows()
+					rec.Release()
+				}
+			}
+			spy.mu.Lock()
+			got = spy.queries
+			spy.mu.Unlock()
+			if rows != 2 || len(got) != 1 || !slices.Equal(got[0].Columns, all) {
+				t.Fatalf("ReadMemory read %d rows in %d queries, first for %v; want 2 rows in one for %v", rows, len(got), columnsOf(got), all)
+			}
+		})
+	}
+}
+
+func columnsOf(qs []realtime.Query) []string {
+	if len(qs) == 0 {
+		return nil
+	}
+	return qs[0].Columns
+}
