@@ -186,7 +186,17 @@ func measureFloor(ctx context.Context, fio *fileio.FileIO, n int) (*floor, error
 
 // peakRSS returns the process's peak resident set size in bytes (VmHWM of
 // /proc/self/status), or 0 where that file does not exist.
-func peakRSS() int64 {
+func peakRSS() int64 { return procStatus("VmHWM:") }
+
+// fileRSS returns the bytes of the process's resident pages mapped from
+// files (RssFile of /proc/self/status: the executable's code and data
+// pages, mostly), or 0 where that file does not exist. They count in
+// peakRSS and do not depend on the rows held.
+func fileRSS() int64 { return procStatus("RssFile:") }
+
+// procStatus returns the value in bytes of a "kB" line of
+// /proc/self/status, 0 when there is none.
+func procStatus(key string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
@@ -194,7 +204,7 @@ func peakRSS() int64 {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := sc.Text()
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			f := strings.Fields(v)
 			if len(f) == 2 && f[1] == "kB" {
 				kb, err := strconv.ParseInt(f[0], 10, 64)

@@ -341,6 +341,7 @@ type detail struct {
 	FinalSnapshot       int64                         `json:"final_snapshot"`
 	InputBytes          int64                         `json:"input_bytes"`
 	PeakRSSBytes        int64                         `json:"peak_rss_bytes"`
+	FileRSSBytes        int64                         `json:"file_rss_bytes"` // resident pages mapped from files (code) when the peak was read
 	RowsVerified        bool                          `json:"rows_verified"`
 	VerifyError         string                        `json:"verify_error,omitempty"`
 }
@@ -405,7 +406,7 @@ func (r *result) detail() detail {
 		LookupFreshnessMS:   lookupMap(r.lookupFresh), LookupMissed: r.lookupMissed,
 		QueryMS: pctMap(r.query), PlanMS: pctMap(r.plan), ReadBackMS: ms(r.readBack),
 		Files: r.files, Level0Files: r.level0, FinalSnapshot: r.finalSnapshot,
-		InputBytes: r.inputBytes, PeakRSSBytes: r.peakRSS, RowsVerified: r.rowsVerified, VerifyError: oneLine(r.verifyErr),
+		InputBytes: r.inputBytes, PeakRSSBytes: r.peakRSS, FileRSSBytes: r.fileRSS, RowsVerified: r.rowsVerified, VerifyError: oneLine(r.verifyErr),
 	}
 }
 
@@ -687,6 +688,7 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	row("peak RSS (loaded input; peak - input)", func(r *result) string {
 		return fmt.Sprintf("%s (%s; %s)", bytesIEC(r.peakRSS), bytesIEC(r.inputBytes), bytesIEC(r.peakRSS-r.inputBytes))
 	})
+	row("  resident from files (code) at the end", func(r *result) string { return bytesIEC(r.fileRSS) })
 	if rt {
 		row("real-time store bytes/row (× input)", func(r *result) string {
 			if r.storeRows == 0 {

@@ -64,9 +64,11 @@ func checkRunRT(t *testing.T, obj map[string]any, workload string, rows int, rea
 		got = append(got, k)
 	}
 	keys := maps.Clone(jsonKeys)
-	// The stores hold the input's columns and the framework's (offsets,
-	// sequence numbers, row kinds): more bytes a row than the input.
-	if r, _ := obj["store_bytes_per_row_ratio"].(float64); (realtime && r <= 1) || (!realtime && r != 0) {
+	// The store holds the table columns as written (about the input's
+	// Arrow bytes) and the system columns packed (0.99x the input for
+	// append at 3,000,000 rows, more for small batches); no store, no
+	// ratio.
+	if r, _ := obj["store_bytes_per_row_ratio"].(float64); (realtime && r < 0.9) || (!realtime && r != 0) {
 		t.Errorf("%s: store_bytes_per_row_ratio %v (realtime %v)", workload, r, realtime)
 	}
 	if _, ok := obj["lookup_freshness_ms"]; ok {

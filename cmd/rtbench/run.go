@@ -90,6 +90,7 @@ type result struct {
 	finalSnapshot int64
 	files, level0 int
 	peakRSS       int64
+	fileRSS       int64 // of the resident pages then, those mapped from files (code)
 	floor         *floor
 	// follow (workload follow): Write returning → the follower yielding
 	// the row; followRows rows delivered in followSnapshots deliveries at
@@ -270,7 +271,7 @@ func (e *env) runWorkload(ctx context.Context, w *workload) (*result, error) {
 		res.verifyErr = fmt.Errorf("committed table: %w", verr)
 	}
 	res.rowsVerified = res.verifyErr == nil
-	res.peakRSS = peakRSS()
+	res.peakRSS, res.fileRSS = peakRSS(), fileRSS()
 
 	// The raw encode of the same batches, after the peak was taken and
 	// with nothing else of the run going on.
