@@ -135,9 +135,14 @@
 //     between the merged ones), or the writer's levels did not hold it
 //     (Message.Levels) and it is older than the inputs while the
 //     compaction dropped delete records or put its output above it, or
-//     newer while sitting above the output. Dropped delete records would
-//     otherwise bring back the file's rows that a later commit deleted, and
-//     Java's level order (older records on higher levels) would break.
+//     newer while sitting above the output, or, on a table whose reads
+//     take a key's record on the lowest level above 0 as its whole history
+//     (the lookup merge of aggregation, partial-update and the like), it
+//     sits on any level above 0. Dropped delete records would otherwise
+//     bring back the file's rows that a later commit deleted, Java's level
+//     order (older records on higher levels) would break, and a
+//     whole-history record merged without the file would hide it or be
+//     hidden by it.
 //
 // # Dynamic buckets across writers
 //

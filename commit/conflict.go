@@ -89,7 +89,11 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 	if len(c.ts.PrimaryKeys) > 0 {
 		keyTypes := row.FieldTypes(c.ts.TrimmedPrimaryKeyFields())
 		if kind == snapshot.KindCompact {
-			o := levelOrder{keyTypes: keyTypes, views: levels}
+			whole, err := wholeHistory(c.ts.Options)
+			if err != nil {
+				return err
+			}
+			o := levelOrder{keyTypes: keyTypes, views: levels, wholeHistory: whole}
 			if err := o.check(live, delta); err != nil {
 				return err
 			}

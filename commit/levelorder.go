@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/paimon-go/paimon/manifest"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -26,13 +27,40 @@ import (
 //     writer's levels, which lacked it), or it sits on a lower level than
 //     the output, below newer records;
 //   - the writer did not see it, it is newer than every input and it sits
-//     on a higher level than the output, above older records.
+//     on a higher level than the output, above older records;
+//   - the writer did not see it, it sits on a level above 0 and the table
+//     reads each key's record on the lowest level above 0 as the key's
+//     whole history (wholeHistory): the output, merged without the file,
+//     either hides it (the file is deeper) or is hidden by it (the file is
+//     shallower and was written without the inputs' records), and either
+//     way records are lost (an aggregation's sum drops a commit).
 //
 // A message without a LevelsView (nil) is taken to have seen every live
 // file: only the first rule applies.
 type levelOrder struct {
 	keyTypes []types.DataType
 	views    map[bucketKey]*LevelsView
+	// wholeHistory: reads merge a key's level-0 records with its record on
+	// the lowest level above 0 only, dropping deeper ones (merge.Lookup,
+	// Java LookupMergeFunction), and that is not simply the newest record.
+	wholeHistory bool
+}
+
+// wholeHistory reports whether a table with options o reads with the
+// lookup merge (schema.Options.LookupMerge) and a merge engine under which
+// the lookup merge's record is not simply the newest one (anything but
+// deduplicate without sequence.field), as compaction's rewriter decides
+// its lookup merge.
+func wholeHistory(o schema.Options) (bool, error) {
+	lookup, err := o.LookupMerge()
+	if err != nil || !lookup {
+		return false, err
+	}
+	engine, err := o.MergeEngine()
+	if err != nil {
+		return false, err
+	}
+	return engine != schema.MergeDeduplicate || len(o.SequenceField()) > 0, nil
 }
 
 // bucketInputs is what levelOrder knows of one bucket's compaction.
@@ -125,6 +153,8 @@ func (o *levelOrder) check(live, delta []manifest.Entry) error {
 		case interleaves:
 		case older && !b.view.DeletesKept:
 			why = "older than its inputs, which may have lost the delete records its rows need"
+		case o.wholeHistory && f.Level > 0:
+			why = fmt.Sprintf("on a level above 0 of a table whose reads take the record on the lowest such level as a key's whole history (output level %d)", b.outLevel)
 		case older && f.Level < b.outLevel:
 			why = fmt.Sprintf("older than its inputs, below their output level %d", b.outLevel)
 		case !older && b.outLevel >= 0 && f.Level > b.outLevel:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paimon-go/paimon/manifest"
 	"github.com/paimon-go/paimon/row"
+	"github.com/paimon-go/paimon/schema"
 	"github.com/paimon-go/paimon/types"
 )
 
@@ -80,6 +81,75 @@ func TestLevelOrder(t *testing.T) {
 				t.Fatalf("check = %v, want ErrConflict with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLevelOrderWholeHistory: on a table whose reads take a key's record
+// on the lowest level above 0 as its whole history (aggregation with
+// changelog-producer = lookup), a compaction planned without an
+// overlapping file on a level above 0 is refused wherever that file sits:
+// deeper, the output hides it; shallower, it hides the output. Files on
+// level 0, seen files and other keys do not matter. A deduplicate table
+// with the lookup merge keeps the plain rules (the lowest record is the
+// newest).
+func TestLevelOrderWholeHistory(t *testing.T) {
+	in1 := levelFile(t, manifest.Delete, "b1", 0, 1, 5, 10, 14)
+	in2 := levelFile(t, manifest.Delete, "b2", 0, 3, 9, 15, 19)
+	out := levelFile(t, manifest.Add, "out", 3, 1, 9, 10, 19)
+	live := func(u manifest.Entry) []manifest.Entry {
+		in1, in2 := in1, in2
+		in1.Kind, in2.Kind = manifest.Add, manifest.Add
+		return []manifest.Entry{in1, u, in2}
+	}
+	unseen := &LevelsView{Files: []string{"b1", "b2"}, DeletesKept: true}
+	seen := &LevelsView{Files: []string{"b1", "b2", "u"}, DeletesKept: true}
+	const why = "on a level above 0 of a table whose reads take the record on the lowest such level as a key's whole history (output level 3)"
+	for _, tc := range []struct {
+		name  string
+		u     manifest.Entry
+		view  *LevelsView
+		whole bool
+		want  string
+	}{
+		{"older, deeper", levelFile(t, manifest.Add, "u", 5, 4, 4, 3, 3), unseen, true, why},
+		{"newer, shallower", levelFile(t, manifest.Add, "u", 1, 4, 4, 30, 30), unseen, true, why},
+		{"newer, deeper", levelFile(t, manifest.Add, "u", 5, 4, 4, 30, 30), unseen, true, why},
+		{"older, shallower", levelFile(t, manifest.Add, "u", 1, 4, 4, 3, 3), unseen, true, why},
+		{"newer, level 0", levelFile(t, manifest.Add, "u", 0, 4, 4, 30, 30), unseen, true, ""},
+		{"older, deeper, seen", levelFile(t, manifest.Add, "u", 5, 4, 4, 3, 3), seen, true, ""},
+		{"newer, shallower, seen", levelFile(t, manifest.Add, "u", 1, 4, 4, 30, 30), seen, true, ""},
+		{"older, deeper, other keys", levelFile(t, manifest.Add, "u", 5, 10, 12, 3, 3), unseen, true, ""},
+		{"older, deeper, not whole history", levelFile(t, manifest.Add, "u", 5, 4, 4, 3, 3), unseen, false, ""},
+		{"newer, shallower, not whole history", levelFile(t, manifest.Add, "u", 1, 4, 4, 30, 30), unseen, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := levelOrder{keyTypes: []types.DataType{types.Int()}, wholeHistory: tc.whole,
+				views: map[bucketKey]*LevelsView{{"p", 0}: tc.view}}
+			err := o.check(live(tc.u), []manifest.Entry{in1, in2, out})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("check = %v, want nil", err)
+			case tc.want != "" && (!errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("check = %v, want ErrConflict with %q", err, tc.want)
+			}
+		})
+	}
+	for _, c := range []struct {
+		opts map[string]string
+		want bool
+	}{
+		{map[string]string{"merge-engine": "aggregation", "changelog-producer": "lookup"}, true},
+		{map[string]string{"merge-engine": "partial-update", "deletion-vectors.enabled": "true"}, true},
+		{map[string]string{"merge-engine": "aggregation", "force-lookup": "true"}, true},
+		{map[string]string{"changelog-producer": "lookup", "sequence.field": "v"}, true},
+		{map[string]string{"changelog-producer": "lookup"}, false},
+		{map[string]string{"merge-engine": "aggregation"}, false},
+		{map[string]string{"merge-engine": "first-row", "changelog-producer": "lookup"}, false},
+	} {
+		got, err := wholeHistory(schema.Options(c.opts))
+		if err != nil || got != c.want {
+			t.Errorf("wholeHistory(%v) = %v, %v; want %v", c.opts, got, err, c.want)
+		}
 	}
 }
 
