@@ -65,25 +65,10 @@ func TestPack(t *testing.T) {
 // sequence number, offset and id, 4 per string offset (rows + 1) plus the
 // string bytes.
 func pkRaw(kinds []int8, seqs, offs, ids []int64, payloads []string) arrow.RecordBatch {
-	i64 := func(v []int64) arrow.Array {
-		d := array.NewData(arrow.PrimitiveTypes.Int64, len(v),
-			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0)
-		defer d.Release()
-		return array.NewInt64Data(d)
-	}
 	kd := array.NewData(arrow.PrimitiveTypes.Int8, len(kinds),
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(kinds))}, nil, 0, 0)
 	defer kd.Release()
-	so := make([]int32, len(payloads)+1)
-	var data []byte
-	for i, p := range payloads {
-		data = append(data, p...)
-		so[i+1] = int32(len(data))
-	}
-	sd := array.NewData(arrow.BinaryTypes.String, len(payloads), []*memory.Buffer{nil,
-		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(so)), memory.NewBufferBytes(data)}, nil, 0, 0)
-	defer sd.Release()
-	cols := []arrow.Array{array.NewInt8Data(kd), i64(seqs), i64(offs), i64(ids), array.NewStringData(sd)}
+	cols := []arrow.Array{array.NewInt8Data(kd), rawInt64s(seqs), rawInt64s(offs), rawInt64s(ids), rawStrings(payloads)}
 	defer func() {
 		for _, c := range cols {
 			c.Release()
@@ -172,6 +157,26 @@ func TestPrimaryKeyPacking(t *testing.T) {
 		}
 		return append(out, kinds)
 	}
+	// readCols reads every reader in order: per batch, its sequence
+	// numbers, offsets, ids and kinds (checking the schema of whole
+	// transport batches).
+	readCols := func(rs []iter2) [][][]int64 {
+		t.Helper()
+		var got [][][]int64
+		for _, r := range rs {
+			for rec, err := range r {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec.NumCols() == int64(pkSchema().NumFields()) && !rec.Schema().Equal(pkSchema()) {
+					t.Fatalf("schema %s", rec.Schema())
+				}
+				got = append(got, cols(rec))
+				rec.Release()
+			}
+		}
+		return got
+	}
 	want := func(bs ...batch) [][]int64 {
 		var out [][]int64
 		for i := range 4 {
@@ -202,16 +207,7 @@ func TestPrimaryKeyPacking(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := realtime.Query{Columns: []string{"id", realtime.OffsetColumn, realtime.KindColumn, realtime.SequenceColumn}, BatchSize: 2}
-	var got [][][]int64
-	for _, r := range query(t, s, v, q) {
-		for rec, err := range r {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, cols(rec))
-			rec.Release()
-		}
-	}
+	got := readCols(query(t, s, v, q))
 	// In pieces of 2 rows.
 	piece := func(b batch, lo, hi int) batch {
 		b.kinds, b.seqs, b.offs, b.ids = b.kinds[lo:hi], b.seqs[lo:hi], b.offs[lo:hi], b.ids[lo:hi]
@@ -229,16 +225,7 @@ func TestPrimaryKeyPacking(t *testing.T) {
 	// Visible [1, 5) clips batch 0 to its rows at offsets 2, 3, 1 (runs
 	// [0, 1) and [2, 4)), batch 1 to offset 4, batch 2 to offset 10.
 	q.Visible, q.BatchSize = rng(1, 20), 10
-	got = nil
-	for _, r := range query(t, s, v, q) {
-		for rec, err := range r {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, cols(rec))
-			rec.Release()
-		}
-	}
+	got = readCols(query(t, s, v, q))
 	wantQ = [][][]int64{
 		want(piece(batches[0], 0, 1)), want(piece(batches[0], 2, 4)),
 		want(batches[1]),
@@ -254,16 +241,7 @@ func TestPrimaryKeyPacking(t *testing.T) {
 	// batch 0 row 3, batch 3 row 1 (key 4).
 	q = realtime.Query{Columns: q.Columns, BatchSize: 10, Keys: &realtime.QueryKeys{
 		Columns: []int{3}, Types: []types.DataType{types.BigInt()}, Values: [][]any{{int64(1)}, {int64(4)}}}}
-	got = nil
-	for _, r := range query(t, s, v, q) {
-		for rec, err := range r {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, cols(rec))
-			rec.Release()
-		}
-	}
+	got = readCols(query(t, s, v, q))
 	wantQ = [][][]int64{want(piece(batches[0], 0, 1), piece(batches[1], 0, 1), piece(batches[2], 0, 1),
 		piece(batches[0], 3, 4), piece(batches[3], 1, 2))}
 	if !reflect.DeepEqual(got, wantQ) {
@@ -276,19 +254,7 @@ func TestPrimaryKeyPacking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = nil
-	for _, r := range mustCommit(t, s, g) {
-		for rec, err := range r {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rec.Schema().Equal(pkSchema()) {
-				t.Fatalf("commit schema %s", rec.Schema())
-			}
-			got = append(got, cols(rec))
-			rec.Release()
-		}
-	}
+	got = readCols(mustCommit(t, s, g))
 	wantQ = [][][]int64{want(batches[0]), want(batches[1]), want(batches[2]), want(batches[3])}
 	if !reflect.DeepEqual(got, wantQ) {
 		t.Fatalf("commit readers\n got %v\nwant %v", got, wantQ)

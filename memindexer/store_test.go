@@ -296,28 +296,36 @@ func TestCommitReaderPreservesSlicedBatch(t *testing.T) {
 // buffers), so its buffer lengths are known exactly: 8 bytes per offset and
 // id, 4 per string offset (rows + 1) plus the string bytes.
 func rawRec(offs, ids []int64, payloads []string) arrow.RecordBatch {
-	i64 := func(v []int64) arrow.Array {
-		d := array.NewData(arrow.PrimitiveTypes.Int64, len(v),
-			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0)
-		defer d.Release()
-		return array.NewInt64Data(d)
-	}
-	so := make([]int32, len(payloads)+1)
-	var data []byte
-	for i, p := range payloads {
-		data = append(data, p...)
-		so[i+1] = int32(len(data))
-	}
-	d := array.NewData(arrow.BinaryTypes.String, len(payloads), []*memory.Buffer{nil,
-		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(so)), memory.NewBufferBytes(data)}, nil, 0, 0)
-	defer d.Release()
-	cols := []arrow.Array{i64(offs), i64(ids), array.NewStringData(d)}
+	cols := []arrow.Array{rawInt64s(offs), rawInt64s(ids), rawStrings(payloads)}
 	defer func() {
 		for _, c := range cols {
 			c.Release()
 		}
 	}()
 	return array.NewRecordBatch(appendSchema(), cols, int64(len(offs)))
+}
+
+// rawInt64s is an Int64 array on v's memory: one buffer of 8 bytes a value.
+func rawInt64s(v []int64) arrow.Array {
+	d := array.NewData(arrow.PrimitiveTypes.Int64, len(v),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(v))}, nil, 0, 0)
+	defer d.Release()
+	return array.NewInt64Data(d)
+}
+
+// rawStrings is a String array of exactly 4 bytes per offset (values + 1)
+// and the values' bytes.
+func rawStrings(values []string) arrow.Array {
+	so := make([]int32, len(values)+1)
+	var data []byte
+	for i, p := range values {
+		data = append(data, p...)
+		so[i+1] = int32(len(data))
+	}
+	d := array.NewData(arrow.BinaryTypes.String, len(values), []*memory.Buffer{nil,
+		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(so)), memory.NewBufferBytes(data)}, nil, 0, 0)
+	defer d.Release()
+	return array.NewStringData(d)
 }
 
 func TestReclaimUsage(t *testing.T) {
