@@ -141,20 +141,53 @@ func (s *store) packSystem(rec arrow.RecordBatch, offs []int64) (kept arrow.Reco
 			zeros = s.zerosFor(int(rec.NumRows()))
 		}
 	}
-	cols = make([]int, n)
+	sc, cols := s.keptLayout(drop)
+	arrs := make([]arrow.Array, 0, sc.NumFields())
+	for i, k := range cols {
+		if k >= 0 {
+			arrs = append(arrs, rec.Column(i))
+		}
+	}
+	return array.NewRecordBatch(sc, arrs, rec.NumRows()), cols, off, seq, zeros, size
+}
+
+// keptLayout returns the schema of the columns drop keeps and each
+// transport column's index among them (-1: dropped). Only the system
+// columns (the first s.fixedCols) are ever dropped, so a store has at most
+// 2^fixedCols layouts; each is built once and shared by the batches.
+func (s *store) keptLayout(drop []bool) (*arrow.Schema, []int) {
+	var key int
+	for i := range s.fixedCols {
+		if drop[i] {
+			key |= 1 << i
+		}
+	}
+	s.zmu.Lock()
+	defer s.zmu.Unlock()
+	if l := s.layouts[key]; l.schema != nil {
+		return l.schema, l.cols
+	}
+	cols := make([]int, len(drop))
 	var fields []arrow.Field
-	var arrs []arrow.Array
-	for i := range n {
+	for i := range drop {
 		if drop[i] {
 			cols[i] = -1
 			continue
 		}
-		cols[i] = len(arrs)
+		cols[i] = len(fields)
 		fields = append(fields, s.schema.Field(i))
-		arrs = append(arrs, rec.Column(i))
 	}
 	md := s.schema.Metadata()
-	return array.NewRecordBatch(arrow.NewSchema(fields, &md), arrs, rec.NumRows()), cols, off, seq, zeros, size
+	l := keptLayout{schema: arrow.NewSchema(fields, &md), cols: cols}
+	s.layouts[key] = l
+	return l.schema, l.cols
+}
+
+// keptLayout is a schema of the columns a batch keeps, with each transport
+// column's index in it (-1: packed). cols is shared and never written.
+type keptLayout struct {
+	schema *arrow.Schema
+	cols   []int
 }
 
 // zerosFor returns a buffer of at least n zero bytes, shared by the store's

@@ -30,8 +30,9 @@ type store struct {
 	alloc     memory.Allocator // for compacted copies and packed columns written out
 	allCols   []int            // 0, 1, ..., columns of schema - 1
 
-	zmu   sync.Mutex
-	zeros *memory.Buffer // see zerosFor
+	zmu     sync.Mutex
+	zeros   *memory.Buffer // see zerosFor
+	layouts [8]keptLayout  // by the dropped system columns (bit i: column i); see keptLayout
 
 	mu        sync.Mutex
 	closed    bool
