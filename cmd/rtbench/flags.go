@@ -118,7 +118,9 @@ of them for --workload all) with the keys store, workload, rows, commits,
 commit_ms{p50,p95,p99,max}, data_files_ms{p50,p99} (PrepareCommit), metadata_ms{p50,p99}
 (Commit), committer_ms{p50,p99} (the commit.Committer's part of it, up to its snapshot's
 publication), put_ms{p50,p99}, commit_to_put_p50_ratio, metadata_to_put_p50_ratio,
-committer_to_put_p50_ratio,
+committer_to_put_p50_ratio, protocol_ms{p50,p99} (the commit protocol's floor: its file PUTs at
+once, the snapshot's create-if-absent, the expired-gap check's HEAD and GET, timed alone),
+protocol_to_put_p50_ratio, committer_to_protocol_p50_ratio,
 requests_per_commit (the committer's own FileIO; every side's on mem://),
 data_files_rows_per_s, pqarrow_encode_rows_per_s (arrow-go encoding the same batches, one
 file per commit, with the table's compression), encode_ratio (the first over the second),

@@ -131,6 +131,14 @@ func bench(ctx context.Context, cfg *config, stdout, stderr io.Writer) ([]*resul
 	if err != nil {
 		return nil, err
 	}
+	fl.protocolPuts = 2
+	if cfg.realtime {
+		fl.protocolPuts = 3 // and the offsets file
+	}
+	// One more round than samples: the first has no base snapshot to check.
+	if fl.protocol, err = measureProtocol(ctx, wh.FileIO, samples+1, fl.protocolPuts); err != nil {
+		return nil, err
+	}
 
 	t0 := time.Now()
 	maxRows := cfg.rows

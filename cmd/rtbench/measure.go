@@ -117,9 +117,15 @@ func (t *phaseTrace) take() phaseTimes {
 	return p
 }
 
-// floor is the store's own latency for single small requests.
+// floor is the store's own latency for single small requests, and for the
+// requests a commit cannot do without (protocol).
 type floor struct {
 	put, get, list dist
+	// protocol is the commit protocol's floor: protocolPuts create-if-absent
+	// PUTs at once, then one more (the snapshot), then a HEAD and a GET at
+	// once (the expired-gap check), each of 1 KiB, with nothing encoded.
+	protocol     dist
+	protocolPuts int
 }
 
 // floorPayload is the size of the floor's objects: about a snapshot file.
@@ -182,6 +188,81 @@ func measureFloor(ctx context.Context, fio *fileio.FileIO, n int) (*floor, error
 		}
 	}
 	return &floor{put: distOf(put), get: distOf(get), list: distOf(list)}, nil
+}
+
+// measureProtocol times n rounds of what a commit's metadata phase must
+// do on fio, sequentially, with no encoding, reading or checking between
+// the requests (package commit, "The writes of a commit"): k
+// create-if-absent PUTs at once (the delta manifest, the delta manifest
+// list and, for a real-time commit, the offsets file; the base list is
+// prepared in the background), then the create-if-absent of the snapshot,
+// then the expired-gap check's HEAD of the base snapshot and GET of the
+// EARLIEST hint at once (commit/gap.go). The objects are 1 KiB, about the
+// size of each of those files in rtbench's commits, and are deleted at the
+// end.
+func measureProtocol(ctx context.Context, fio *fileio.FileIO, n, k int) (dist, error) {
+	dir := fmt.Sprintf("rtbench-protocol-%d", time.Now().UnixNano())
+	data := bytes.Repeat([]byte("x"), floorPayload)
+	hint := dir + "/EARLIEST"
+	if err := fio.CreateIfAbsent(ctx, hint, data[:8]); err != nil {
+		return nil, fmt.Errorf("rtbench: commit protocol floor: %w", err)
+	}
+	paths := []string{hint}
+	defer func() {
+		for _, p := range paths {
+			_ = fio.Delete(context.WithoutCancel(ctx), p)
+		}
+	}()
+	round := func(ps []string, do func(i int, p string) error) error {
+		errs := make(chan error, len(ps))
+		for i, p := range ps {
+			go func() { errs <- do(i, p) }()
+		}
+		var first error
+		for range ps {
+			if err := <-errs; err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	out := make([]time.Duration, 0, n)
+	base := ""
+	for i := range n {
+		files := make([]string, k)
+		for j := range files {
+			files[j] = fmt.Sprintf("%s/file-%06d-%d", dir, i, j)
+		}
+		snap := fmt.Sprintf("%s/snapshot-%06d", dir, i)
+		t0 := time.Now()
+		err := round(files, func(_ int, p string) error { return fio.CreateIfAbsent(ctx, p, data) })
+		if err == nil {
+			err = fio.CreateIfAbsent(ctx, snap, data)
+		}
+		if err == nil && base != "" {
+			err = round([]string{base, hint}, func(j int, p string) error {
+				if j == 0 {
+					ok, err := fio.Exists(ctx, p)
+					if err == nil && !ok {
+						err = fmt.Errorf("%s: base snapshot missing", p)
+					}
+					return err
+				}
+				_, err := fio.ReadFile(ctx, p)
+				return err
+			})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rtbench: commit protocol floor: %w", err)
+		}
+		if base != "" {
+			out = append(out, time.Since(t0))
+		}
+		paths = append(paths, files...)
+		paths = append(paths, snap)
+		base = snap
+	}
+	return distOf(out), nil
 }
 
 // peakRSS returns the process's peak resident set size in bytes (VmHWM of

@@ -34,6 +34,15 @@ type jsonRun struct {
 	// warming and hand-over), CommitterToPutP50Ratio its p50 over put_ms.p50.
 	CommitterMS            p50p99  `json:"committer_ms"`
 	CommitterToPutP50Ratio float64 `json:"committer_to_put_p50_ratio"`
+	// ProtocolMS is the commit protocol's floor (measureProtocol: the
+	// requests a commit cannot do without, timed alone before the
+	// workloads); ProtocolToPutP50Ratio its p50 over put_ms.p50, the least
+	// metadata_to_put_p50_ratio this store allows; CommitterToProtocolP50Ratio
+	// committer_ms.p50 over its p50, what the committer adds to it under
+	// the workload.
+	ProtocolMS                  p50p99  `json:"protocol_ms"`
+	ProtocolToPutP50Ratio       float64 `json:"protocol_to_put_p50_ratio"`
+	CommitterToProtocolP50Ratio float64 `json:"committer_to_protocol_p50_ratio"`
 	// RequestsPerCommit counts the committer's own FileIO (all sides on
 	// mem://, whose one FileIO they share).
 	RequestsPerCommit float64 `json:"requests_per_commit"`
@@ -171,6 +180,16 @@ func (r *result) putRatio(d dist) float64 {
 	return round3(float64(d.pct(50)) / float64(put))
 }
 
+// protocolRatio is d's p50 over the commit protocol floor's p50 (0 when
+// that is not known).
+func (r *result) protocolRatio(d dist) float64 {
+	p := r.floor.protocol.pct(50)
+	if p <= 0 {
+		return 0
+	}
+	return round3(float64(d.pct(50)) / float64(p))
+}
+
 // requestsPerCommit is the committer's requests per commit (all sides'
 // when they share one counter).
 func (r *result) requestsPerCommit() float64 { return r.perCommit(r.commitReq) }
@@ -220,28 +239,31 @@ func (r *result) json() jsonRun {
 	c := r.commitDist()
 	return jsonRun{
 		Store: r.store, Workload: r.workload, Rows: r.rows, Commits: len(r.commits),
-		CommitMS:               commitJSON{ms(c.pct(50)), ms(c.pct(95)), ms(c.pct(99)), ms(c.max())},
-		DataFilesMS:            p50p99Of(r.phaseDist(false)),
-		MetadataMS:             p50p99Of(r.phaseDist(true)),
-		PutMS:                  p50p99Of(r.floor.put),
-		CommitToPutP50Ratio:    r.ratio(),
-		MetadataToPutP50Ratio:  r.metadataRatio(),
-		CommitterMS:            p50p99Of(r.committerDist(false)),
-		CommitterToPutP50Ratio: r.committerRatio(),
-		RequestsPerCommit:      r.requestsPerCommit(),
-		DataFilesRowsPerS:      float64(int64(r.dataFilesRate())),
-		PqarrowEncodeRowsPerS:  float64(int64(r.encode.rate())),
-		EncodeRatio:            r.encodeRatio(),
-		IngestRowsPerS:         r.ingestRate(),
-		FreshnessMS:            p50p99Of(r.freshness),
-		LookupFreshnessMS:      r.lookupJSON(),
-		QueryMS:                p50p99Of(r.query),
-		PlanMS:                 p50p99Of(r.plan),
-		RowsVerified:           r.rowsVerified,
-		InputBytes:             r.inputBytes,
-		PeakRSSBytes:           r.peakRSS,
-		StoreBytesPerRowRatio:  r.storeRatio(),
-		Follow:                 r.followJSON(),
+		CommitMS:                    commitJSON{ms(c.pct(50)), ms(c.pct(95)), ms(c.pct(99)), ms(c.max())},
+		DataFilesMS:                 p50p99Of(r.phaseDist(false)),
+		MetadataMS:                  p50p99Of(r.phaseDist(true)),
+		PutMS:                       p50p99Of(r.floor.put),
+		CommitToPutP50Ratio:         r.ratio(),
+		MetadataToPutP50Ratio:       r.metadataRatio(),
+		CommitterMS:                 p50p99Of(r.committerDist(false)),
+		CommitterToPutP50Ratio:      r.committerRatio(),
+		ProtocolMS:                  p50p99Of(r.floor.protocol),
+		ProtocolToPutP50Ratio:       r.putRatio(r.floor.protocol),
+		CommitterToProtocolP50Ratio: r.protocolRatio(r.committerDist(false)),
+		RequestsPerCommit:           r.requestsPerCommit(),
+		DataFilesRowsPerS:           float64(int64(r.dataFilesRate())),
+		PqarrowEncodeRowsPerS:       float64(int64(r.encode.rate())),
+		EncodeRatio:                 r.encodeRatio(),
+		IngestRowsPerS:              r.ingestRate(),
+		FreshnessMS:                 p50p99Of(r.freshness),
+		LookupFreshnessMS:           r.lookupJSON(),
+		QueryMS:                     p50p99Of(r.query),
+		PlanMS:                      p50p99Of(r.plan),
+		RowsVerified:                r.rowsVerified,
+		InputBytes:                  r.inputBytes,
+		PeakRSSBytes:                r.peakRSS,
+		StoreBytesPerRowRatio:       r.storeRatio(),
+		Follow:                      r.followJSON(),
 	}
 }
 
@@ -393,6 +415,7 @@ func (r *result) detail() detail {
 		RefreshMS: pctMap(r.refresh),
 		FloorMS: map[string]map[string]float64{
 			"put": pctMap(r.floor.put), "get": pctMap(r.floor.get), "list": pctMap(r.floor.list),
+			"protocol": pctMap(r.floor.protocol),
 		},
 		CommitToPutP50Ratio: r.ratio(), MetadataToPutRatio: r.metadataRatio(),
 		RequestsPerCommit: r.reqMap(r.commitReq), WriterRequests: r.reqMap(r.writerReq), QueryRequests: r.reqMap(r.queryReq),
@@ -508,8 +531,18 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	}
 	fl := results[0].floor
 	fmt.Fprintf(out, "\nstore %s\n", results[0].store)
-	fmt.Fprintf(out, "store floor (%d sequential requests each, 1 KiB objects), ms p50 / p99: create-if-absent PUT %s, GET %s, LIST %s\n\n",
+	fmt.Fprintf(out, "store floor (%d sequential requests each, 1 KiB objects), ms p50 / p99: create-if-absent PUT %s, GET %s, LIST %s\n",
 		len(fl.put), pcts(fl.put, 50, 99), pcts(fl.get, 50, 99), pcts(fl.list, 50, 99))
+	if len(fl.protocol) > 0 {
+		ratio := "-"
+		if put := fl.put.pct(50); put > 0 {
+			ratio = fmt.Sprintf("%.2f×", round3(float64(fl.protocol.pct(50))/float64(put)))
+		}
+		fmt.Fprintf(out, "commit protocol floor (%d rounds of %d create-if-absent PUTs at once, a create-if-absent PUT, a HEAD and a GET at once), ms p50 / p99: %s; p50 / PUT p50 %s ¶\n\n",
+			len(fl.protocol), fl.protocolPuts, pcts(fl.protocol, 50, 99), ratio)
+	} else {
+		fmt.Fprintln(out)
+	}
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(name string, f func(r *result) string) {
@@ -571,6 +604,12 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 			return fmt.Sprintf("%.2f×", r.committerRatio())
 		})
 	}
+	row("  committer p50 / protocol floor p50 ¶", func(r *result) string {
+		if r.floor.protocol.pct(50) <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f×", r.protocolRatio(r.committerDist(false)))
+	})
 	row("data files rows/s (pqarrow encode) §", func(r *result) string {
 		if r.encode.rate() <= 0 {
 			return thousands(int64(r.dataFilesRate())) + " (-)"
@@ -720,6 +759,10 @@ func printSummary(out io.Writer, cfg *config, results []*result) {
 	fmt.Fprintln(out, "\n§ rows of the commits per second of their data-file phases, and in brackets arrow-go's pqarrow")
 	fmt.Fprintln(out, "  encoding the same batches, one file per commit, to a discarding writer with the table's")
 	fmt.Fprintln(out, "  compression, after the stream with nothing else running; then their ratio.")
+	fmt.Fprintln(out, "\n¶ the commit protocol floor: the requests a commit's metadata phase cannot do without, in their")
+	fmt.Fprintln(out, "  order (its files at once, the snapshot's create-if-absent after them, the expired-gap check's")
+	fmt.Fprintln(out, "  HEAD and GET after that), 1 KiB each, timed alone before the workloads with nothing encoded;")
+	fmt.Fprintln(out, "  the committer row divides by it what the committer took under the workload.")
 	if slices.ContainsFunc(results, func(r *result) bool { return r.sharedRequests }) {
 		fmt.Fprintln(out, "\n* one request counter for writes, commits and reads (a mem:// store has one FileIO): the")
 		fmt.Fprintln(out, "  committer's row counts every side, the concurrent queries' and probes' GETs and LISTs too.")

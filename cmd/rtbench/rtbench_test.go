@@ -36,6 +36,7 @@ var jsonKeys = map[string][]string{
 	"data_files_rows_per_s": nil, "pqarrow_encode_rows_per_s": nil, "encode_ratio": nil,
 	"query_ms": {"p50", "p99"}, "plan_ms": {"p50", "p99"}, "input_bytes": nil,
 	"committer_ms": {"p50", "p99"}, "committer_to_put_p50_ratio": nil, "store_bytes_per_row_ratio": nil,
+	"protocol_ms": {"p50", "p99"}, "protocol_to_put_p50_ratio": nil, "committer_to_protocol_p50_ratio": nil,
 }
 
 // runCLI runs rtbench with args and returns its exit status, stdout and
@@ -158,11 +159,18 @@ func checkConsistent(t *testing.T, obj map[string]any, workload string, rows int
 	quotient("metadata_to_put_p50_ratio", num("metadata_to_put_p50_ratio"), pct("metadata_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
 	quotient("commit_to_put_p50_ratio", num("commit_to_put_p50_ratio"), pct("commit_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
 	quotient("committer_to_put_p50_ratio", num("committer_to_put_p50_ratio"), pct("committer_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
+	quotient("protocol_to_put_p50_ratio", num("protocol_to_put_p50_ratio"), pct("protocol_ms", "p50"), msRound, pct("put_ms", "p50"), msRound)
+	quotient("committer_to_protocol_p50_ratio", num("committer_to_protocol_p50_ratio"), pct("committer_ms", "p50"), msRound, pct("protocol_ms", "p50"), msRound)
+	// The protocol floor holds at least two sequential create-if-absent
+	// PUTs; each is rarely faster than the floor's PUT p50, never both.
+	if p, put := pct("protocol_ms", "p50"), pct("put_ms", "p50"); p <= put {
+		t.Errorf("%s: protocol_ms p50 %v, want above put_ms p50 %v", workload, p, put)
+	}
 	if c, m := pct("committer_ms", "p50"), pct("metadata_ms", "p50"); c <= 0 || c > m {
 		t.Errorf("%s: committer_ms p50 %v, want in (0, metadata_ms p50 %v]", workload, c, m)
 	}
 	quotient("encode_ratio", num("encode_ratio"), num("data_files_rows_per_s"), 1, num("pqarrow_encode_rows_per_s"), 1)
-	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "committer_ms", "put_ms", "query_ms", "plan_ms", "freshness_ms"} {
+	for _, k := range []string{"commit_ms", "data_files_ms", "metadata_ms", "committer_ms", "put_ms", "protocol_ms", "query_ms", "plan_ms", "freshness_ms"} {
 		if pct(k, "p50") > pct(k, "p99") {
 			t.Errorf("%s: %s p50 %v > p99 %v", workload, k, pct(k, "p50"), pct(k, "p99"))
 		}
