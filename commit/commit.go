@@ -368,6 +368,7 @@ type Committer struct {
 	hints      *hintWriter
 	background bool           // background work after commits (object stores)
 	seq        *sequenceGuard // primary-key tables: see Sequence numbers across writers
+	live       liveIndex      // liveFiles of the last snapshot published, carried forward
 	hash       *hashGuard     // dynamic-bucket tables: see Dynamic buckets across writers
 	xpart      *xpartGuard    // cross-partition upsert tables: see Cross-partition upserts across writers
 
@@ -1273,8 +1274,10 @@ func (c *Committer) tryOnce(ctx context.Context, identifier int64, p *part, slot
 		if indexSaved {
 			c.rememberIndex(indexFile.name, index)
 		}
+		next := append(slices.Clip(merged), d.metas...)
+		c.live.advance(b.metas, next, entries)
 		c.mu.Lock()
-		c.last = &base{snap: s, metas: append(slices.Clip(merged), d.metas...), offsets: prog.offsets}
+		c.last = &base{snap: s, metas: next, offsets: prog.offsets}
 		c.mu.Unlock()
 		c.hints.update(ctx, s.ID)
 		if c.xpart != nil {

@@ -106,8 +106,13 @@ func (c *Committer) checkConflicts(ctx context.Context, base []manifest.FileMeta
 // liveFiles returns the live files (netted entries) of base, a snapshot's
 // manifest list (base then delta manifests), in the partitions parts
 // (serialized partition -> itself). Manifests whose partition statistics
-// exclude every partition of parts are not read.
+// exclude every partition of parts are not read; the live files of the
+// base this Committer published last come from c.live (liveIndex) once
+// computed.
 func (c *Committer) liveFiles(ctx context.Context, base []manifest.FileMeta, parts map[string][]byte) ([]manifest.Entry, error) {
+	if live, ok := c.live.get(base, parts); ok {
+		return live, nil
+	}
 	partFields := c.ts.PartitionFields()
 	var read []manifest.FileMeta
 	for _, m := range base {
@@ -131,6 +136,7 @@ func (c *Committer) liveFiles(ctx context.Context, base []manifest.FileMeta, par
 	if err != nil {
 		return nil, fmt.Errorf("commit: base files of the latest snapshot: %w", err)
 	}
+	c.live.set(base, parts, live)
 	return live, nil
 }
 
