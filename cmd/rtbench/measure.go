@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -298,9 +299,15 @@ func procStatus(key string) int64 {
 	return 0
 }
 
-// resetPeakRSS resets VmHWM to the current RSS (Linux 4.0+, "5" to
-// /proc/self/clear_refs), so that each workload reports its own peak.
+// resetPeakRSS returns the heap the Go runtime holds free to the
+// operating system, then resets VmHWM to the current RSS (Linux 4.0+, "5"
+// to /proc/self/clear_refs), so that each workload reports its own peak.
+// Without the first step the peak carried what loading the input or the
+// workload before left free but resident (the runtime returns free heap
+// in the background, a few MiB a second): loading grows the heap to
+// about twice the input before moving it off the heap (loadFlights).
 // It reports whether the reset took effect.
 func resetPeakRSS() bool {
+	debug.FreeOSMemory()
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
