@@ -72,7 +72,7 @@ func (c *LookupCache) Offer(fio *fileio.FileIO, filePath string, rows []arrow.Re
 // named scope (FileIO.URL) and returns a reader of want over them, or nil
 // when none were offered or they do not fit want (newRowsReader); the
 // reader releases the rows on Close.
-func (c *LookupCache) offered(scope, filePath string, want []types.DataField, batchSize int) format.Reader {
+func (c *LookupCache) offered(scope, filePath string, want []types.DataField, sc *arrow.Schema, batchSize int) format.Reader {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.offers[offerKey(scope, filePath)]
@@ -83,7 +83,7 @@ func (c *LookupCache) offered(scope, filePath string, want []types.DataField, ba
 	c.offerOrder.Remove(el)
 	delete(c.offers, o.key)
 	c.offerBytes -= o.bytes
-	rd := newRowsReader(o.rows, want, batchSize)
+	rd := newRowsReader(o.rows, want, sc, batchSize)
 	if rd == nil {
 		releaseAll(o.rows)
 		return nil
@@ -122,11 +122,13 @@ type rowsReader struct {
 	total     int64
 }
 
-// newRowsReader returns a reader of want over rows, or nil when rows lack
-// a column of want or hold it in another type than a file read would give.
-// The reader owns rows.
-func newRowsReader(rows []arrow.RecordBatch, want []types.DataField, batchSize int) *rowsReader {
-	sc := types.SchemaToArrow(want)
+// newRowsReader returns a reader of want (whose Arrow schema is sc; nil
+// builds it) over rows, or nil when rows lack a column of want or hold it
+// in another type than a file read would give. The reader owns rows.
+func newRowsReader(rows []arrow.RecordBatch, want []types.DataField, sc *arrow.Schema, batchSize int) *rowsReader {
+	if sc == nil {
+		sc = types.SchemaToArrow(want)
+	}
 	in := rows[0].Schema()
 	for _, r := range rows[1:] {
 		if !r.Schema().Equal(in) {

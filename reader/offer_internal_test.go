@@ -37,7 +37,7 @@ func TestRowsReader(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	rows := []arrow.RecordBatch{offerBatch(mem, 1, 2, 3), offerBatch(mem, 4, 5)}
 	want := []types.DataField{types.Field(1, "b", types.String()), types.Field(0, "a", types.BigInt())}
-	rd := newRowsReader(rows, want, 2)
+	rd := newRowsReader(rows, want, nil, 2)
 	if rd == nil || rd.NumRows() != 5 {
 		t.Fatalf("reader %v", rd)
 	}
@@ -74,7 +74,7 @@ func TestRowsReader(t *testing.T) {
 		"missing column": {types.Field(2, "c", types.BigInt())},
 		"other type":     {types.Field(0, "a", types.Int())},
 	} {
-		if rd := newRowsReader(rows, w, 0); rd != nil {
+		if rd := newRowsReader(rows, w, nil, 0); rd != nil {
 			t.Errorf("%s: got a reader", name)
 		}
 	}
@@ -101,7 +101,7 @@ func TestLookupCacheOffer(t *testing.T) {
 	c := NewLookupCache(16 * n) // offers: 4 batches like a
 	want := []types.DataField{types.Field(0, "a", types.BigInt())}
 	take := func(p string) bool {
-		rd := c.offered(fio.URL(), p, want, 0)
+		rd := c.offered(fio.URL(), p, want, nil, 0)
 		if rd == nil {
 			return false
 		}
@@ -128,7 +128,7 @@ func TestLookupCacheOffer(t *testing.T) {
 		t.Errorf("shrunk: bytes %d, want only the newest offer", c.offerBytes)
 	}
 	c.Offer(fio, "typed", []arrow.RecordBatch{a})
-	if c.offered(fio.URL(), "typed", []types.DataField{types.Field(0, "a", types.Int())}, 0) != nil || c.offerBytes != 0 {
+	if c.offered(fio.URL(), "typed", []types.DataField{types.Field(0, "a", types.Int())}, nil, 0) != nil || c.offerBytes != 0 {
 		t.Error("rows of another type read, or kept")
 	}
 	if st := c.Stats(); st.OfferReads != 4 { // f0, f2, f5, f4

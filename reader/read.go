@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"sync"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -183,6 +184,49 @@ type fileTarget struct {
 	fields []types.DataField
 	schema *arrow.Schema // types.SchemaToArrow(fields)
 	cols   []string      // the fields as the lookup cache's key names them
+
+	mu      sync.Mutex
+	evolved []*evolved // per file schema read into fields, at most maxEvolved
+}
+
+// maxEvolved bounds the file schemas a fileTarget keeps evolve's result
+// for: a table has a few schemas in use, and a target lives for a plan.
+const maxEvolved = 16
+
+// evolved is evolve's result of reading files of one file schema into a
+// target, with the Arrow schemas of the columns read (want) and of the
+// target: ReadDataFile needs them for every file, and building them for
+// each of the hundreds of small files a commit writes in a table of many
+// buckets cost a third of the lookups' warming after the commit.
+type evolved struct {
+	fileSchema   *schema.TableSchema
+	want         []types.DataField
+	slot         []int
+	from         []*types.DataType
+	wantSchema   *arrow.Schema // types.SchemaToArrow(want)
+	targetSchema *arrow.Schema // types.SchemaToArrow(target)
+}
+
+// evolve returns evolve's result for files of fileSchema (schemas are
+// immutable and a table's reads share one value per schema id, so the
+// pointer identifies it), kept for the next files.
+func (t *fileTarget) evolve(fileSchema *schema.TableSchema) *evolved {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.evolved {
+		if e.fileSchema == fileSchema {
+			return e
+		}
+	}
+	want, slot, from := evolve(t.fields, fileSchema, nil)
+	// Shared by concurrent reads: an append by a reader must not write
+	// into it.
+	want = slices.Clip(want)
+	e := &evolved{fileSchema: fileSchema, want: want, slot: slot, from: from, wantSchema: types.SchemaToArrow(want), targetSchema: t.schema}
+	if len(t.evolved) < maxEvolved {
+		t.evolved = append(t.evolved, e)
+	}
+	return e
 }
 
 // target returns the layout readFile reads files into: the key-value
@@ -701,10 +745,11 @@ func (sr *splitRead) readFile(ctx context.Context, f *manifest.DataFileMeta, wit
 		}
 		if lc != nil {
 			scope := fio.URL()
-			opts.offered = func(want []types.DataField, batchSize int) format.Reader {
-				return lc.offered(scope, filePath, want, batchSize)
+			opts.offered = func(want []types.DataField, sc *arrow.Schema, batchSize int) format.Reader {
+				return lc.offered(scope, filePath, want, sc, batchSize)
 			}
 		}
+		opts.target = tg
 		records := ReadDataFile(ctx, fio, filePath, fileSchema, target, opts)
 		if lc != nil {
 			records = lc.file(ctx, sr.lookupKey(fio, filePath, f, tg), tg.schema, records)
@@ -793,8 +838,12 @@ type FileReadOptions struct {
 
 	// offered, when set, is asked once the read starts for a reader of the
 	// file's rows as its writer handed them over (LookupCache.Offer), of
-	// the fields a format reader would be given; nil reads the file.
-	offered func(want []types.DataField, batchSize int) format.Reader
+	// the fields a format reader would be given (and their Arrow schema,
+	// nil when not built); nil reads the file.
+	offered func(want []types.DataField, sc *arrow.Schema, batchSize int) format.Reader
+	// target, when set, is the split read's layout whose fields are the
+	// target: evolve's result is taken from it (without NullColumns).
+	target *fileTarget
 }
 
 // ReadDataFile reads the data file at filePath (relative to fio's root; its
@@ -823,10 +872,17 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 		if mem == nil {
 			mem = memory.DefaultAllocator
 		}
-		want, slot, from := evolve(target, fileSchema, opts.NullColumns)
+		var ev *evolved
+		if opts.target != nil && len(opts.NullColumns) == 0 {
+			ev = opts.target.evolve(fileSchema)
+		} else {
+			want, slot, from := evolve(target, fileSchema, opts.NullColumns)
+			ev = &evolved{want: want, slot: slot, from: from, targetSchema: types.SchemaToArrow(target)}
+		}
+		want := ev.want
 		var rd format.Reader
 		if opts.offered != nil {
-			rd = opts.offered(want, opts.BatchSize)
+			rd = opts.offered(want, ev.wantSchema, opts.BatchSize)
 		}
 		if rd == nil {
 			fm, err := formatFor(filePath)
@@ -846,7 +902,7 @@ func ReadDataFile(ctx context.Context, fio *fileio.FileIO, filePath string, file
 			}
 		}
 		defer rd.Close()
-		fb := &fileBatch{target: types.SchemaToArrow(target), fields: target, slot: slot, from: from,
+		fb := &fileBatch{target: ev.targetSchema, fields: target, slot: ev.slot, from: ev.from,
 			dv: opts.DeletionVector, filter: opts.Filter, fFields: opts.FilterFields, mem: mem,
 			deferred: opts.CastErrors, rowBase: opts.RowIDBase}
 		if fb.filter != nil {
