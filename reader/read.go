@@ -9,8 +9,8 @@ import (
 	"path"
 	"slices"
 	"strconv"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
