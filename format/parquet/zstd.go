@@ -16,6 +16,12 @@ import (
 // page only finds no match further back than 2 MiB.
 const zstdWindow = 2 << 20
 
+// zstdMaxConcurrent bounds the pages one level's encoder compresses at
+// once, and so the history it keeps (2.1 MiB each): more cores than this
+// wait for an encoder rather than keep more history for the process's
+// life.
+const zstdMaxConcurrent = 8
+
 // zstdPageCodec is arrow-go's zstd codec (compress.Codecs.Zstd) with the
 // page encoders kept for the process's life instead of in a sync.Pool.
 //
@@ -24,10 +30,11 @@ const zstdWindow = 2 << 20
 // 16 MiB history buffer once a page above 128 KiB passes through it. The
 // pool empties at every second garbage collection, so a writer under a
 // small heap allocated those 16 MiB again and again: 16 of the 55 MiB of
-// heap live at rtbench's append peak (docs/decisions.md, "Parquet zstd
-// encoders"). Here one encoder per level serves GOMAXPROCS pages at once,
-// with a 2 MiB window and klauspost's lower-memory history (window plus
-// one 128 KiB block): at most GOMAXPROCS × 2.1 MiB, allocated once.
+// heap live at rtbench's append peak (docs/decisions.md, "The commit
+// protocol's floor, Parquet zstd encoders, the live index back"). Here one encoder per level serves GOMAXPROCS pages at once
+// (at most zstdMaxConcurrent), with a 2 MiB window and klauspost's
+// lower-memory history (window plus one 128 KiB block): at most 2.1 MiB
+// per page compressed at once, allocated once.
 // Options are otherwise arrow-go's (zero frames, literal entropy coding
 // always), so the output is the same zstd frames for pages up to
 // zstdWindow; decoding and the streaming API stay arrow-go's.
@@ -57,7 +64,7 @@ func (c *zstdPageCodec) encoder(level zstd.EncoderLevel) *zstd.Encoder {
 		return e
 	}
 	e, err := zstd.NewWriter(nil, zstd.WithZeroFrames(true), zstd.WithEncoderLevel(level),
-		zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+		zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), zstdMaxConcurrent)),
 		zstd.WithWindowSize(zstdWindow), zstd.WithLowerEncoderMem(true))
 	if err != nil {
 		// Only invalid options fail, and these are constant.
