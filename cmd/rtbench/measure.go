@@ -193,7 +193,7 @@ func measureFloor(ctx context.Context, fio *fileio.FileIO, n int) (*floor, error
 
 // measureProtocol times n rounds of what a commit's metadata phase must
 // do on fio, sequentially, with no encoding, reading or checking between
-// the requests (package commit, "The writes of a commit"): k
+// the requests (package commit, "One commit"): k
 // create-if-absent PUTs at once (the delta manifest, the delta manifest
 // list and, for a real-time commit, the offsets file; the base list is
 // prepared in the background), then the create-if-absent of the snapshot,
