@@ -16,8 +16,22 @@ import (
 // snapshot or gone itself. The error also wraps the cause
 // (fileio.ErrNotExist naming the file, or snapshot.ErrNotFound). The read
 // stops there: rows are never silently missing. Plan again on a live
-// snapshot (or keep the snapshot alive with a tag or a consumer).
+// snapshot (or keep the snapshot alive with a tag or a consumer). A scan of
+// the latest snapshot does so itself while planning (Scan.Plan plans the
+// new latest snapshot again, up to 4 plans in all); reading a plan's rows
+// does not.
 var ErrSnapshotExpired = errors.New("reader: snapshot expired")
+
+// CheckExpired returns err wrapped with ErrSnapshotExpired when it reports
+// a missing file (fileio.ErrNotExist) of snapshot sn of the table at meta
+// (its root, or a branch's directory) and sn has been expired since: its id
+// is below the EARLIEST hint or its snapshot file is gone. Otherwise, and
+// when that cannot be told, it returns err as is. For callers that read a
+// snapshot's files beside a Plan (e.g. its index manifest) and want to tell
+// expiration from damage as Plan does.
+func CheckExpired(ctx context.Context, meta *fileio.FileIO, sn *snapshot.Snapshot, err error) error {
+	return expiredErr(ctx, meta, sn, false, err)
+}
 
 // expiredErr returns err wrapped with ErrSnapshotExpired when it reports a
 // missing file (fileio.ErrNotExist) of snapshot sn read from branch meta and

@@ -36,7 +36,8 @@
 // exist; with ErrSnapshotExpired too when the snapshot id is below the
 // table's earliest), ErrSnapshotExpired (the planned snapshot was expired
 // while it was planned or read: a file it names is gone; see
-// ErrSnapshotExpired), ErrInvalidScan (contradictory or unknown options, unknown column
+// ErrSnapshotExpired; a scan of the latest snapshot plans the new latest
+// again first, up to 4 plans in all), ErrInvalidScan (contradictory or unknown options, unknown column
 // names, in-memory batches that lack a needed column), ErrUnsupported (a table feature this package does not read, e.g.
 // postpone buckets) and the sentinels of the packages below: manifest.ErrCorrupt,
 // format.ErrCorrupt, format.ErrUnsupportedFormat, fileio.ErrNotExist (a missing
@@ -301,7 +302,7 @@ func (s *Scan) plan(ctx context.Context) (*Plan, error) {
 	}
 	main := newTableState(s.root, s.cfg.branch, mc, idx)
 	main.live = live
-	plan, err := s.planBranch(ctx, main, s.cfg.filter)
+	plan, err := s.planLatest(ctx, main, s.cfg.filter)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +317,7 @@ func (s *Scan) plan(ctx context.Context) (*Plan, error) {
 	// read from the fallback branch.
 	fb := newTableState(s.root, fallback, mc, idx)
 	fb.live = live
-	fbPlan, err := s.planBranch(ctx, fb, s.cfg.filter)
+	fbPlan, err := s.planLatest(ctx, fb, s.cfg.filter)
 	if err != nil {
 		return nil, fmt.Errorf("reader: fallback branch %q: %w", fallback, err)
 	}
@@ -334,6 +335,32 @@ func (s *Scan) plan(ctx context.Context) (*Plan, error) {
 	}
 	return plan, nil
 }
+
+// latestAttempts bounds how many times a scan of the latest snapshot is
+// planned when the snapshot it picked was expired before it was planned
+// (ErrSnapshotExpired; see planLatest).
+const latestAttempts = 4
+
+// planLatest is planBranch, planned again when the scan reads the latest
+// snapshot and the one it picked was expired while it was planned
+// (ErrSnapshotExpired: another process committed and expired it meanwhile,
+// so a newer snapshot exists), up to latestAttempts plans in all. Scans of a
+// chosen snapshot (time travel, changes, incremental) fail at once: their
+// snapshot cannot come back. Java plans once (SnapshotReaderImpl.read) and
+// leaves the retry to the job's restart.
+func (s *Scan) planLatest(ctx context.Context, t *tableState, filter predicate.Predicate) (*Plan, error) {
+	retry := !s.timeTravel() && s.cfg.changes == nil && s.cfg.incremental == nil
+	for attempt := 1; ; attempt++ {
+		p, err := s.planBranch(ctx, t, filter)
+		if err == nil || !retry || attempt == latestAttempts || !errors.Is(err, ErrSnapshotExpired) || ctx.Err() != nil {
+			return p, err
+		}
+	}
+}
+
+// snapshotPicked, when set (tests only), is called by planBranch with the
+// snapshot it picked, before it reads the snapshot's manifests.
+var snapshotPicked func(sn *snapshot.Snapshot)
 
 // timeTravel reports whether the scan reads a chosen snapshot rather than
 // the latest one.
@@ -422,6 +449,9 @@ func (s *Scan) planBranch(ctx context.Context, t *tableState, filter predicate.P
 	sn, err := s.pickSnapshot(ctx, snaps)
 	if err != nil {
 		return nil, err
+	}
+	if snapshotPicked != nil {
+		snapshotPicked(sn)
 	}
 	// The latest read uses the latest schema (columns added after the last
 	// commit read as null); time travel reads a snapshot with its own schema,

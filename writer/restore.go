@@ -25,6 +25,22 @@ func (w *Write) loadRestore(ctx context.Context) error {
 
 // scanRestore plans the latest snapshot (again) and replaces the restore.
 func (w *Write) scanRestore(ctx context.Context) error {
+	for attempt := 1; ; attempt++ {
+		err := w.scanRestoreOnce(ctx)
+		if err == nil || attempt == restoreAttempts || !errors.Is(err, reader.ErrSnapshotExpired) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// restoreAttempts bounds how many times scanRestore plans the latest
+// snapshot when the snapshot it planned was expired before it read the
+// snapshot's index manifest (the Plan itself plans again on expiration
+// too, see reader.Scan.Plan).
+const restoreAttempts = 4
+
+// scanRestoreOnce is one attempt of scanRestore.
+func (w *Write) scanRestoreOnce(ctx context.Context) error {
 	plan, err := reader.NewScan(w.fio, reader.WithAllLevels(), reader.WithoutFallback()).Plan(ctx)
 	if err != nil {
 		return fmt.Errorf("writer: restore from latest snapshot: %w", err)
@@ -58,7 +74,7 @@ func (w *Write) scanRestore(ctx context.Context) error {
 	var entries []manifest.IndexManifestEntry
 	if sn := plan.Snapshot; sn != nil && ((w.comp != nil && w.comp.dv) || w.dyn != nil) && sn.IndexManifest != nil && *sn.IndexManifest != "" {
 		if entries, err = manifest.ReadIndexManifest(ctx, w.fio, *sn.IndexManifest); err != nil {
-			return fmt.Errorf("writer: restore from snapshot %d: index manifest: %w", sn.ID, err)
+			return fmt.Errorf("writer: restore from snapshot %d: index manifest: %w", sn.ID, reader.CheckExpired(ctx, w.fio, sn, err))
 		}
 	}
 	w.restored, w.partBkts, w.partBktsMixed, w.indexEntries = restored, parts, mixed, entries

@@ -59,7 +59,9 @@ func TestWritersWithExpiration(t *testing.T) {
 					"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "2",
 				}})
 				url := tbl.FileIO.URL()
+				stopPlanner := startPlanner(t, url, kill)
 				acks, kills := runWorkers(t, url, procs, commits, false, kill)
+				plans := stopPlanner()
 				if len(acks) != procs*commits {
 					t.Fatalf("%d commits acknowledged, want %d", len(acks), procs*commits)
 				}
@@ -102,6 +104,16 @@ func TestWritersWithExpiration(t *testing.T) {
 				}
 				t.Logf("%d processes × %d commits (%d killed), expiring down to 2 snapshots: %d rows each read once, %d rows of commits in flight at a kill read twice",
 					procs, commits, kills, procs*commits*3-dup, dup/3)
+				// The planner process beside them: every plan of the latest
+				// snapshot succeeded (one whose snapshot was expired while it
+				// was planned plans the new latest); a read may meet a data
+				// file an expiration deleted after the plan, typed; every
+				// read saw whole commits, never fewer rows than an older one.
+				t.Logf("planner: %d plans, %d read (%d snapshots), largest read %d rows, %d reads met an expired snapshot",
+					plans.Plans, plans.Reads, plans.Snapshots, plans.MaxRows, plans.ReadsExpired)
+				if len(plans.PlanErrors)+len(plans.ReadErrors)+len(plans.Bad) > 0 || plans.Snapshots == 0 {
+					t.Fatalf("planner: plan errors %q, read errors %q, bad reads %q, %d snapshots read", plans.PlanErrors, plans.ReadErrors, plans.Bad, plans.Snapshots)
+				}
 			})
 		}
 	}

@@ -198,6 +198,13 @@ var procEngines = []struct {
 
 func worker() int {
 	id, _ := strconv.Atoi(os.Getenv(workerEnv))
+	if stop := os.Getenv(plannerEnv); stop != "" {
+		if err := planner(os.Getenv(urlEnv), stop, os.Getenv(dupsEnv) == "1"); err != nil {
+			fmt.Fprintf(os.Stderr, "planner: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if stop := os.Getenv(compactEnv); stop != "" {
 		if err := compactor(id, os.Getenv(urlEnv), stop); err != nil {
 			fmt.Fprintf(os.Stderr, "compactor %d: %v\n", id, err)
