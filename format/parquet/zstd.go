@@ -56,7 +56,9 @@ func init() {
 	compress.RegisterCodec(compress.Codecs.Zstd, &zstdPageCodec{Codec: orig, encs: map[zstd.EncoderLevel]*zstd.Encoder{}})
 }
 
-// encoder returns the encoder of level, made on first use.
+// encoder returns the encoder of level, made on first use; nil if the
+// options were refused (only invalid options fail, and these are constant
+// but for the level), in which case the caller uses arrow-go's codec.
 func (c *zstdPageCodec) encoder(level zstd.EncoderLevel) *zstd.Encoder {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -67,8 +69,7 @@ func (c *zstdPageCodec) encoder(level zstd.EncoderLevel) *zstd.Encoder {
 		zstd.WithAllLitEntropyCompression(true), zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), zstdMaxConcurrent)),
 		zstd.WithWindowSize(zstdWindow), zstd.WithLowerEncoderMem(true))
 	if err != nil {
-		// Only invalid options fail, and these are constant.
-		panic("parquet: zstd encoder: " + err.Error())
+		e = nil
 	}
 	c.encs[level] = e
 	return e
@@ -76,7 +77,11 @@ func (c *zstdPageCodec) encoder(level zstd.EncoderLevel) *zstd.Encoder {
 
 // Encode compresses src at zstd's default level (arrow-go's Encode).
 func (c *zstdPageCodec) Encode(dst, src []byte) []byte {
-	return c.encoder(zstd.SpeedDefault).EncodeAll(src, dst[:0])
+	e := c.encoder(zstd.SpeedDefault)
+	if e == nil {
+		return c.Codec.Encode(dst, src)
+	}
+	return e.EncodeAll(src, dst[:0])
 }
 
 // EncodeLevel compresses src at the zstd level (compress.DefaultCompressionLevel:
@@ -86,7 +91,11 @@ func (c *zstdPageCodec) EncodeLevel(dst, src []byte, level int) []byte {
 	if level == compress.DefaultCompressionLevel {
 		l = zstd.SpeedDefault
 	}
-	return c.encoder(l).EncodeAll(src, dst[:0])
+	e := c.encoder(l)
+	if e == nil {
+		return c.Codec.EncodeLevel(dst, src, level)
+	}
+	return e.EncodeAll(src, dst[:0])
 }
 
 // DecodeWithError is arrow-go's (compress.ErrorCodec).
