@@ -16,9 +16,11 @@ import (
 	"github.com/paimon-go/paimon/types"
 )
 
-// TestPlanLatestBesideExpiration: another process commits twice and expires
-// every snapshot but the latest between a scan's pick of the latest
-// snapshot and its reading of that snapshot's manifests. A scan of the
+// TestPlanLatestBesideExpiration: another writer (here in this process,
+// through the hook of SetSnapshotPicked; internal/multiwriter runs the
+// processes) commits twice and expires every snapshot but the latest
+// between a scan's pick of the latest snapshot and its reading of that
+// snapshot's manifests. A scan of the
 // latest snapshot then plans the new latest one, with its exact rows; when
 // that happens at every pick it gives up after 4 plans with
 // ErrSnapshotExpired; a scan of a chosen snapshot id fails at once.
