@@ -23,27 +23,35 @@ func (w *Write) loadRestore(ctx context.Context) error {
 	return w.scanRestore(ctx)
 }
 
-// scanRestore plans the latest snapshot (again) and replaces the restore.
-func (w *Write) scanRestore(ctx context.Context) error {
-	for attempt := 1; ; attempt++ {
-		err := w.scanRestoreOnce(ctx)
-		if err == nil || attempt == restoreAttempts || !errors.Is(err, reader.ErrSnapshotExpired) || ctx.Err() != nil {
-			return err
-		}
-	}
-}
-
-// restoreAttempts bounds how many times scanRestore plans the latest
-// snapshot when the snapshot it planned was expired before it read the
-// snapshot's index manifest (the Plan itself plans again on expiration
-// too, see reader.Scan.Plan).
+// restoreAttempts bounds the plans of scanRestore when the snapshot it
+// planned is expired before its index manifest is read.
 const restoreAttempts = 4
 
-// scanRestoreOnce is one attempt of scanRestore.
-func (w *Write) scanRestoreOnce(ctx context.Context) error {
-	plan, err := reader.NewScan(w.fio, reader.WithAllLevels(), reader.WithoutFallback()).Plan(ctx)
-	if err != nil {
-		return fmt.Errorf("writer: restore from latest snapshot: %w", err)
+// scanRestore plans the latest snapshot (again) and replaces the restore.
+// The plan itself plans the new latest snapshot when the one it picked is
+// expired meanwhile (reader.Scan.Plan); the index manifest is read after
+// it, so a snapshot expired between the two is planned again here, up to
+// restoreAttempts plans.
+func (w *Write) scanRestore(ctx context.Context) error {
+	var plan *reader.Plan
+	var entries []manifest.IndexManifestEntry
+	for attempt := 1; ; attempt++ {
+		var err error
+		plan, err = reader.NewScan(w.fio, reader.WithAllLevels(), reader.WithoutFallback()).Plan(ctx)
+		if err != nil {
+			return fmt.Errorf("writer: restore from latest snapshot: %w", err)
+		}
+		sn := plan.Snapshot
+		if sn == nil || !((w.comp != nil && w.comp.dv) || w.dyn != nil) || sn.IndexManifest == nil || *sn.IndexManifest == "" {
+			break
+		}
+		if entries, err = manifest.ReadIndexManifest(ctx, w.fio, *sn.IndexManifest); err == nil {
+			break
+		}
+		err = reader.CheckExpired(ctx, w.fio, sn, err)
+		if attempt == restoreAttempts || !errors.Is(err, reader.ErrSnapshotExpired) || ctx.Err() != nil {
+			return fmt.Errorf("writer: restore from snapshot %d: index manifest: %w", sn.ID, err)
+		}
 	}
 	restored := map[string]restoredBucket{}
 	parts := map[string]int32{}
@@ -69,12 +77,6 @@ func (w *Write) scanRestoreOnce(ctx context.Context) error {
 				mixed[string(sp.Partition)] = [2]int32{tb, sp.TotalBuckets}
 			}
 			parts[string(sp.Partition)] = sp.TotalBuckets
-		}
-	}
-	var entries []manifest.IndexManifestEntry
-	if sn := plan.Snapshot; sn != nil && ((w.comp != nil && w.comp.dv) || w.dyn != nil) && sn.IndexManifest != nil && *sn.IndexManifest != "" {
-		if entries, err = manifest.ReadIndexManifest(ctx, w.fio, *sn.IndexManifest); err != nil {
-			return fmt.Errorf("writer: restore from snapshot %d: index manifest: %w", sn.ID, reader.CheckExpired(ctx, w.fio, sn, err))
 		}
 	}
 	w.restored, w.partBkts, w.partBktsMixed, w.indexEntries = restored, parts, mixed, entries
