@@ -76,8 +76,9 @@ func WithReporter(r metrics.Reporter) TableOption { return func(t *Table) { t.re
 func WithBranch(name string) TableOption { return func(t *Table) { t.branch = name } }
 
 // OpenTable opens the table whose root (the folder holding schema/ and
-// snapshot/) is at url: file:// (or a plain local path), mem://, s3:// or
-// gs://, as fileio.Open accepts. It reads the latest schema of the branch.
+// snapshot/) is at url: file:// (or a plain local path), mem://, s3://, or
+// gs:// and azblob:// with their driver imported (fileio/gcs, fileio/azure),
+// as fileio.Open accepts. It reads the latest schema of the branch.
 //
 // The schema's option values are checked as catalog.ValidateOptions does:
 // a malformed value (an unparseable number, duration, memory size, boolean

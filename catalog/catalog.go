@@ -147,7 +147,8 @@ type Catalog struct {
 }
 
 // Open opens the catalog whose warehouse is at url (any URL fileio.Open
-// accepts: file://, mem://, s3://, gs://). Close releases the store.
+// accepts: file://, mem://, s3://, and gs:// or azblob:// with their driver
+// imported, see fileio/gcs and fileio/azure). Close releases the store.
 func Open(ctx context.Context, url string) (*Catalog, error) {
 	f, err := fileio.Open(ctx, url)
 	if err != nil {

@@ -5,7 +5,11 @@
 // It plays the part of Java Paimon's org.apache.paimon.fs.FileIO
 // (LocalFileIO, S3FileIO, ...) on top of gocloud.dev/blob, so one code path
 // serves a local directory, memory, Amazon S3 (and S3-compatible stores such
-// as MinIO), Google Cloud Storage and Azure Blob Storage.
+// as MinIO), Google Cloud Storage and Azure Blob Storage. The last two are
+// optional drivers, linked into a program only when it imports their
+// packages (fileio/gcs, fileio/azure), as gocloud.dev/blob's are: their SDKs
+// are about half of what fileio would link. Without the import, Open
+// refuses the scheme with ErrInvalidURL naming the package.
 //
 // # Opening
 //
@@ -24,15 +28,17 @@
 //     (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or the shared AWS config,
 //     never from the URL. The query parameters are those of
 //     gocloud.dev/blob/s3blob.
-//   - gs://bucket/prefix: Google Cloud Storage with Application Default
-//     Credentials; if STORAGE_EMULATOR_HOST is set (host:port, no scheme),
-//     requests go to that emulator, e.g. fake-gcs-server.
-//   - azblob://container/prefix: Azure Blob Storage. The account and
-//     credentials come from the environment as gocloud.dev/blob/azureblob
-//     reads them (AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY,
-//     AZURE_STORAGE_SAS_TOKEN, AZURE_STORAGE_CONNECTION_STRING, or
-//     azidentity's default chain), never from the URL; the query may name
-//     storage_account, domain, protocol and localemu (for Azurite:
+//   - gs://bucket/prefix, with package fileio/gcs imported: Google Cloud
+//     Storage with Application Default Credentials; if STORAGE_EMULATOR_HOST
+//     is set (host:port, no scheme), requests go to that emulator, e.g.
+//     fake-gcs-server.
+//   - azblob://container/prefix, with package fileio/azure imported: Azure
+//     Blob Storage. The account and credentials come from the environment
+//     as gocloud.dev/blob/azureblob reads them (AZURE_STORAGE_ACCOUNT with
+//     AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN,
+//     AZURE_STORAGE_CONNECTION_STRING, or azidentity's default chain), never
+//     from the URL; the query may name storage_account, domain, protocol and
+//     localemu (for Azurite:
 //     ?localemu=true&protocol=http&domain=127.0.0.1:10000).
 //
 // # Paths

@@ -6,9 +6,10 @@ import (
 	"io/fs"
 	"net/http"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/aws/smithy-go"
 	"gocloud.dev/gcerrors"
+
+	"github.com/paimon-go/paimon/fileio/internal/driver"
 )
 
 var (
@@ -61,11 +62,10 @@ func (f *FileIO) wrapErr(op, key string, err error) error {
 	// Drivers repeat what the URL configured (an endpoint with a password
 	// that fails to parse only shows on the first request): mask it.
 	err = maskError(err, f.s.secrets)
-	var aerr *azcore.ResponseError
-	if errors.As(err, &aerr) {
+	if r, ok := driver.ResponseOf(err); ok && r.Text != "" {
 		// The Azure SDK's text is the whole HTTP exchange (request line,
 		// headers, XML body): keep its status and error code.
-		err = &redactedError{err: err, msg: fmt.Sprintf("azure: HTTP %d %s", aerr.StatusCode, aerr.ErrorCode)}
+		err = &redactedError{err: err, msg: r.Text}
 	}
 	if code := bucketMissing(err); code != "" {
 		return fmt.Errorf("fileio: %s %s: %w (%s)", op, loc, ErrNoBucket, code)
@@ -102,9 +102,8 @@ func notFound(err error) bool {
 // ContainerNotFound), else "": then nothing below it exists either, and
 // the message should say why.
 func bucketMissing(err error) string {
-	var aerr *azcore.ResponseError
-	if errors.As(err, &aerr) && aerr.ErrorCode == "ContainerNotFound" {
-		return aerr.ErrorCode
+	if r, ok := driver.ResponseOf(err); ok && r.NoBucket {
+		return r.Code
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "NoSuchBucket" {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
+
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,19 +15,17 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cloud.google.com/go/storage"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	gcaws "gocloud.dev/aws"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/gcsblob" // registers gs:// on gocloud's default URL mux
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/blob/s3blob"
 	"gocloud.dev/gcerrors"
-	"gocloud.dev/gcp"
 
+	"github.com/paimon-go/paimon/fileio/internal/driver"
 	"github.com/paimon-go/paimon/fileio/internal/localblob"
 )
 
@@ -58,7 +56,10 @@ type store struct {
 	stats   counters
 	// deleteHeads is set for s3, whose Delete is a HEAD plus a DELETE.
 	deleteHeads bool
-	closed      atomic.Bool
+	// beforeCreate is the driver's BeforeWrite of CreateIfAbsent (nil:
+	// none); GCS's turns its client's own retries off.
+	beforeCreate func(as func(any) bool) error
+	closed       atomic.Bool
 }
 
 // location returns the full location of key for error messages, without the
@@ -138,28 +139,34 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			return nil, bad("mem URLs take no host or query")
 		}
 		s.bucket, s.urlRoot, s.retry = memblob.OpenBucket(nil), "mem://", noRetry()
-	case "s3", "gs", "azblob":
+	case "s3":
 		if u.Host == "" {
 			return nil, bad("missing bucket name")
 		}
-		switch u.Scheme {
-		case "s3":
-			s.bucket, s.streams, err = openS3(ctx, u.Host, u.Query(), s.retry)
-			s.deleteHeads = true
-		case "azblob":
-			s.bucket, s.streams, err = openAzure(ctx, u.Host, u.Query(), s.retry)
-			s.secrets = append(s.secrets, azureSecrets()...)
-		default:
-			if err = gcsCredentials(ctx, u.Query()); err != nil {
-				return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), err)
-			}
-			bu := &url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
-			s.bucket, err = blob.DefaultURLMux().OpenBucketURL(ctx, bu)
-		}
+		s.bucket, s.streams, err = openS3(ctx, u.Host, u.Query(), s.retry)
 		if err != nil {
 			// gocloud's URL openers repeat the URL in their errors.
 			return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), redactError(err, rawURL))
 		}
+		s.deleteHeads = true
+		s.urlRoot = u.Scheme + "://" + u.Host
+	case "gs", "azblob":
+		d, ok := driver.Lookup(u.Scheme)
+		if !ok {
+			return nil, bad(fmt.Sprintf("the %s:// driver is not linked: import _ %q", u.Scheme, driverPackages[u.Scheme]))
+		}
+		if u.Host == "" {
+			return nil, bad("missing bucket name")
+		}
+		if u.Scheme == "azblob" {
+			s.secrets = append(s.secrets, azureSecrets()...)
+		}
+		bs, err := d.Open(ctx, u.Host, u.Query(), driver.Retry{Attempts: s.retry.attempts, Base: s.retry.base, Max: s.retry.max})
+		if err != nil {
+			// gocloud's URL openers repeat the URL in their errors.
+			return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), redactError(err, rawURL))
+		}
+		s.bucket, s.streams, s.beforeCreate = bs.Bucket, bs.Streams, bs.BeforeCreate
 		s.urlRoot = u.Scheme + "://" + u.Host
 	default:
 		return nil, bad("unsupported scheme " + u.Scheme)
@@ -171,21 +178,11 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 // an azblob:// URL no Azure storage account or credential.
 var ErrNoCredentials = errors.New("no credentials")
 
-// gcsCredentials checks, before gocloud's gcsblob opener runs, that it will
-// find credentials: without Application Default Credentials that opener
-// prints a warning on standard output (without a newline, into whatever the
-// program prints next) and goes on with empty credentials that fail on the
-// first request. Emulators (STORAGE_EMULATOR_HOST) and URLs that name their
-// credentials (access_id, private_key_path, anonymous) skip the check.
-func gcsCredentials(ctx context.Context, q url.Values) error {
-	if os.Getenv("STORAGE_EMULATOR_HOST") != "" || os.Getenv("STORAGE_EMULATOR_HOST_GRPC") != "" ||
-		q.Has("access_id") || q.Has("private_key_path") || q.Has("anonymous") {
-		return nil
-	}
-	if _, err := gcp.DefaultCredentials(ctx); err != nil {
-		return fmt.Errorf("%w: Google Cloud Application Default Credentials: %v (set GOOGLE_APPLICATION_CREDENTIALS, or add anonymous=true to the URL for a public bucket)", ErrNoCredentials, err)
-	}
-	return nil
+// driverPackages names the package whose import makes Open serve a scheme
+// whose SDK is optional (see package fileio/internal/driver).
+var driverPackages = map[string]string{
+	"gs":     "github.com/paimon-go/paimon/fileio/gcs",
+	"azblob": "github.com/paimon-go/paimon/fileio/azure",
 }
 
 // openS3 opens an S3 bucket with an AWS SDK client configured from the URL
@@ -489,7 +486,7 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 // if it holds other bytes, another writer won (ErrExist). Callers must
 // therefore make concurrent writers' data differ (a snapshot does: it names
 // its commit user and identifier). The GCS client's own retries are turned
-// off for these writes (noClientRetries), so that every attempt is seen here.
+// off for these writes, so that every attempt is seen here.
 //
 // On S3 and GCS an attempt that gets no answer within a minute is given up
 // and counts as one whose outcome is unknown.
@@ -510,7 +507,7 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 		return c == gcerrors.FailedPrecondition || c == gcerrors.AlreadyExists
 	}
 	opts := writerOptions(true)
-	opts.BeforeWrite = noClientRetries
+	opts.BeforeWrite = f.s.beforeCreate
 	ambiguous := false
 	for attempt := 1; ; attempt++ {
 		f.s.stats.add(opPut)
@@ -551,19 +548,6 @@ func (f *FileIO) CreateIfAbsent(ctx context.Context, path string, data []byte) e
 			return f.wrapErr("create", key, err)
 		}
 	}
-}
-
-// noClientRetries is the BeforeWrite of CreateIfAbsent: it turns off the
-// GCS client's own retries of the write (other stores' clients do not
-// retry here). The GCS client retries a conditional write after a lost
-// response by itself, and the retry's 412 reached CreateIfAbsent as a
-// first answer "exists": a lost race, although the write was ours.
-func noClientRetries(as func(any) bool) error {
-	var obj **storage.ObjectHandle
-	if as(&obj) {
-		*obj = (*obj).Retryer(storage.WithPolicy(storage.RetryNever))
-	}
-	return nil
 }
 
 // holds reports whether the object key exists with exactly data as content;

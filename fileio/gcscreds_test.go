@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paimon-go/paimon/fileio"
+	_ "github.com/paimon-go/paimon/fileio/gcs"
 )
 
 // TestGCSWithoutCredentials: a gs:// URL without Google Cloud credentials

@@ -2,6 +2,7 @@ package fileio
 
 import (
 	"net/url"
+	"os"
 	"strings"
 	"unicode"
 )
@@ -187,3 +188,39 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
+
+// azureSecrets returns the secrets of the Azure credentials in the
+// environment, as they may appear in the SDK's errors (which repeat a
+// request's URL, SAS query included): the account key, and the secret
+// values of a SAS token (AZURE_STORAGE_SAS_TOKEN, or the
+// SharedAccessSignature of AZURE_STORAGE_CONNECTION_STRING) both decoded
+// and query-escaped.
+func azureSecrets() []string {
+	var out []string
+	add := func(s string) {
+		if len(s) >= minSecret {
+			out = append(out, s)
+		}
+	}
+	add(os.Getenv("AZURE_STORAGE_KEY"))
+	sas := []string{os.Getenv("AZURE_STORAGE_SAS_TOKEN")}
+	for part := range strings.SplitSeq(os.Getenv("AZURE_STORAGE_CONNECTION_STRING"), ";") {
+		k, v, _ := strings.Cut(part, "=")
+		switch strings.ToLower(k) {
+		case "accountkey":
+			add(v)
+		case "sharedaccesssignature":
+			sas = append(sas, v)
+		}
+	}
+	for _, t := range sas {
+		if t == "" {
+			continue
+		}
+		for _, s := range secretsOf("azblob://c/?" + strings.TrimPrefix(t, "?")) {
+			add(s)
+			add(url.QueryEscape(s))
+		}
+	}
+	return out
+}

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"gocloud.dev/gcerrors"
-	"google.golang.org/api/googleapi"
+
+	"github.com/paimon-go/paimon/fileio/internal/driver"
 )
 
 // retryPolicy bounds the retries of transient store errors: at most attempts
@@ -62,8 +62,8 @@ func transient(ctx context.Context, err error) bool {
 }
 
 // httpStatus returns the HTTP status of a response error from the AWS SDK
-// (smithy-go's ResponseError), the Google API client or the Azure SDK
-// (azcore.ResponseError). The AWS SDK reports
+// (smithy-go's ResponseError), or of a linked driver's SDK (the Google API
+// client, the Azure SDK: package fileio/internal/driver). The AWS SDK reports
 // a request that got no answer at all (a connection closed or reset after
 // the request was sent) as a response error of status 0: that is no status,
 // and such an error is transient (the request may have been applied).
@@ -72,13 +72,8 @@ func httpStatus(err error) (int, bool) {
 	if errors.As(err, &re) && re.HTTPStatusCode() != 0 {
 		return re.HTTPStatusCode(), true
 	}
-	var gerr *googleapi.Error
-	if errors.As(err, &gerr) {
-		return gerr.Code, true
-	}
-	var aerr *azcore.ResponseError
-	if errors.As(err, &aerr) && aerr.StatusCode != 0 {
-		return aerr.StatusCode, true
+	if r, ok := driver.ResponseOf(err); ok && r.Status != 0 {
+		return r.Status, true
 	}
 	return 0, false
 }

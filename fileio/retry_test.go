@@ -17,6 +17,7 @@ import (
 	"gocloud.dev/gcerrors"
 	"google.golang.org/api/googleapi"
 
+	storedriver "github.com/paimon-go/paimon/fileio/internal/driver"
 	"github.com/paimon-go/paimon/fileio/internal/localblob"
 )
 
@@ -438,7 +439,13 @@ func TestCreateIfAbsentGivesUpOutcomeUnknown(t *testing.T) {
 // delete must not pass for a missing file: an expiration took a denied
 // DELETE of a snapshot file for "already gone" and left the snapshot
 // referring to deleted manifests.
+//
+// The Google API error's status is read by the gs driver (fileio/gcs), which
+// this test binary links through its external tests (testenv imports it).
 func TestGCSDenialIsNotAbsence(t *testing.T) {
+	if _, ok := storedriver.Lookup("gs"); !ok {
+		t.Fatal("the gs driver (fileio/gcs) is not linked into this test binary")
+	}
 	ctx := context.Background()
 	f, d := newFaulty(t)
 	if err := f.WriteFile(ctx, "snapshot/snapshot-1", []byte("x")); err != nil {

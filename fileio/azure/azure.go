@@ -1,12 +1,28 @@
-package fileio
+// Package azure makes package fileio open azblob://CONTAINER/PREFIX URLs
+// (Azure Blob Storage) when imported, as gocloud.dev/blob/azureblob
+// registers its URL opener:
+//
+//	import _ "github.com/paimon-go/paimon/fileio/azure"
+//
+// Without it, fileio.Open refuses azblob:// URLs with fileio.fileio.ErrInvalidURL,
+// and a program that does not use the store does not link the Azure SDK.
+//
+// The account and credentials come from the environment as
+// gocloud.dev/blob/azureblob reads them (AZURE_STORAGE_ACCOUNT with
+// AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN, AZURE_STORAGE_CONNECTION_STRING,
+// or azidentity's default chain), never from the URL; the query may name
+// storage_account, domain, protocol and localemu (for Azurite:
+// ?localemu=true&protocol=http&domain=127.0.0.1:10000). Open fails with
+// fileio.fileio.ErrNoCredentials when no account or credential is found.
+package azure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -14,7 +30,33 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/azureblob"
+
+	"github.com/paimon-go/paimon/fileio"
+	"github.com/paimon-go/paimon/fileio/internal/driver"
 )
+
+func init() {
+	driver.Register("azblob", driver.Driver{Open: open, Response: response})
+}
+
+// open is openAzure as a driver.
+func open(ctx context.Context, host string, q url.Values, r driver.Retry) (driver.Buckets, error) {
+	b, streams, err := openAzure(ctx, host, q, r)
+	return driver.Buckets{Bucket: b, Streams: streams}, err
+}
+
+// response reads an Azure SDK response error: its text is the whole HTTP
+// exchange (request line, headers, XML body), so fileio keeps its status
+// and error code only.
+func response(err error) (driver.Response, bool) {
+	var aerr *azcore.ResponseError
+	if !errors.As(err, &aerr) {
+		return driver.Response{}, false
+	}
+	return driver.Response{Status: aerr.StatusCode, Code: aerr.ErrorCode,
+		Text:     fmt.Sprintf("azure: HTTP %d %s", aerr.StatusCode, aerr.ErrorCode),
+		NoBucket: aerr.ErrorCode == "ContainerNotFound"}, true
+}
 
 // openAzure opens the Azure Blob Storage container named by an
 // azblob://CONTAINER URL. The service URL and credentials come from the
@@ -31,11 +73,11 @@ import (
 // SDK's own retry of a conditional PUT would turn our win into "exists").
 // The second bucket, for streamed writes, retries each request (a block or
 // the block list) as policy says, replaying its buffered body.
-func openAzure(ctx context.Context, containerName string, q url.Values, policyR retryPolicy) (*blob.Bucket, *blob.Bucket, error) {
+func openAzure(ctx context.Context, containerName string, q url.Values, policyR driver.Retry) (*blob.Bucket, *blob.Bucket, error) {
 	opts := azureblob.NewDefaultServiceURLOptions()
 	for key, vals := range q {
 		if len(vals) != 1 {
-			return nil, nil, fmt.Errorf("%w: %s given %d times", ErrInvalidURL, key, len(vals))
+			return nil, nil, fmt.Errorf("%w: %s given %d times", fileio.ErrInvalidURL, key, len(vals))
 		}
 		v := vals[0]
 		switch key {
@@ -48,23 +90,23 @@ func openAzure(ctx context.Context, containerName string, q url.Values, policyR 
 		case "localemu":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%w: localemu=%q", ErrInvalidURL, v)
+				return nil, nil, fmt.Errorf("%w: localemu=%q", fileio.ErrInvalidURL, v)
 			}
 			opts.IsLocalEmulator = b
 		default:
-			return nil, nil, fmt.Errorf("%w: unknown query parameter %q (azblob URLs take storage_account, domain, protocol, localemu)", ErrInvalidURL, key)
+			return nil, nil, fmt.Errorf("%w: unknown query parameter %q (azblob URLs take storage_account, domain, protocol, localemu)", fileio.ErrInvalidURL, key)
 		}
 	}
 	if opts.AccountName == "" && os.Getenv("AZURE_STORAGE_CONNECTION_STRING") == "" {
-		return nil, nil, fmt.Errorf("%w: no Azure storage account (set AZURE_STORAGE_ACCOUNT or add storage_account=NAME to the URL)", ErrNoCredentials)
+		return nil, nil, fmt.Errorf("%w: no Azure storage account (set AZURE_STORAGE_ACCOUNT or add storage_account=NAME to the URL)", fileio.ErrNoCredentials)
 	}
 	svc, err := azureblob.NewServiceURL(opts)
 	if err != nil && os.Getenv("AZURE_STORAGE_CONNECTION_STRING") == "" {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+		return nil, nil, fmt.Errorf("%w: %w", fileio.ErrInvalidURL, err)
 	}
 	containerURL, err := url.JoinPath(string(svc), containerName)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+		return nil, nil, fmt.Errorf("%w: %w", fileio.ErrInvalidURL, err)
 	}
 	newClient, err := azureClientMaker(opts.AccountName, containerURL, containerName)
 	if err != nil {
@@ -82,9 +124,9 @@ func openAzure(ctx context.Context, containerName string, q url.Values, policyR 
 		return nil, nil, err
 	}
 	streams, err := open(policy.RetryOptions{
-		MaxRetries:    int32(policyR.attempts - 1),
-		RetryDelay:    policyR.base,
-		MaxRetryDelay: policyR.max,
+		MaxRetries:    int32(policyR.Attempts - 1),
+		RetryDelay:    policyR.Base,
+		MaxRetryDelay: policyR.Max,
 	})
 	if err != nil {
 		plain.Close()
@@ -103,7 +145,7 @@ func azureClientMaker(account, containerURL, containerName string) (func(*contai
 	case account != "" && key != "":
 		cred, err := container.NewSharedKeyCredential(account, key)
 		if err != nil {
-			return nil, fmt.Errorf("%w: AZURE_STORAGE_KEY: %v", ErrNoCredentials, err)
+			return nil, fmt.Errorf("%w: AZURE_STORAGE_KEY: %v", fileio.ErrNoCredentials, err)
 		}
 		return func(o *container.ClientOptions) (*container.Client, error) {
 			return container.NewClientWithSharedKeyCredential(containerURL, cred, o)
@@ -119,45 +161,9 @@ func azureClientMaker(account, containerURL, containerName string) (func(*contai
 	}
 	cred, err := azidentity.NewDefaultAzureCredential(nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Azure default credential: %v (set AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or AZURE_STORAGE_CONNECTION_STRING)", ErrNoCredentials, err)
+		return nil, fmt.Errorf("%w: Azure default credential: %v (set AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or AZURE_STORAGE_CONNECTION_STRING)", fileio.ErrNoCredentials, err)
 	}
 	return func(o *container.ClientOptions) (*container.Client, error) {
 		return container.NewClient(containerURL, cred, o)
 	}, nil
-}
-
-// azureSecrets returns the secrets of the Azure credentials in the
-// environment, as they may appear in the SDK's errors (which repeat a
-// request's URL, SAS query included): the account key, and the secret
-// values of a SAS token (AZURE_STORAGE_SAS_TOKEN, or the
-// SharedAccessSignature of AZURE_STORAGE_CONNECTION_STRING) both decoded
-// and query-escaped.
-func azureSecrets() []string {
-	var out []string
-	add := func(s string) {
-		if len(s) >= minSecret {
-			out = append(out, s)
-		}
-	}
-	add(os.Getenv("AZURE_STORAGE_KEY"))
-	sas := []string{os.Getenv("AZURE_STORAGE_SAS_TOKEN")}
-	for part := range strings.SplitSeq(os.Getenv("AZURE_STORAGE_CONNECTION_STRING"), ";") {
-		k, v, _ := strings.Cut(part, "=")
-		switch strings.ToLower(k) {
-		case "accountkey":
-			add(v)
-		case "sharedaccesssignature":
-			sas = append(sas, v)
-		}
-	}
-	for _, t := range sas {
-		if t == "" {
-			continue
-		}
-		for _, s := range secretsOf("azblob://c/?" + strings.TrimPrefix(t, "?")) {
-			add(s)
-			add(url.QueryEscape(s))
-		}
-	}
-	return out
 }
