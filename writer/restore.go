@@ -140,7 +140,9 @@ func (w *Write) NextSequenceNumber(ctx context.Context, partition []byte, bucket
 // that no snapshot holds, and every later compaction would conflict again.
 // Call it too after ErrStale (the table was rolled back, or the files the
 // writers carry were compacted and expired by another job), then write the
-// rows of the failed PrepareCommit again.
+// rows of the failed PrepareCommit again. The example of Write.Restore shows
+// that loop (write, prepare, commit; on ErrStale or commit.ErrConflict
+// restore and write the held rows again).
 //
 // Rows written since the last PrepareCommit, and files and compaction
 // outputs not yet handed out, are discarded as Close discards them (a
