@@ -142,6 +142,12 @@ type Context struct {
 	lookupScan atomic.Pointer[Scan] // Lookup without options (lookups); nil until the first
 
 	prepMu sync.Mutex // one PrepareCommitWithProgress at a time
+	// press makes Writes wait for a running prepare when the stores hold
+	// more than write-buffer-size bytes.
+	press pressure
+	// flushHook, when set (tests), runs in every prepare after the seal and
+	// before the data files are written.
+	flushHook func()
 	// lostCompactions counts commits whose data and progress landed but
 	// whose compaction changes were refused (commit.ErrCompactionNotCommitted);
 	// a Write that has seen fewer restores its flush writer first.
@@ -232,6 +238,10 @@ func NewContext(fio *fileio.FileIO, ts *schema.TableSchema, f Factory, opts ...C
 	if err != nil {
 		return nil, err
 	}
+	limit, err := ts.Options.WriteBufferSize()
+	if err != nil {
+		return nil, err
+	}
 	c := &Context{
 		fio: fio, cfio: cmp.Or(cfg.commitFIO, fio), sfio: cmp.Or(cfg.scanFIO, fio),
 		ts: ts, factory: f, mem: cfg.mem, ttl: cfg.ttl, cache: cfg.cache, reporter: cfg.reporter,
@@ -242,6 +252,7 @@ func NewContext(fio *fileio.FileIO, ts *schema.TableSchema, f Factory, opts ...C
 		logical: map[string]*pbState{},
 		tickets: map[uint64]*pin{},
 	}
+	c.press.limit = limit
 	if sm == "full" {
 		c.stats = StatsFull
 	}
@@ -524,6 +535,12 @@ func (c *Context) Usage() Usage {
 		u = u.Add(st.store.Usage())
 	}
 	return u
+}
+
+// usedBytes is the bytes the stores hold (building and sealed).
+func (c *Context) usedBytes() int64 {
+	u := c.Usage()
+	return u.BuildingBytes + u.SealedBytes
 }
 
 // Metrics returns the gauges of realtime-design.md section 9 (the Metric*

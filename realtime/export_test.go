@@ -11,3 +11,11 @@ func SetPlanFilter(p *Plan, f predicate.Predicate) {
 		p.hint = p.c.storeHint(f, p.Disk)
 	}
 }
+
+// SetFlushHook makes every prepare of c call fn after sealing the stores and
+// before writing data files (nil: none).
+func SetFlushHook(c *Context, fn func()) { c.flushHook = fn }
+
+// WriteWaits returns how many Writes of c waited for a running prepare
+// (back-pressure, pressure.wait).
+func WriteWaits(c *Context) int64 { return c.press.waits.Load() }

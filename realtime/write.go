@@ -108,8 +108,15 @@ func (c *Context) NewWrite(commitUser string, opts ...writer.Option) (*Write, er
 // numbers continuing the partition-bucket's (the highest of its files at
 // first use, then across every writer of the context), in input order.
 //
+// While a PrepareCommitWithProgress of the context is writing data files
+// and the context's stores hold more than the table's write-buffer-size
+// bytes (Usage.BuildingBytes + SealedBytes; 256 MiB by default), Write
+// waits for that prepare to end before storing the batch: back-pressure on a
+// stream faster than its flushes. Without a running prepare it never waits.
+//
 // Every check runs before any row is stored, so a rejected batch changes
-// nothing. Errors: ErrClosed, ErrOffsetOrder, ErrSchemaMismatch (an
+// nothing. Errors: ctx's error (wrapped) when it ends during that wait,
+// ErrClosed, ErrOffsetOrder, ErrSchemaMismatch (an
 // OffsetColumn that is not first or not Int64), the errors of
 // writer.Write.Route, and those of the stores (after which part of the
 // batch may be stored).
@@ -125,6 +132,9 @@ func (w *Write) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	c := w.c
 	if c.isClosed() {
 		return fmt.Errorf("%w: real-time context", ErrClosed)
+	}
+	if err := c.press.wait(ctx, c.usedBytes); err != nil {
+		return err
 	}
 	tbl, appOff, err := splitOffsets(rec)
 	if err != nil {
@@ -317,6 +327,8 @@ func (w *Write) PrepareCommitWithProgress(ctx context.Context, identifier int64)
 	slices.SortFunc(sts, func(a, b *pbState) int { return comparePB(a.partition, a.bucket, b.partition, b.bucket) })
 	c.prepMu.Lock()
 	defer c.prepMu.Unlock()
+	c.press.begin()
+	defer c.press.end()
 	if c.reporter != nil {
 		defer c.prepared.add(time.Now())
 	}
@@ -378,6 +390,9 @@ func (w *Write) prepare(ctx context.Context, sts []*pbState) ([]Progress, error)
 	}
 	if len(jobs) == 0 {
 		return nil, nil
+	}
+	if c.flushHook != nil {
+		c.flushHook()
 	}
 	out, err := w.flushJobs(ctx, jobs)
 	if err != nil {
