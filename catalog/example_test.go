@@ -20,7 +20,7 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 
-	cat, err := catalog.Open(ctx, dir) // also s3://bucket/wh?endpoint=..., gs://bucket/wh
+	cat, err := catalog.Open(ctx, dir) // also s3://bucket/wh?endpoint=..., gs://bucket/wh (import fileio/gcs)
 	if err != nil {
 		log.Fatal(err)
 	}

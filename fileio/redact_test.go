@@ -58,7 +58,7 @@ func TestOpenErrorsRedact(t *testing.T) {
 			`fileio: open "s3://AKID:xxxxx@bucket/wh/%zz": invalid file URL: invalid URL escape "%zz"`},
 		// gocloud's GCS opener repeats the URL in its error.
 		{"gs://bucket/wh?session_token=" + secret,
-			`fileio: open "gs://bucket/wh?session_token=xxxxx": open bucket gs://bucket?session_token=xxxxx: invalid query parameter "session_token"`},
+			`fileio: open "gs://bucket/wh?session_token=xxxxx": invalid file URL: open bucket gs://bucket?session_token=xxxxx: invalid query parameter "session_token"`},
 		{"mem://u:" + secret + "@host",
 			`fileio: open "mem://u:xxxxx@host": invalid file URL: mem URLs take no host or query`},
 	} {

@@ -4,7 +4,7 @@
 //
 //	import _ "github.com/paimon-go/paimon/fileio/azure"
 //
-// Without it, fileio.Open refuses azblob:// URLs with fileio.fileio.ErrInvalidURL,
+// Without it, fileio.Open refuses azblob:// URLs with fileio.ErrInvalidURL,
 // and a program that does not use the store does not link the Azure SDK.
 //
 // The account and credentials come from the environment as
@@ -13,7 +13,7 @@
 // or azidentity's default chain), never from the URL; the query may name
 // storage_account, domain, protocol and localemu (for Azurite:
 // ?localemu=true&protocol=http&domain=127.0.0.1:10000). Open fails with
-// fileio.fileio.ErrNoCredentials when no account or credential is found.
+// fileio.ErrNoCredentials when no account or credential is found.
 package azure
 
 import (

@@ -39,3 +39,14 @@ func TestOpenRegistered(t *testing.T) {
 		t.Errorf("URL() = %q, want gs://bucket/wh", got)
 	}
 }
+
+// TestOpenBadQuery: a query gocloud's opener refuses is ErrInvalidURL, as
+// for the other schemes.
+func TestOpenBadQuery(t *testing.T) {
+	t.Setenv("STORAGE_EMULATOR_HOST", "127.0.0.1:1")
+	_, err := fileio.Open(context.Background(), "gs://bkt/wh?bogus=1")
+	want := `fileio: open "gs://bkt/wh?bogus=1": invalid file URL: open bucket gs://bkt?bogus=1: invalid query parameter "bogus"`
+	if !errors.Is(err, fileio.ErrInvalidURL) || err == nil || err.Error() != want {
+		t.Errorf("Open: %v\nwant %s", err, want)
+	}
+}
