@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -139,34 +138,32 @@ func Open(ctx context.Context, rawURL string) (*FileIO, error) {
 			return nil, bad("mem URLs take no host or query")
 		}
 		s.bucket, s.urlRoot, s.retry = memblob.OpenBucket(nil), "mem://", noRetry()
-	case "s3":
-		if u.Host == "" {
-			return nil, bad("missing bucket name")
-		}
-		s.bucket, s.streams, err = openS3(ctx, u.Host, u.Query(), s.retry)
-		if err != nil {
-			// gocloud's URL openers repeat the URL in their errors.
-			return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), redactError(err, rawURL))
-		}
-		s.deleteHeads = true
-		s.urlRoot = u.Scheme + "://" + u.Host
-	case "gs", "azblob":
-		d, ok := driver.Lookup(u.Scheme)
-		if !ok {
-			return nil, bad(fmt.Sprintf("the %s:// driver is not linked: import _ %q", u.Scheme, driverPackages[u.Scheme]))
+	case "s3", "gs", "azblob":
+		var d driver.Driver
+		if u.Scheme != "s3" {
+			var ok bool
+			if d, ok = driver.Lookup(u.Scheme); !ok {
+				return nil, bad(fmt.Sprintf("the %s:// driver is not linked: import _ %q", u.Scheme, driverPackages[u.Scheme]))
+			}
 		}
 		if u.Host == "" {
 			return nil, bad("missing bucket name")
 		}
-		if u.Scheme == "azblob" {
-			s.secrets = append(s.secrets, azureSecrets()...)
+		if u.Scheme == "s3" {
+			s.bucket, s.streams, err = openS3(ctx, u.Host, u.Query(), s.retry)
+			s.deleteHeads = true
+		} else {
+			if u.Scheme == "azblob" {
+				s.secrets = append(s.secrets, azureSecrets()...)
+			}
+			var bs driver.Buckets
+			bs, err = d.Open(ctx, u.Host, u.Query(), driver.Retry{Attempts: s.retry.attempts, Base: s.retry.base, Max: s.retry.max})
+			s.bucket, s.streams, s.beforeCreate = bs.Bucket, bs.Streams, bs.BeforeCreate
 		}
-		bs, err := d.Open(ctx, u.Host, u.Query(), driver.Retry{Attempts: s.retry.attempts, Base: s.retry.base, Max: s.retry.max})
 		if err != nil {
 			// gocloud's URL openers repeat the URL in their errors.
 			return nil, fmt.Errorf("fileio: open %q: %w", Redact(rawURL), redactError(err, rawURL))
 		}
-		s.bucket, s.streams, s.beforeCreate = bs.Bucket, bs.Streams, bs.BeforeCreate
 		s.urlRoot = u.Scheme + "://" + u.Host
 	default:
 		return nil, bad("unsupported scheme " + u.Scheme)

@@ -9,7 +9,7 @@ package driver
 import (
 	"context"
 	"net/url"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,6 +66,7 @@ type Driver struct {
 var (
 	mu      sync.RWMutex
 	drivers = map[string]Driver{}
+	schemes []string // the keys of drivers, sorted
 )
 
 // Register makes scheme ("gs", "azblob") open through d. It is called from
@@ -78,6 +79,8 @@ func Register(scheme string, d Driver) {
 		panic("fileio: driver for scheme " + scheme + " registered twice")
 	}
 	drivers[scheme] = d
+	i, _ := slices.BinarySearch(schemes, scheme)
+	schemes = slices.Insert(schemes, i, scheme)
 }
 
 // Lookup returns the driver of scheme.
@@ -93,11 +96,6 @@ func Lookup(scheme string) (Driver, bool) {
 func ResponseOf(err error) (Response, bool) {
 	mu.RLock()
 	defer mu.RUnlock()
-	schemes := make([]string, 0, len(drivers))
-	for s := range drivers {
-		schemes = append(schemes, s)
-	}
-	sort.Strings(schemes)
 	for _, s := range schemes {
 		if d := drivers[s]; d.Response != nil {
 			if r, ok := d.Response(err); ok {
